@@ -1,0 +1,388 @@
+"""The backward pass: which node runs next, and what happens to the gradients it returns.
+
+Read `execute` top to bottom; it is the whole algorithm:
+
+1. Count, for every node reachable from the roots, how many edges bring it gradient
+   (its dependencies). No recursion: an explicit stack, so any depth works.
+2. Seed the roots' gradient buffers and put the roots that nothing feeds into a ready queue.
+3. Pop the ready node created last (PyTorch's order: highest sequence number first; leaf
+   accumulations as soon as they are ready), run its hooks and its backward, sum each returned
+   gradient down to its input's shape (broadcasting is undone here and only here), add it
+   into the next node's buffer, and queue every node whose last dependency just arrived.
+4. AccumulateGrad nodes add into `.grad`. If anything fails, every `.grad` is put back.
+
+`execute` is a generator: `backward()` drains it, `autograd.backward_steps` hands each
+`BackwardStep` to the user as it happens.
+"""
+
+from __future__ import annotations
+
+import heapq
+import itertools
+import sys
+import time
+import warnings
+from typing import Any, Iterator
+
+import numpy as np
+
+from minigrad import events
+from minigrad import tensor as _tensor
+from minigrad.events import BackwardBegin, BackwardEnd, BackwardStep, GradAccumulated, HookFired
+from minigrad.function import AccumulateGrad, Node
+from minigrad.grad_mode import state
+from minigrad.ops.reduce import SumToSize, sum_to_array
+
+NO_GRAD_MESSAGE = "element {} of tensors does not require grad and does not have a grad_fn"
+
+
+def backward(tensors: Any, grad_tensors: Any = None, retain_graph: bool | None = None,
+             create_graph: bool = False, inputs: Any = None) -> None:
+    """Accumulate d(tensors)/d(leaf) into every leaf's `.grad` (PyTorch's autograd.backward)."""
+    roots, seeds = prepare_roots(tensors, grad_tensors)
+    only = None
+    if inputs is not None:
+        only = [inputs] if isinstance(inputs, _tensor.Tensor) else list(inputs)
+    drain(execute(roots, seeds, retain_graph=retain_graph, create_graph=create_graph,
+                  accumulate_only=only))
+
+
+def prepare_roots(tensors: Any, grad_tensors: Any) -> tuple[list, list]:
+    """Check the roots and their seed gradients; make the implicit `1` for scalars."""
+    Tensor = _tensor.Tensor
+    roots = [tensors] if isinstance(tensors, Tensor) else list(tensors)
+    if grad_tensors is None:
+        grads: list = [None] * len(roots)
+    elif isinstance(grad_tensors, Tensor):
+        grads = [grad_tensors]
+    else:
+        grads = list(grad_tensors)
+    if len(grads) != len(roots):
+        raise RuntimeError(f"grad_tensors should have the same length as tensors: got "
+                           f"{len(grads)} gradients for {len(roots)} tensors")
+    seeds = []
+    for i, (root, grad) in enumerate(zip(roots, grads)):
+        if not root._requires_grad:
+            raise RuntimeError(NO_GRAD_MESSAGE.format(i))
+        if grad is None:
+            if root.data.size != 1:
+                raise RuntimeError("grad can be implicitly created only for scalar outputs")
+            grad = Tensor._make(np.ones_like(root.data), None, 0)
+        else:
+            if not isinstance(grad, Tensor):
+                grad = Tensor(np.asarray(grad, dtype=root.data.dtype))
+            if grad.data.shape != root.data.shape:
+                raise RuntimeError(
+                    f"Mismatch in shape: grad_output[{i}] has a shape of "
+                    f"{_size(grad.data.shape)} and output[{i}] has a shape of "
+                    f"{_size(root.data.shape)}.")
+        seeds.append(grad)
+    return roots, seeds
+
+
+def _size(shape: tuple) -> str:
+    return f"minigrad.Size({list(shape)})"
+
+
+def root_edge(t: Any) -> tuple[Node, int]:
+    return (t.grad_fn, t._output_nr) if t.grad_fn is not None else (t._accumulator(), 0)
+
+
+def count_dependencies(starts: list[Node], needed: set | None = None) -> dict[Node, int]:
+    """How many edges bring gradient into each node reachable from `starts`."""
+    deps: dict[Node, int] = {}
+    seen = set(starts)
+    stack = list(seen)
+    while stack:
+        node = stack.pop()
+        for nxt, _ in node.next_functions:
+            if nxt is None or (needed is not None and nxt not in needed):
+                continue
+            deps[nxt] = deps.get(nxt, 0) + 1
+            if nxt not in seen:
+                seen.add(nxt)
+                stack.append(nxt)
+    return deps
+
+
+def nodes_leading_to(starts: list[Node], targets: set[Node]) -> set[Node]:
+    """The nodes on some path from `starts` to a target (what autograd.grad must run)."""
+    needed: set[Node] = set()
+    done: set[Node] = set()
+    stack = [(n, False) for n in set(starts)]
+    while stack:  # iterative post-order: a node is decided after all its children
+        node, children_done = stack.pop()
+        if children_done:
+            if node in targets or any(n in needed for n, _ in node.next_functions):
+                needed.add(node)
+            done.add(node)
+            continue
+        if node in done:
+            continue
+        stack.append((node, True))
+        stack.extend((n, False) for n, _ in node.next_functions
+                     if n is not None and n not in done)
+    return needed
+
+
+def execute(roots: list, seeds: list, retain_graph: bool | None = None,
+            create_graph: bool = False, capture: list | None = None,
+            accumulate_only: list | None = None, yield_steps: bool = False
+            ) -> Iterator[BackwardStep]:
+    """Run backward from `roots` seeded with `seeds`.
+
+    `capture`: tensors whose gradients to return instead of accumulating into leaves
+    (`autograd.grad`); the generator returns them (see `drain`). `accumulate_only`: the
+    leaves `backward(inputs=...)` may accumulate into.
+    """
+    keep_graph = create_graph if retain_graph is None else retain_graph
+    recording = yield_steps or bool(events._listeners)
+    started = time.perf_counter()
+
+    root_edges = [root_edge(t) for t in roots]
+    starts = [node for node, _ in root_edges]
+    targets: dict[tuple[Node, int], int] = {}
+    needed = None
+    if capture is not None or accumulate_only is not None:
+        for i, t in enumerate(capture if capture is not None else accumulate_only):
+            targets[root_edge(t)] = i
+        needed = nodes_leading_to(starts, {node for node, _ in targets})
+        needed.update(starts)
+    deps = count_dependencies(starts, needed)
+
+    buffers: dict[Node, list] = {}
+    for (node, nr), seed in zip(root_edges, seeds):
+        _add_to_buffer(buffers, node, nr, seed)
+    ready: list = []  # heap of (-sequence_nr, arrival, node): the newest node runs first
+    arrival = itertools.count()
+    for node in dict.fromkeys(starts):
+        if deps.get(node, 0) == 0:
+            heapq.heappush(ready, (-node._sequence_nr, next(arrival), node))
+
+    captured: list = [None] * len(targets)
+    journal: dict[Any, Any] = {}  # tensor -> its .grad before this backward (for rollback)
+    executed: list[Node] = []
+    if recording:
+        _emit(BackwardBegin(tuple(roots), tuple(seeds)))
+    prev_mode, state.grad_enabled = state.grad_enabled, create_graph
+    try:
+        while ready:
+            _, _, node = heapq.heappop(ready)
+            step_start = time.perf_counter() if recording else 0.0
+            grads = buffers.pop(node)
+            grads = _run_pre_hooks(node, grads, journal, recording)
+            skip = False
+            if targets:
+                for nr in range(len(grads)):
+                    slot = targets.get((node, nr))
+                    if slot is not None:
+                        captured[slot] = grads[nr]
+                skip = capture is not None and isinstance(node, AccumulateGrad)
+            if isinstance(node, AccumulateGrad):
+                if not skip and (accumulate_only is None or (node, 0) in targets):
+                    _accumulate(node.variable, grads[0], journal, create_graph, recording)
+                grad_inputs: tuple = ()
+                summed: tuple = ()
+            else:
+                grad_inputs, summed = _call_backward(node, grads)
+                grad_inputs = _run_post_hooks(node, grad_inputs, grads, recording)
+                for (nxt, nr), g in zip(node.next_functions, grad_inputs):
+                    if nxt is None or nxt not in deps:
+                        continue
+                    if g is not None:
+                        _add_to_buffer(buffers, nxt, nr, g)
+                    deps[nxt] -= 1
+                    if deps[nxt] == 0:
+                        if nxt in buffers:
+                            heapq.heappush(ready, (-nxt._sequence_nr, next(arrival), nxt))
+                        else:
+                            _skip_branch(nxt, deps, buffers, ready, arrival)
+            executed.append(node)
+            if recording:
+                step = BackwardStep(len(executed), node, tuple(grads), tuple(grad_inputs),
+                                    time.perf_counter() - step_start, summed)
+                _emit(step)
+                if yield_steps:
+                    yield step
+    except BaseException as exc:
+        if not isinstance(exc, GeneratorExit):
+            for tensor, old in journal.items():
+                tensor._grad = old
+        raise
+    finally:
+        state.grad_enabled = prev_mode
+    if not keep_graph:
+        for node in executed:
+            node._release()
+    if recording:
+        _emit(BackwardEnd(len(executed), time.perf_counter() - started))
+    return captured
+
+
+def _emit(event: Any) -> None:
+    events.emit(event)
+
+
+def drain(steps: Iterator[BackwardStep]) -> Any:
+    """Run an `execute` generator to the end; return what it returned (captured grads)."""
+    try:
+        while True:
+            next(steps)
+    except StopIteration as stop:
+        return stop.value
+
+
+def _skip_branch(node: Node, deps: dict, buffers: dict, ready: list, arrival: Any) -> None:
+    """A node whose every incoming gradient was None: its whole branch gets nothing.
+
+    Its children's dependency counts still go down, so that a child also fed from
+    elsewhere is not left waiting.
+    """
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        for nxt, _ in n.next_functions:
+            if nxt is None or nxt not in deps:
+                continue
+            deps[nxt] -= 1
+            if deps[nxt] == 0:
+                if nxt in buffers:
+                    heapq.heappush(ready, (-nxt._sequence_nr, next(arrival), nxt))
+                else:
+                    stack.append(nxt)
+
+
+def _add_to_buffer(buffers: dict, node: Node, nr: int, grad: Any) -> None:
+    """Sum gradients arriving at the same output of `node` from several paths."""
+    buf = buffers.get(node)
+    if buf is None:
+        buf = buffers[node] = [None] * node._num_outputs
+    buf[nr] = grad if buf[nr] is None else buf[nr] + grad
+
+
+def _call_backward(node: Node, grads: list) -> tuple[tuple, tuple]:
+    """Run one node's backward; check and sum_to what it returns."""
+    if node._num_outputs > 1 and node._materialize_grads:
+        # outputs nobody used get zeros (floats) so that backward sees one tensor per output
+        grads = [_tensor.Tensor._make(np.zeros(shape, dtype), None, 0)
+                 if g is None and dtype.kind == "f" else g
+                 for g, (shape, dtype) in zip(grads, node._output_meta)]
+    try:
+        out = node.apply(*grads)
+    except Exception:
+        if state.anomaly_enabled:
+            _warn_anomaly(node)
+        raise
+    if len(out) != len(node.next_functions):
+        raise RuntimeError(
+            f"function {node.name()} returned an incorrect number of gradients (expected "
+            f"{len(node.next_functions)}, got {len(out)})")
+    result, summed = [], []
+    for i, (g, shape) in enumerate(zip(out, node._input_shapes)):
+        dims = None
+        if g is not None and shape is not None:
+            if not isinstance(g, _tensor.Tensor):
+                g = _tensor.Tensor._make(np.asarray(g), None, 0)
+            if g.data.shape != shape:
+                g, dims = _sum_to(node, i, g, shape)
+            if state.anomaly_enabled and not np.all(np.isfinite(g.data)):
+                _warn_anomaly(node)
+                raise RuntimeError(f"Function '{node.name()}' returned nan values in its {i}th "
+                                   "output.")
+        result.append(g if shape is not None else None)
+        summed.append(dims)
+    return tuple(result), tuple(summed)
+
+
+def _sum_to(node: Node, i: int, g: Any, shape: tuple) -> tuple[Any, tuple]:
+    """Undo broadcasting: sum `g` over the dims its input was broadcast along."""
+    try:
+        np.broadcast_shapes(g.data.shape, shape)
+        if g.data.ndim < len(shape) or np.broadcast_shapes(g.data.shape, shape) != g.data.shape:
+            raise ValueError
+    except ValueError:
+        raise RuntimeError(
+            f"Function {node.name()} returned an invalid gradient at index {i} - got "
+            f"{list(g.data.shape)} but expected shape compatible with {list(shape)}") from None
+    if state.grad_enabled:  # create_graph: record the summation too
+        dims = sum_to_array(np.empty(g.data.shape, dtype=bool), shape)[1]
+        return SumToSize.apply(g, shape), dims
+    data, dims = sum_to_array(g.data, shape)
+    return _tensor.Tensor._make(data, None, 0), dims
+
+
+def _run_pre_hooks(node: Node, grads: list, journal: dict, recording: bool) -> list:
+    """Tensor hooks, then retain_grad, then the node's own pre-hooks (PyTorch's order)."""
+    if node._tensor_pre_hooks:
+        for nr, hooks in node._tensor_pre_hooks.items():
+            for hook in list(hooks):
+                before = grads[nr]
+                new = hook(before)
+                if new is not None:
+                    if new.data.shape != before.data.shape:
+                        raise RuntimeError(
+                            f"hook '{getattr(hook, '__name__', repr(hook))}' has changed the "
+                            "size of value")
+                    grads[nr] = new
+                if recording:
+                    _emit(HookFired("tensor", hook, before, grads[nr], node))
+    if node._retained:
+        for nr, ref in node._retained.items():
+            t = ref()
+            if t is not None and grads[nr] is not None:
+                journal.setdefault(t, t._grad)
+                g = grads[nr] if state.grad_enabled else grads[nr].detach()
+                t._grad = g if t._grad is None else t._grad + g
+    if node._pre_hooks:
+        for hook in list(node._pre_hooks):
+            before = tuple(grads)
+            new = hook(before)
+            if new is not None:
+                grads = list(new)
+            if recording:
+                _emit(HookFired("prehook", hook, before, tuple(grads), node))
+    return grads
+
+
+def _run_post_hooks(node: Node, grad_inputs: tuple, grads: list, recording: bool) -> tuple:
+    if node._post_hooks:
+        for hook in list(node._post_hooks):
+            new = hook(grad_inputs, tuple(grads))
+            if new is not None:
+                new = tuple(new)
+                if recording:
+                    _emit(HookFired("hook", hook, grad_inputs, new, node))
+                grad_inputs = new
+            elif recording:
+                _emit(HookFired("hook", hook, grad_inputs, grad_inputs, node))
+    return grad_inputs
+
+
+def _accumulate(leaf: Any, grad: Any, journal: dict, create_graph: bool, recording: bool
+                ) -> None:
+    """`leaf.grad += grad`, as a new tensor (so a failed backward can put the old one back)."""
+    if grad is None:
+        return
+    old = leaf._grad
+    journal.setdefault(leaf, old)
+    if grad.data.dtype != leaf.data.dtype:
+        grad = grad.to(leaf.data.dtype)
+    if create_graph:
+        total = grad if old is None else old + grad
+    elif old is None:
+        # a copy: the same gradient tensor may also be flowing to another leaf
+        total = _tensor.Tensor._make(np.array(grad.data, copy=True), None, 0)
+    else:
+        total = _tensor.Tensor._make(old.data + grad.data, None, 0)
+    leaf._grad = total
+    if recording:
+        _emit(GradAccumulated(leaf, old, total))
+
+
+def _warn_anomaly(node: Node) -> None:
+    stack = "".join(node._creation_stack or ["  (no forward trace: the node was created "
+                                             "outside detect_anomaly)\n"])
+    warnings.warn(f"Error detected in {node.name()}. Traceback of forward call that caused the "
+                  f"error:\n{stack}", UserWarning, stacklevel=3)
+    print(f"Error detected in {node.name()}. Traceback of forward call that caused the error:"
+          f"\n{stack}", file=sys.stderr, end="")

@@ -1,0 +1,97 @@
+"""What the engine tells the world: one small frozen dataclass per kind of event.
+
+Nothing here computes anything. The engine and `Function.apply` build an event only when
+somebody listens (`listening()` is a cheap truth test of a list), so with no listener the
+cost of events is one `if` per node.
+"""
+
+from __future__ import annotations
+
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any, Callable, Iterator
+
+_listeners: list[Callable[[Any], None]] = []
+
+
+@dataclass(frozen=True)
+class ForwardOp:
+    """A node was recorded: `output = node(*inputs)` (only emitted while someone listens)."""
+
+    node: Any
+    inputs: tuple
+    output: Any
+
+
+@dataclass(frozen=True)
+class BackwardBegin:
+    """A backward pass starts from `roots`, seeded with `gradients` (one per root)."""
+
+    roots: tuple
+    gradients: tuple
+
+
+@dataclass(frozen=True)
+class BackwardStep:
+    """Node number `index` (1-based, in execution order) ran.
+
+    `grad_outputs` is the gradient it received for each of its outputs (after hooks);
+    `grad_inputs` what it sent to each of its inputs (after broadcasting was summed away);
+    `summed_dims[i]` names the dims summed to undo broadcasting for input i (or None).
+    """
+
+    index: int
+    node: Any
+    grad_outputs: tuple
+    grad_inputs: tuple
+    seconds: float
+    summed_dims: tuple = ()
+
+
+@dataclass(frozen=True)
+class GradAccumulated:
+    """`tensor.grad` went from `grad` (None the first time) to `total`."""
+
+    tensor: Any
+    grad: Any
+    total: Any
+
+
+@dataclass(frozen=True)
+class HookFired:
+    """A hook ran. `where` is "tensor", "prehook" or "hook"; `before`/`after` the gradients."""
+
+    where: str
+    hook: Any
+    before: Any
+    after: Any
+    node: Any = None
+
+
+@dataclass(frozen=True)
+class BackwardEnd:
+    """The backward pass finished after `steps` nodes and `seconds` seconds."""
+
+    steps: int
+    seconds: float
+
+
+def listening() -> bool:
+    """True when at least one listener is subscribed."""
+    return bool(_listeners)
+
+
+def emit(event: Any) -> None:
+    """Hand `event` to every listener, in subscription order."""
+    for callback in tuple(_listeners):
+        callback(event)
+
+
+@contextmanager
+def listen(callback: Callable[[Any], None]) -> Iterator[Callable[[Any], None]]:
+    """Subscribe `callback` to every event while the `with` block runs."""
+    _listeners.append(callback)
+    try:
+        yield callback
+    finally:
+        _listeners.remove(callback)

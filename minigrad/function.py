@@ -1,0 +1,289 @@
+"""Function, Node and AccumulateGrad: how an operation becomes a step of the backward graph.
+
+`Function` is the one way to define a differentiable op, built-in or user-written (as in
+PyTorch). `Function.apply` runs `forward` and, when gradients are wanted, records a `Node`:
+the object a tensor's `.grad_fn` points at. The node *is* the `ctx` that `forward` and
+`backward` receive, as in PyTorch, so `ctx.save_for_backward` stores onto the graph.
+
+Each Function subclass gets its own Node subclass, named the way PyTorch names it
+(`MulBackward0`, or `CubeBackward` for a user's `class Cube(Function)`).
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+import traceback
+from typing import Any, Callable
+
+import numpy as np
+
+from minigrad import events
+from minigrad import tensor as _tensor  # Tensor is used at call time (tensor.py imports us)
+from minigrad.grad_mode import state
+
+_sequence = itertools.count()
+
+FREED_MESSAGE = (
+    "Trying to backward through the graph a second time (or directly access saved tensors "
+    "after they have already been freed). Saved intermediate values of the graph are freed "
+    "when you call .backward() or autograd.grad(). Specify retain_graph=True if you need to "
+    "backward through the graph a second time or if you need to access saved tensors after "
+    "calling backward."
+)
+
+
+class RemovableHandle:
+    """Returned by every `register_*hook`; `.remove()` takes the hook out again."""
+
+    def __init__(self, hooks: list, hook: Callable) -> None:
+        self._hooks, self._hook = hooks, hook
+
+    def remove(self) -> None:
+        if self._hook in self._hooks:
+            self._hooks.remove(self._hook)
+
+
+class Node:
+    """One recorded operation: PyTorch's `grad_fn`, and the `ctx` of its Function.
+
+    `next_functions[i]` is `(node, output_nr)` for the i-th input: the node that made it
+    (its AccumulateGrad for a leaf), or `(None, 0)` for an input that needs no gradient.
+    """
+
+    formula = ""
+    _function: Any = None
+    # Defaults live on the class so that recording a node sets only what it must.
+    _saved: tuple = ()
+    _saved_versions: tuple = ()
+    _freed = False
+    _pre_hooks: tuple | list = ()
+    _post_hooks: tuple | list = ()
+    _tensor_pre_hooks: dict | None = None
+    _retained: dict | None = None
+    _input_shapes: tuple = ()
+    _num_outputs = 1
+    _materialize_grads = True
+    _creation_stack: list | None = None
+    _saved_output: tuple | None = None
+    _output_meta: tuple = ()
+
+    def __init__(self) -> None:
+        self._sequence_nr = next(_sequence)
+        self.next_functions: tuple = ()
+        self.needs_input_grad: tuple = ()
+        self.metadata: dict = {}
+
+    def name(self) -> str:
+        return type(self).__name__
+
+    def __repr__(self) -> str:
+        return f"<{self.name()} object at {id(self):#x}>"
+
+    # -- saving tensors for backward -------------------------------------------------
+    def save_for_backward(self, *values: Any) -> None:
+        """Keep `values` (tensors, None or numbers) for backward; tensors are version-checked."""
+        self._saved = values
+        self._saved_versions = tuple(
+            v._vc[0] if isinstance(v, _tensor.Tensor) else None for v in values
+        )
+
+    @property
+    def saved_tensors(self) -> tuple:
+        """What forward saved, after checking none of it was freed or changed in place."""
+        if self._freed:
+            raise RuntimeError(FREED_MESSAGE)
+        for value, version in zip(self._saved, self._saved_versions):
+            if version is not None and value._vc[0] != version:
+                raise RuntimeError(_modified_message(value, version))
+        return self._saved
+
+    @property
+    def output(self) -> Any:
+        """The (first) output of forward, for Functions that declare `saves_output = True`.
+
+        Kept as data plus version counter, not as the Tensor itself, so the node and its
+        output do not hold each other alive (PyTorch's SavedVariable does the same).
+        """
+        if self._freed:
+            raise RuntimeError(FREED_MESSAGE)
+        data, vc, version, output_nr = self._saved_output
+        out = _tensor.Tensor._make(data, self, output_nr, vc)
+        if vc[0] != version:
+            raise RuntimeError(_modified_message(out, version))
+        return out
+
+    def _release(self) -> None:
+        """Free the saved values (after a backward without retain_graph)."""
+        if self._saved or self._saved_output is not None:
+            self._saved = ()
+            self._saved_output = None
+            self._freed = True
+
+    def set_materialize_grads(self, value: bool) -> None:
+        self._materialize_grads = bool(value)
+
+    def mark_non_differentiable(self, *tensors: Any) -> None:
+        self._non_differentiable = {id(t) for t in tensors}
+
+    # -- hooks ----------------------------------------------------------------------
+    def register_prehook(self, hook: Callable) -> RemovableHandle:
+        """`hook(grad_outputs) -> None | new grad_outputs`, run before this node's backward."""
+        if not isinstance(self._pre_hooks, list):
+            self._pre_hooks = []
+        self._pre_hooks.append(hook)
+        return RemovableHandle(self._pre_hooks, hook)
+
+    def register_hook(self, hook: Callable) -> RemovableHandle:
+        """`hook(grad_inputs, grad_outputs) -> None | new grad_inputs`, run after backward."""
+        if not isinstance(self._post_hooks, list):
+            self._post_hooks = []
+        self._post_hooks.append(hook)
+        return RemovableHandle(self._post_hooks, hook)
+
+    def _add_tensor_hook(self, output_nr: int, hook: Callable) -> RemovableHandle:
+        if self._tensor_pre_hooks is None:
+            self._tensor_pre_hooks = {}
+        hooks = self._tensor_pre_hooks.setdefault(output_nr, [])
+        hooks.append(hook)
+        return RemovableHandle(hooks, hook)
+
+    # -- running ----------------------------------------------------------------------
+    def apply(self, *grad_outputs: Any) -> tuple:
+        """Run the Function's backward on the gradients of this node's outputs."""
+        grads = self._function.backward(self, *grad_outputs)
+        if not isinstance(grads, tuple):
+            grads = (grads,)
+        return grads
+
+
+class AccumulateGrad(Node):
+    """The node that ends every path at a leaf: it adds the arriving gradient to `.grad`."""
+
+    formula = "x.grad += incoming gradient"
+
+    def __init__(self, variable: Any) -> None:
+        super().__init__()
+        self.variable = variable
+        self._sequence_nr = float("inf")  # PyTorch runs accumulations as soon as they are ready
+        self._input_shapes = (variable.data.shape,)
+
+    def apply(self, *grad_outputs: Any) -> tuple:
+        return ()  # the engine does the accumulation itself, so that it can emit the event
+
+
+class Function:
+    """Base class of differentiable operations: subclass it with static forward/backward.
+
+    `forward(ctx, *args)` gets the arguments given to `apply` (tensors, numbers, ...) and
+    returns a Tensor or a numpy array (or a tuple of them). `backward(ctx, *grads)` gets one
+    gradient Tensor per output and returns one gradient (or None) per argument of forward,
+    computed with Tensor operations, so that `create_graph=True` can record it.
+    """
+
+    node_name: str = ""
+    formula: str = ""
+    saves_output = False  # built-in ops whose backward reads their own result set this
+    is_view = False  # outputs share memory (and so the version counter) with input 0
+    _node_class: type = Node
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        name = cls.__dict__.get("node_name") or f"{cls.__name__}Backward"
+        formula = cls.__dict__.get("formula", "")
+        cls._node_class = type(name, (Node,), {"_function": cls, "formula": formula,
+                                               "__module__": cls.__module__,
+                                               "__doc__": cls.__doc__})
+
+    @staticmethod
+    def forward(ctx: Node, *args: Any, **kwargs: Any) -> Any:
+        raise NotImplementedError("Function subclasses must implement forward(ctx, ...)")
+
+    @staticmethod
+    def backward(ctx: Node, *grad_outputs: Any) -> Any:
+        raise NotImplementedError("Function subclasses must implement backward(ctx, ...)")
+
+    @classmethod
+    def apply(cls, *args: Any, **kwargs: Any) -> Any:
+        """Run forward; when an input requires grad (and grad mode is on) record a Node."""
+        Tensor = _tensor.Tensor
+        ctx = cls._node_class()
+        record = state.grad_enabled and any(
+            isinstance(a, Tensor) and a._requires_grad for a in args
+        )
+        prev, state.grad_enabled = state.grad_enabled, False
+        try:
+            out = cls.forward(ctx, *args, **kwargs)
+        finally:
+            state.grad_enabled = prev
+        single = not isinstance(out, tuple)
+        outs = (out,) if single else out
+        results = tuple(
+            _wrap_output(o, ctx, i, record) if isinstance(o, np.ndarray | np.generic | Tensor)
+            else o
+            for i, o in enumerate(outs)
+        )
+        if cls.is_view:
+            for r in results:
+                r._vc, r._base = args[0]._vc, args[0]
+        if record:
+            _link(ctx, args, results)
+            if cls.saves_output:
+                first = results[0]
+                ctx._saved_output = (first.data, first._vc, first._vc[0], 0)
+            if events._listeners:
+                events.emit(events.ForwardOp(ctx, args, results[0] if single else results))
+        return results[0] if single else results
+
+
+def _wrap_output(out: Any, ctx: Node, index: int, record: bool) -> Any:
+    """Make a forward result a fresh Tensor that points at `ctx` when recording."""
+    Tensor = _tensor.Tensor
+    data = out.data if isinstance(out, Tensor) else out
+    if not isinstance(data, np.ndarray):
+        data = np.asarray(data)  # numpy reductions return scalars, not 0-d arrays
+    if record and data.dtype.kind == "f" and id(out) not in getattr(ctx, "_non_differentiable",
+                                                                   ()):
+        return Tensor._make(data, ctx, index)
+    return Tensor._make(data, None, 0)
+
+
+def _link(ctx: Node, args: tuple, outputs: tuple) -> None:
+    """Fill in the node's edges to its inputs and what the engine needs to know of them."""
+    Tensor = _tensor.Tensor
+    edges, needs, shapes = [], [], []
+    for a in args:
+        if isinstance(a, Tensor) and a._requires_grad:
+            edges.append((a.grad_fn, a._output_nr) if a.grad_fn is not None
+                         else (a._accumulator(), 0))
+            needs.append(True)
+            shapes.append(a.data.shape)
+        else:
+            edges.append((None, 0))
+            needs.append(False)
+            shapes.append(None)
+    ctx.next_functions = tuple(edges)
+    ctx.needs_input_grad = tuple(needs)
+    ctx._input_shapes = tuple(shapes)
+    if len(outputs) != 1:
+        ctx._num_outputs = len(outputs)
+        ctx._output_meta = tuple((o.data.shape, o.data.dtype) if isinstance(o, Tensor)
+                                 else ((), np.dtype(bool)) for o in outputs)
+    if state.anomaly_enabled:
+        ctx._creation_stack = traceback.format_stack()[:-3]
+        ctx.metadata["traceback_"] = ctx._creation_stack
+
+
+def _modified_message(value: Any, version: int) -> str:
+    kind = f"{value.data.dtype.name.capitalize()}Tensor"
+    made_by = ""
+    if value.grad_fn is not None:
+        op = re.sub(r"Backward\d*$", "", value.grad_fn.name())
+        made_by = f", which is output {value._output_nr} of {op},"
+    return (
+        "one of the variables needed for gradient computation has been modified by an "
+        f"inplace operation: [minigrad.{kind} {list(value.data.shape)}]{made_by} is at version "
+        f"{value._vc[0]}; expected version {version} instead. Hint: enable anomaly detection to "
+        "find the operation that failed to compute its gradient, with "
+        "minigrad.autograd.set_detect_anomaly(True)."
+    )

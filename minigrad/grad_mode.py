@@ -1,0 +1,79 @@
+"""Grad mode: whether new operations are recorded in the graph, and anomaly mode's switch."""
+
+from __future__ import annotations
+
+import functools
+from typing import Any, Callable
+
+
+class _State:
+    """The two process-wide switches, kept on one object so readers find them in one place."""
+
+    grad_enabled = True
+    anomaly_enabled = False
+
+
+state = _State()
+
+
+def is_grad_enabled() -> bool:
+    return state.grad_enabled
+
+
+class set_grad_enabled:
+    """Turn recording on or off; usable as a call, a context manager or a decorator."""
+
+    def __init__(self, mode: bool) -> None:
+        self.prev = state.grad_enabled
+        self.mode = bool(mode)
+        state.grad_enabled = self.mode
+
+    def __enter__(self) -> None:
+        state.grad_enabled = self.mode
+
+    def __exit__(self, *exc: Any) -> None:
+        state.grad_enabled = self.prev
+
+    def __call__(self, fn: Callable) -> Callable:
+        mode = self.mode
+        state.grad_enabled = self.prev  # constructing the decorator must not flip the mode
+
+        @functools.wraps(fn)
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            with set_grad_enabled(mode):
+                return fn(*args, **kwargs)
+
+        return wrapper
+
+
+class _GradModeContext:
+    """Base of no_grad / enable_grad: a context manager and a decorator."""
+
+    mode = True
+
+    def __enter__(self) -> None:
+        self.prev = state.grad_enabled
+        state.grad_enabled = self.mode
+
+    def __exit__(self, *exc: Any) -> None:
+        state.grad_enabled = self.prev
+
+    def __call__(self, fn: Callable) -> Callable:
+        @functools.wraps(fn)
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            with type(self)():
+                return fn(*args, **kwargs)
+
+        return wrapper
+
+
+class no_grad(_GradModeContext):
+    """Inside, operations are not recorded: results have no grad_fn."""
+
+    mode = False
+
+
+class enable_grad(_GradModeContext):
+    """Inside, operations are recorded again (even within no_grad)."""
+
+    mode = True

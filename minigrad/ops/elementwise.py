@@ -1,0 +1,472 @@
+"""Elementwise ops: arithmetic, the usual functions, and selection (maximum, where, clamp).
+
+Each backward returns the gradient in the *broadcast* shape; the engine sums it back to each
+input's shape (`engine.sum_to`), so no op here deals with broadcasting.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from minigrad.function import Function
+from minigrad.ops.base import constant, unwrap
+
+
+class Add(Function):
+    """a + b"""
+
+    node_name = "AddBackward0"
+    formula = r"d(a+b)/da = 1 ;  d(a+b)/db = 1"
+
+    @staticmethod
+    def forward(ctx, a, b):
+        return unwrap(a) + unwrap(b)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad, grad
+
+
+class Sub(Function):
+    """a - b"""
+
+    node_name = "SubBackward0"
+    formula = r"d(a-b)/da = 1 ;  d(a-b)/db = -1"
+
+    @staticmethod
+    def forward(ctx, a, b):
+        return unwrap(a) - unwrap(b)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad, -grad if ctx.needs_input_grad[1] else None
+
+
+class Rsub(Function):
+    """c - a, for a number c (PyTorch's rsub)"""
+
+    node_name = "RsubBackward1"
+    formula = r"d(c-a)/da = -1"
+
+    @staticmethod
+    def forward(ctx, a, c):
+        return c - unwrap(a)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return -grad, None
+
+
+class Mul(Function):
+    """a * b"""
+
+    node_name = "MulBackward0"
+    formula = r"d(a*b)/da = b ;  d(a*b)/db = a"
+
+    @staticmethod
+    def forward(ctx, a, b):
+        ctx.save_for_backward(a, b)
+        return unwrap(a) * unwrap(b)
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, b = ctx.saved_tensors
+        need_a, need_b = ctx.needs_input_grad
+        return grad * b if need_a else None, grad * a if need_b else None
+
+
+class Div(Function):
+    """a / b"""
+
+    node_name = "DivBackward0"
+    formula = r"d(a/b)/da = 1/b ;  d(a/b)/db = -a/b^2"
+
+    @staticmethod
+    def forward(ctx, a, b):
+        ctx.save_for_backward(a, b)
+        return unwrap(a) / unwrap(b)
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, b = ctx.saved_tensors
+        need_a, need_b = ctx.needs_input_grad
+        return grad / b if need_a else None, -grad * a / (b * b) if need_b else None
+
+
+class Neg(Function):
+    """-a"""
+
+    node_name = "NegBackward0"
+    formula = r"d(-a)/da = -1"
+
+    @staticmethod
+    def forward(ctx, a):
+        return -unwrap(a)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return -grad
+
+
+class Reciprocal(Function):
+    """1 / a"""
+
+    node_name = "ReciprocalBackward0"
+    formula = r"d(1/a)/da = -1/a^2"
+    saves_output = True
+
+    @staticmethod
+    def forward(ctx, a):
+        return 1.0 / unwrap(a)
+
+    @staticmethod
+    def backward(ctx, grad):
+        out = ctx.output
+        return -grad * out * out
+
+
+class Pow(Function):
+    """a ** p, for a number p"""
+
+    node_name = "PowBackward0"
+    formula = r"d(a^p)/da = p*a^(p-1)"
+
+    @staticmethod
+    def forward(ctx, a, p):
+        ctx.save_for_backward(a, p)
+        return unwrap(a) ** p
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, p = ctx.saved_tensors
+        if p == 0:
+            return grad * 0, None
+        return grad * p * a ** (p - 1), None
+
+
+class PowTensor(Function):
+    """a ** b, both tensors"""
+
+    node_name = "PowBackward1"
+    formula = r"d(a^b)/da = b*a^(b-1) ;  d(a^b)/db = a^b*ln(a)"
+
+    @staticmethod
+    def forward(ctx, a, b):
+        ctx.save_for_backward(a, b)
+        return unwrap(a) ** unwrap(b)
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, b = ctx.saved_tensors
+        need_a, need_b = ctx.needs_input_grad
+        ga = grad * b * a ** (b - 1) if need_a else None
+        gb = None
+        if need_b:
+            with np.errstate(divide="ignore", invalid="ignore"):
+                gb = grad * a ** b * a.log()
+            # where a == 0 and b >= 0 the limit is 0, as PyTorch defines it
+            at_zero = (unwrap(a) == 0) & (unwrap(b) >= 0)
+            if at_zero.any():
+                gb = where(at_zero, 0.0, gb)
+        return ga, gb
+
+
+class RPow(Function):
+    """c ** a, for a number c"""
+
+    node_name = "PowBackward2"
+    formula = r"d(c^a)/da = c^a*ln(c)"
+    saves_output = True
+
+    @staticmethod
+    def forward(ctx, c, a):
+        ctx.save_for_backward(c)
+        return np.asarray(c, dtype=unwrap(a).dtype) ** unwrap(a)
+
+    @staticmethod
+    def backward(ctx, grad):
+        (c,) = ctx.saved_tensors
+        return None, grad * ctx.output * float(np.log(c))
+
+
+class Exp(Function):
+    """e ** a"""
+
+    node_name = "ExpBackward0"
+    formula = r"d(exp a)/da = exp a"
+    saves_output = True
+
+    @staticmethod
+    def forward(ctx, a):
+        return np.exp(unwrap(a))
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad * ctx.output
+
+
+class Log(Function):
+    """natural logarithm"""
+
+    node_name = "LogBackward0"
+    formula = r"d(ln a)/da = 1/a"
+
+    @staticmethod
+    def forward(ctx, a):
+        ctx.save_for_backward(a)
+        return np.log(unwrap(a))
+
+    @staticmethod
+    def backward(ctx, grad):
+        (a,) = ctx.saved_tensors
+        return grad / a
+
+
+class Sqrt(Function):
+    """square root"""
+
+    node_name = "SqrtBackward0"
+    formula = r"d(sqrt a)/da = 1/(2*sqrt a)"
+    saves_output = True
+
+    @staticmethod
+    def forward(ctx, a):
+        return np.sqrt(unwrap(a))
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad / (2 * ctx.output)
+
+
+class Abs(Function):
+    """|a|"""
+
+    node_name = "AbsBackward0"
+    formula = r"d|a|/da = sign(a)"
+
+    @staticmethod
+    def forward(ctx, a):
+        ctx.save_for_backward(a)
+        return np.abs(unwrap(a))
+
+    @staticmethod
+    def backward(ctx, grad):
+        (a,) = ctx.saved_tensors
+        return grad * constant(np.sign(a.data))
+
+
+class Tanh(Function):
+    """hyperbolic tangent"""
+
+    node_name = "TanhBackward0"
+    formula = r"d(tanh a)/da = 1 - tanh(a)^2"
+    saves_output = True
+
+    @staticmethod
+    def forward(ctx, a):
+        return np.tanh(unwrap(a))
+
+    @staticmethod
+    def backward(ctx, grad):
+        out = ctx.output
+        return grad * (1 - out * out)
+
+
+class Sigmoid(Function):
+    """logistic function 1 / (1 + e^-a)"""
+
+    node_name = "SigmoidBackward0"
+    formula = r"d(sigmoid a)/da = sigmoid(a)*(1 - sigmoid(a))"
+    saves_output = True
+
+    @staticmethod
+    def forward(ctx, a):
+        x = unwrap(a)
+        # split by sign so that exp never overflows
+        e = np.exp(-np.abs(x))
+        return np.where(x >= 0, 1 / (1 + e), e / (1 + e)).astype(x.dtype, copy=False)
+
+    @staticmethod
+    def backward(ctx, grad):
+        out = ctx.output
+        return grad * out * (1 - out)
+
+
+class Relu(Function):
+    """max(a, 0)"""
+
+    node_name = "ReluBackward0"
+    formula = r"d(relu a)/da = 1 if a > 0 else 0"
+    saves_output = True
+
+    @staticmethod
+    def forward(ctx, a):
+        x = unwrap(a)
+        return np.maximum(x, 0, dtype=x.dtype)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad * constant(ctx.output.data > 0)
+
+
+class Sin(Function):
+    """sine"""
+
+    node_name = "SinBackward0"
+    formula = r"d(sin a)/da = cos a"
+
+    @staticmethod
+    def forward(ctx, a):
+        ctx.save_for_backward(a)
+        return np.sin(unwrap(a))
+
+    @staticmethod
+    def backward(ctx, grad):
+        (a,) = ctx.saved_tensors
+        return grad * a.cos()
+
+
+class Cos(Function):
+    """cosine"""
+
+    node_name = "CosBackward0"
+    formula = r"d(cos a)/da = -sin a"
+
+    @staticmethod
+    def forward(ctx, a):
+        ctx.save_for_backward(a)
+        return np.cos(unwrap(a))
+
+    @staticmethod
+    def backward(ctx, grad):
+        (a,) = ctx.saved_tensors
+        return -grad * a.sin()
+
+
+def _share_of_a(a: Any, b: Any, a_wins: np.ndarray) -> tuple:
+    """Masks that send the gradient to the winner, half to each on a tie (as PyTorch)."""
+    tie = unwrap(a) == unwrap(b)
+    share = np.where(tie, 0.5, a_wins.astype(np.float64)).astype(np.result_type(unwrap(a)))
+    return constant(share), constant(1 - share)
+
+
+class Maximum(Function):
+    """elementwise max(a, b)"""
+
+    node_name = "MaximumBackward0"
+    formula = r"d max(a,b)/da = 1 where a > b (1/2 on ties), else 0"
+
+    @staticmethod
+    def forward(ctx, a, b):
+        ctx.save_for_backward(a, b)
+        return np.maximum(unwrap(a), unwrap(b))
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, b = ctx.saved_tensors
+        to_a, to_b = _share_of_a(a, b, unwrap(a) > unwrap(b))
+        return grad * to_a, grad * to_b
+
+
+class Minimum(Function):
+    """elementwise min(a, b)"""
+
+    node_name = "MinimumBackward0"
+    formula = r"d min(a,b)/da = 1 where a < b (1/2 on ties), else 0"
+
+    @staticmethod
+    def forward(ctx, a, b):
+        ctx.save_for_backward(a, b)
+        return np.minimum(unwrap(a), unwrap(b))
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, b = ctx.saved_tensors
+        to_a, to_b = _share_of_a(a, b, unwrap(a) < unwrap(b))
+        return grad * to_a, grad * to_b
+
+
+class Where(Function):
+    """condition ? a : b (the condition is not an input of the graph, as in PyTorch)"""
+
+    node_name = "WhereBackward0"
+    formula = r"d where(c,a,b)/da = 1 where c ;  /db = 1 where not c"
+
+    @staticmethod
+    def forward(ctx, a, b, condition=None):
+        ctx.condition = condition
+        return np.where(condition, unwrap(a), unwrap(b))
+
+    @staticmethod
+    def backward(ctx, grad):
+        c = ctx.condition
+        need_a, need_b = ctx.needs_input_grad
+        return (where(c, grad, 0.0) if need_a else None,
+                where(c, 0.0, grad) if need_b else None)
+
+
+class Clamp(Function):
+    """a limited to [min, max]"""
+
+    node_name = "ClampBackward1"
+    formula = r"d clamp(a)/da = 1 inside [min, max], else 0"
+
+    @staticmethod
+    def forward(ctx, a, lo=None, hi=None):
+        ctx.save_for_backward(a)
+        ctx.lo, ctx.hi = lo, hi
+        return np.clip(unwrap(a), lo, hi)
+
+    @staticmethod
+    def backward(ctx, grad):
+        (a,) = ctx.saved_tensors
+        inside = np.ones(a.data.shape, dtype=bool)
+        if ctx.lo is not None:
+            inside &= a.data >= unwrap(ctx.lo)
+        if ctx.hi is not None:
+            inside &= a.data <= unwrap(ctx.hi)
+        return grad * constant(inside)
+
+
+def where(condition: Any, a: Any, b: Any) -> Any:
+    """`condition ? a : b` elementwise; `a`/`b` may be tensors or numbers."""
+    return Where.apply(a, b, condition=np.asarray(unwrap(condition), dtype=bool))
+
+
+class Fill(Function):
+    """every element set to a number (fill_)"""
+
+    node_name = "FillBackward0"
+    formula = r"d fill(a)/da = 0"
+
+    @staticmethod
+    def forward(ctx, a, value):
+        return np.full_like(a.data, value)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return constant(np.zeros_like(grad.data)), None
+
+
+class Zero(Fill):
+    """every element set to 0 (zero_)"""
+
+    node_name = "ZeroBackward0"
+    formula = r"d zero(a)/da = 0"
+
+
+class Copy(Function):
+    """a's elements replaced by src's (copy_)"""
+
+    node_name = "CopyBackwards"
+    formula = r"d copy(a, src)/da = 0 ;  /dsrc = 1"
+
+    @staticmethod
+    def forward(ctx, a, src):
+        return np.broadcast_to(unwrap(src), a.data.shape).astype(a.data.dtype)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return constant(np.zeros_like(grad.data)), grad

@@ -1,0 +1,216 @@
+"""Reductions: sum, mean, max/min (whole tensor or along dims), amax/amin, sum_to_size."""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+import numpy as np
+
+from minigrad.function import Function
+from minigrad.ops.base import constant, normalize_dims, unwrap
+
+
+def _restore_dims(grad: Any, ctx: Any) -> Any:
+    """Give a reduced gradient its size-1 dims back, so that it broadcasts to the input."""
+    if ctx.keepdim or not ctx.dims:
+        return grad
+    shape = list(ctx.in_shape)
+    for d in ctx.dims:
+        shape[d] = 1
+    return grad.reshape(tuple(shape))
+
+
+class Sum(Function):
+    """sum of all elements"""
+
+    node_name = "SumBackward0"
+    formula = r"d(sum a)/da_i = 1"
+
+    @staticmethod
+    def forward(ctx, a):
+        ctx.in_shape = a.data.shape
+        return np.sum(a.data)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad.expand(ctx.in_shape)
+
+
+class SumDim(Function):
+    """sum along `dim`"""
+
+    node_name = "SumBackward1"
+    formula = r"d(sum_dim a)/da_i = 1"
+
+    @staticmethod
+    def forward(ctx, a, dims, keepdim):
+        ctx.in_shape, ctx.dims, ctx.keepdim = a.data.shape, dims, keepdim
+        return np.sum(a.data, axis=dims, keepdims=keepdim)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return _restore_dims(grad, ctx).expand(ctx.in_shape)
+
+
+class Mean(Function):
+    """mean of all elements"""
+
+    node_name = "MeanBackward0"
+    formula = r"d(mean a)/da_i = 1/n"
+
+    @staticmethod
+    def forward(ctx, a):
+        ctx.in_shape = a.data.shape
+        return np.mean(a.data, dtype=a.data.dtype)
+
+    @staticmethod
+    def backward(ctx, grad):
+        n = max(int(np.prod(ctx.in_shape)), 1)
+        return (grad / n).expand(ctx.in_shape)
+
+
+class MeanDim(Function):
+    """mean along `dim`"""
+
+    node_name = "MeanBackward1"
+    formula = r"d(mean_dim a)/da_i = 1/n"
+
+    @staticmethod
+    def forward(ctx, a, dims, keepdim):
+        ctx.in_shape, ctx.dims, ctx.keepdim = a.data.shape, dims, keepdim
+        return np.mean(a.data, axis=dims, keepdims=keepdim, dtype=a.data.dtype)
+
+    @staticmethod
+    def backward(ctx, grad):
+        n = int(np.prod([ctx.in_shape[d] for d in ctx.dims]))
+        return (_restore_dims(grad, ctx) / n).expand(ctx.in_shape)
+
+
+class _EvenReduction(Function):
+    """max/min of all elements: ties share the gradient evenly (as PyTorch)."""
+
+    np_fn: Any = None
+
+    @classmethod
+    def forward(cls, ctx, a):
+        ctx.save_for_backward(a)
+        out = cls.np_fn(a.data)
+        ctx.result = out
+        return np.asarray(out)
+
+    @staticmethod
+    def backward(ctx, grad):
+        (a,) = ctx.saved_tensors
+        hits = a.data == ctx.result
+        return grad * constant((hits / hits.sum()).astype(a.data.dtype))
+
+
+class MaxAll(_EvenReduction):
+    node_name = "MaxBackward1"
+    formula = r"d(max a)/da_i = 1 for the largest element (shared on ties), else 0"
+    np_fn = staticmethod(np.max)
+
+
+class MinAll(_EvenReduction):
+    node_name = "MinBackward1"
+    formula = r"d(min a)/da_i = 1 for the smallest element (shared on ties), else 0"
+    np_fn = staticmethod(np.min)
+
+
+class ValuesIndices(NamedTuple):
+    """What `max(dim)`/`min(dim)` return, like torch.return_types.max."""
+
+    values: Any
+    indices: Any
+
+
+class _SelectReduction(Function):
+    """max/min along one dim: (values, indices); the gradient goes to the chosen index."""
+
+    arg_fn: Any = None
+
+    @classmethod
+    def forward(cls, ctx, a, dim, keepdim):
+        idx = cls.arg_fn(a.data, axis=dim, keepdims=True)
+        ctx.in_shape, ctx.dims, ctx.keepdim = a.data.shape, (dim,), keepdim
+        ctx.mask = np.zeros(a.data.shape, dtype=a.data.dtype)
+        np.put_along_axis(ctx.mask, idx, 1, axis=dim)
+        values = np.take_along_axis(a.data, idx, axis=dim)
+        if not keepdim:
+            values, idx = values.squeeze(dim), idx.squeeze(dim)
+        return values, idx.astype(np.int64)
+
+    @staticmethod
+    def backward(ctx, grad, grad_indices=None):
+        return _restore_dims(grad, ctx) * constant(ctx.mask)
+
+
+class MaxDim(_SelectReduction):
+    node_name = "MaxBackward0"
+    formula = r"d(max_dim a)/da_i = 1 at the index of the max along dim, else 0"
+    arg_fn = staticmethod(np.argmax)
+
+
+class MinDim(_SelectReduction):
+    node_name = "MinBackward0"
+    formula = r"d(min_dim a)/da_i = 1 at the index of the min along dim, else 0"
+    arg_fn = staticmethod(np.argmin)
+
+
+class _Extreme(Function):
+    """amax/amin along dims: ties share the gradient evenly."""
+
+    np_fn: Any = None
+
+    @classmethod
+    def forward(cls, ctx, a, dims, keepdim):
+        ctx.in_shape, ctx.dims, ctx.keepdim = a.data.shape, dims, keepdim
+        out = cls.np_fn(a.data, axis=dims, keepdims=True)
+        hits = a.data == out
+        ctx.share = (hits / hits.sum(axis=dims, keepdims=True)).astype(a.data.dtype)
+        return out if keepdim else np.squeeze(out, axis=dims)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return _restore_dims(grad, ctx) * constant(ctx.share)
+
+
+class Amax(_Extreme):
+    node_name = "AmaxBackward0"
+    formula = r"d(amax a)/da_i = 1 for the largest along dim (shared on ties), else 0"
+    np_fn = staticmethod(np.max)
+
+
+class Amin(_Extreme):
+    node_name = "AminBackward0"
+    formula = r"d(amin a)/da_i = 1 for the smallest along dim (shared on ties), else 0"
+    np_fn = staticmethod(np.min)
+
+
+class SumToSize(Function):
+    """sum the broadcast dims of a away so that it has `shape` (undoes broadcasting)"""
+
+    node_name = "SumToSizeBackward0"
+    formula = r"d(sum_to a)/da_i = 1"
+
+    @staticmethod
+    def forward(ctx, a, shape):
+        ctx.in_shape = a.data.shape
+        return sum_to_array(a.data, shape)[0]
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad.expand(ctx.in_shape)
+
+
+def sum_to_array(g: np.ndarray, shape: tuple) -> tuple[np.ndarray, tuple]:
+    """Sum `g` down to `shape` (numpy); also say which dims of `g` were summed."""
+    lead = g.ndim - len(shape)
+    dims = tuple(range(lead)) + tuple(
+        lead + i for i, n in enumerate(shape) if n == 1 and g.shape[lead + i] != 1)
+    out = g.sum(axis=dims, keepdims=True) if dims else g
+    return out.reshape(shape), dims
+
+
+def reduce_dims(a: Any, dim: Any) -> tuple[int, ...]:
+    return normalize_dims(dim, unwrap(a).ndim)

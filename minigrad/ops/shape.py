@@ -1,0 +1,255 @@
+"""Ops that move elements without changing them: views, transposes, indexing, cat, stack.
+
+Their backward puts the gradient back where each element came from. Views share memory
+(and the version counter) with their input, as in PyTorch.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from minigrad.function import Function
+from minigrad.ops.base import unwrap
+
+
+class View(Function):
+    """the same elements seen with another shape (no copy)"""
+
+    node_name = "ViewBackward0"
+    is_view = True
+    formula = r"view: grad reshaped back to the input's shape"
+
+    @staticmethod
+    def forward(ctx, a, shape):
+        ctx.in_shape = a.data.shape
+        out = a.data.view()
+        try:
+            out.shape = shape
+        except AttributeError:
+            raise RuntimeError(
+                "view size is not compatible with input tensor's size and stride (at least one "
+                "dimension spans across two contiguous subspaces). Use .reshape(...) instead."
+            ) from None
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad.reshape(ctx.in_shape)
+
+
+class UnsafeView(View):
+    """a reshape after a copy (PyTorch's _unsafe_view)"""
+
+    node_name = "UnsafeViewBackward0"
+
+
+class T(Function):
+    """transpose of a matrix (t())"""
+
+    node_name = "TBackward0"
+    is_view = True
+    formula = r"t: grad transposed back"
+
+    @staticmethod
+    def forward(ctx, a):
+        return a.data.T
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad.t()
+
+
+class Transpose(Function):
+    """swap two dims"""
+
+    node_name = "TransposeBackward0"
+    is_view = True
+    formula = r"transpose: grad transposed back"
+
+    @staticmethod
+    def forward(ctx, a, d0, d1):
+        ctx.d0, ctx.d1 = d0, d1
+        return np.swapaxes(a.data, d0, d1)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad.transpose(ctx.d0, ctx.d1)
+
+
+class Permute(Function):
+    """reorder the dims"""
+
+    node_name = "PermuteBackward0"
+    is_view = True
+    formula = r"permute: grad permuted back"
+
+    @staticmethod
+    def forward(ctx, a, dims):
+        ctx.inverse = tuple(np.argsort(dims))
+        return np.transpose(a.data, dims)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad.permute(*ctx.inverse)
+
+
+class Unsqueeze(Function):
+    """insert a dim of size 1"""
+
+    node_name = "UnsqueezeBackward0"
+    is_view = True
+    formula = r"unsqueeze: grad squeezed back"
+
+    @staticmethod
+    def forward(ctx, a, dim):
+        ctx.dim = dim
+        return np.expand_dims(a.data, dim)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad.squeeze(ctx.dim)
+
+
+class Squeeze(Function):
+    """remove dims of size 1"""
+
+    node_name = "SqueezeBackward0"
+    is_view = True
+    formula = r"squeeze: grad reshaped back"
+
+    @staticmethod
+    def forward(ctx, a, dims):
+        ctx.in_shape = a.data.shape
+        dims = tuple(d for d in dims if a.data.shape[d] == 1)
+        return np.squeeze(a.data, axis=dims)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad.reshape(ctx.in_shape)
+
+
+class SqueezeDim(Squeeze):
+    node_name = "SqueezeBackward1"
+
+
+class SqueezeDims(Squeeze):
+    node_name = "SqueezeBackward4"  # the name PyTorch 2.13 gives squeeze(dims) in matmul
+
+
+class Expand(Function):
+    """broadcast to a larger shape (no copy)"""
+
+    node_name = "ExpandBackward0"
+    is_view = True
+    formula = r"expand: grad summed over the expanded dims"
+
+    @staticmethod
+    def forward(ctx, a, shape):
+        return np.broadcast_to(a.data, shape)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad  # the engine sums the expanded dims away (sum_to), as for broadcasting
+
+
+class Clone(Function):
+    """a copy"""
+
+    node_name = "CloneBackward0"
+    formula = r"d(clone a)/da = 1"
+
+    @staticmethod
+    def forward(ctx, a):
+        return a.data.copy()
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad
+
+
+class _Indexing(Function):
+    """a[key]: the gradient is scattered back into zeros of a's shape."""
+
+    @staticmethod
+    def forward(ctx, a, key):
+        ctx.in_shape, ctx.key = a.data.shape, key
+        return a.data[key]
+
+    @staticmethod
+    def backward(ctx, grad):
+        return ScatterAdd.apply(grad, ctx.in_shape, ctx.key)
+
+
+class Select(_Indexing):
+    is_view = True
+    node_name = "SelectBackward0"
+    formula = r"select: grad placed at the selected index, zeros elsewhere"
+
+
+class Slice(_Indexing):
+    is_view = True
+    node_name = "SliceBackward0"
+    formula = r"slice: grad placed in the slice, zeros elsewhere"
+
+
+class Index(_Indexing):
+    node_name = "IndexBackward0"
+    formula = r"index: grad added at each picked position (repeats add up)"
+
+
+class ScatterAdd(Function):
+    """zeros of `shape` with g added at `key` (the backward of indexing)"""
+
+    node_name = "IndexPutBackward0"
+    formula = r"d(scatter g)/dg = the same positions picked again"
+
+    @staticmethod
+    def forward(ctx, g, shape, key):
+        ctx.key = key
+        out = np.zeros(shape, dtype=g.data.dtype)
+        np.add.at(out, key, g.data)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad, *_):
+        return grad[ctx.key]
+
+
+class Cat(Function):
+    """join tensors along an existing dim"""
+
+    node_name = "CatBackward0"
+    formula = r"cat: grad split back into the pieces"
+
+    @staticmethod
+    def forward(ctx, *tensors, dim=0):
+        ctx.dim = dim
+        ctx.sizes = [unwrap(t).shape[dim] for t in tensors]
+        return np.concatenate([unwrap(t) for t in tensors], axis=dim)
+
+    @staticmethod
+    def backward(ctx, grad):
+        grads, start = [], 0
+        for size, needed in zip(ctx.sizes, ctx.needs_input_grad):
+            grads.append(grad.narrow(ctx.dim, start, size) if needed else None)
+            start += size
+        return tuple(grads)
+
+
+class Stack(Function):
+    """join tensors along a new dim"""
+
+    node_name = "StackBackward0"
+    formula = r"stack: grad unstacked into the pieces"
+
+    @staticmethod
+    def forward(ctx, *tensors, dim=0):
+        ctx.dim = dim
+        return np.stack([unwrap(t) for t in tensors], axis=dim)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return tuple(grad.select(ctx.dim, i) if needed else None
+                     for i, needed in enumerate(ctx.needs_input_grad))

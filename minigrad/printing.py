@@ -1,0 +1,107 @@
+"""Format arrays the way PyTorch prints tensors: `tensor([ 4., 10., 18.])`, `tensor(1.5000)`.
+
+Used by `Tensor.__repr__` and by the explanations, so both read like what a PyTorch user
+already knows. The rules follow `torch/_tensor_str.py`: integral floats print as `4.`, others
+with 4 decimals, scientific notation when the range is wide, every element padded to one
+width, long tensors summarised with `...`.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+LINE_WIDTH = 80
+THRESHOLD = 1000
+EDGE_ITEMS = 3
+
+
+def _float_format(values: np.ndarray) -> tuple[str, bool]:
+    """Pick `{:.0f}.`, `{:.4f}` or `{:.4e}` for a float array; say if integers."""
+    finite = values[np.isfinite(values)]
+    nonzero = np.abs(finite[finite != 0])
+    if nonzero.size == 0:
+        return "{:.0f}.", True
+    lo, hi = float(nonzero.min()), float(nonzero.max())
+    integral = bool(np.all(np.ceil(finite) == finite))
+    if integral:
+        if hi / lo > 1000.0 or hi > 1.0e8:
+            return "{:.4e}", False
+        return "{:.0f}.", True
+    if hi / lo > 1000.0 or hi > 1.0e8 or lo < 1.0e-4:
+        return "{:.4e}", False
+    return "{:.4f}", False
+
+
+class _Formatter:
+    """Formats single elements of one array at one common width."""
+
+    def __init__(self, values: np.ndarray) -> None:
+        self.kind = values.dtype.kind
+        if self.kind == "f":
+            self.fmt, _ = _float_format(values.astype(np.float64).ravel())
+        sample = _summary(values) if values.size > THRESHOLD else values.ravel()
+        self.width = max((len(self._raw(v)) for v in np.asarray(sample).ravel()), default=1)
+
+    def _raw(self, value: object) -> str:
+        if self.kind == "b":
+            return str(bool(value))
+        if self.kind != "f":
+            return str(int(value))  # type: ignore[call-overload]
+        v = float(value)  # type: ignore[arg-type]
+        if math.isnan(v):
+            return "nan"
+        if math.isinf(v):
+            return "inf" if v > 0 else "-inf"
+        return self.fmt.format(v)
+
+    def __call__(self, value: object) -> str:
+        return self._raw(value).rjust(self.width)
+
+
+def _summary(values: np.ndarray) -> np.ndarray:
+    """The edge items PyTorch shows of a summarised tensor, flattened (for widths)."""
+    if values.ndim == 0:
+        return values
+    if values.shape[0] > 2 * EDGE_ITEMS:
+        values = np.concatenate([values[:EDGE_ITEMS], values[-EDGE_ITEMS:]])
+    return np.stack([_summary(v) for v in values]) if values.ndim > 1 else values
+
+
+def _rows(values: np.ndarray, fmt: _Formatter, indent: int, summarize: bool) -> str:
+    """Bracketed text of `values` (ndim >= 1), nested rows indented by `indent`."""
+    n = values.shape[0]
+    cut = summarize and n > 2 * EDGE_ITEMS
+    head = range(EDGE_ITEMS) if cut else range(n)
+    tail = range(n - EDGE_ITEMS, n) if cut else range(0)
+    if values.ndim == 1:
+        items = [fmt(values[i]) for i in head] + (["..."] if cut else [])
+        items += [fmt(values[i]) for i in tail]
+        per_line = max(1, (LINE_WIDTH - indent) // (fmt.width + 2))
+        lines = [", ".join(items[i:i + per_line]) for i in range(0, len(items), per_line)]
+        return "[" + (",\n" + " " * (indent + 1)).join(lines) + "]"
+    parts = [_rows(values[i], fmt, indent + 1, summarize) for i in head]
+    parts += ["..."] if cut else []
+    parts += [_rows(values[i], fmt, indent + 1, summarize) for i in tail]
+    sep = "," + "\n" * (values.ndim - 1) + " " * (indent + 1)
+    return "[" + sep.join(parts) + "]"
+
+
+def format_values(values: np.ndarray, indent: int = 7) -> str:
+    """The bracketed body PyTorch prints for `values` (without `tensor(` and suffixes)."""
+    values = np.asarray(values)
+    if values.size == 0:
+        return "[]"
+    fmt = _Formatter(values)
+    if values.ndim == 0:
+        return fmt._raw(values.item())
+    return _rows(values, fmt, indent, values.size > THRESHOLD)
+
+
+def tensor_repr(values: np.ndarray, suffixes: list[str], prefix: str = "tensor(") -> str:
+    """`tensor(<values>, <suffixes>)` exactly as PyTorch lays it out."""
+    body = format_values(values, indent=len(prefix))
+    if values.size == 0 and values.shape != (0,):
+        suffixes = [f"size={tuple(values.shape)}"] + suffixes
+    return prefix + ", ".join([body] + suffixes) + ")"

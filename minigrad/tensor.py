@@ -1,0 +1,447 @@
+"""Tensor: a numpy array plus what autograd needs to know about it.
+
+`data` is the numpy array. `grad_fn` is the Node that made this tensor (None for a leaf),
+`grad` is where backward leaves the gradient of a leaf. Every operator delegates to an op in
+`minigrad.ops`; the tensor itself never computes a derivative.
+"""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any, Callable
+
+import numpy as np
+
+from minigrad import dtypes, engine, ops
+from minigrad.function import AccumulateGrad, RemovableHandle
+from minigrad.grad_mode import state
+from minigrad.printing import tensor_repr
+
+NON_LEAF_GRAD_WARNING = (
+    "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad "
+    "attribute won't be populated during autograd.backward(). If you indeed want the .grad "
+    "field to be populated for a non-leaf Tensor, use .retain_grad() on the non-leaf Tensor. "
+    "If you access the non-leaf Tensor by mistake, make sure you access the leaf Tensor "
+    "instead."
+)
+
+
+class Size(tuple):
+    """A shape, printed as PyTorch prints `torch.Size([2, 3])`."""
+
+    def __repr__(self) -> str:
+        return f"minigrad.Size({list(self)})"
+
+    def numel(self) -> int:
+        return int(np.prod(self, dtype=np.int64))
+
+
+class Tensor:
+    """An n-dimensional array that can record the operations applied to it."""
+
+    __slots__ = ("data", "_grad", "_requires_grad", "grad_fn", "_output_nr", "name", "_vc",
+                 "_retains_grad", "_grad_acc", "_base", "__weakref__")
+    __array_priority__ = 1000  # numpy defers `ndarray * Tensor` to Tensor.__rmul__
+
+    def __init__(self, data: Any = (), requires_grad: bool = False, dtype: Any = None,
+                 name: str | None = None) -> None:
+        if isinstance(data, Tensor):
+            data = data.data
+        array = dtypes.as_array(data, dtype)
+        _init(self, array, None, 0, [0])
+        self.name = name
+        if requires_grad:
+            self.requires_grad_(True)
+
+    @classmethod
+    def _make(cls, data: np.ndarray, grad_fn: Any, output_nr: int, vc: list | None = None
+              ) -> Tensor:
+        """Fast constructor used by ops: no conversion, no checks."""
+        t = object.__new__(Tensor)
+        _init(t, data, grad_fn, output_nr, [0] if vc is None else vc)
+        t.name = None
+        if grad_fn is not None:
+            t._requires_grad = True
+        return t
+
+    # -- autograd attributes -------------------------------------------------------------
+    @property
+    def requires_grad(self) -> bool:
+        return self._requires_grad
+
+    @requires_grad.setter
+    def requires_grad(self, value: bool) -> None:
+        if self.grad_fn is not None:
+            raise RuntimeError(
+                "you can only change requires_grad flags of leaf variables. If you want to use "
+                "a computed variable in a subgraph that doesn't require differentiation use "
+                "var_no_grad = var.detach()."
+            )
+        if value and self.data.dtype.kind not in "fc":
+            raise RuntimeError(
+                "Only Tensors of floating point and complex dtype can require gradients")
+        self._requires_grad = bool(value)
+
+    def requires_grad_(self, requires_grad: bool = True) -> Tensor:
+        self.requires_grad = requires_grad
+        return self
+
+    @property
+    def is_leaf(self) -> bool:
+        return self.grad_fn is None
+
+    @property
+    def grad(self) -> Tensor | None:
+        if self.grad_fn is not None and not self._retains_grad and self._grad is None:
+            warnings.warn(NON_LEAF_GRAD_WARNING, UserWarning, stacklevel=2)
+        return self._grad
+
+    @grad.setter
+    def grad(self, value: Tensor | None) -> None:
+        if value is not None:
+            if not isinstance(value, Tensor):
+                raise TypeError(f"assigned grad expected to be a Tensor or None but got grad "
+                                f"of type {type(value).__name__}")
+            if value.data.shape != self.data.shape:
+                raise RuntimeError(
+                    f"attempting to assign a gradient of size '{list(value.data.shape)}' to a "
+                    f"tensor of size '{list(self.data.shape)}'. Please ensure that the gradient "
+                    "and the tensor are the same size")
+        self._grad = value
+
+    @property
+    def retains_grad(self) -> bool:
+        return self._retains_grad
+
+    @property
+    def _version(self) -> int:
+        return self._vc[0]
+
+    @property
+    def output_nr(self) -> int:
+        return self._output_nr
+
+    def _accumulator(self) -> AccumulateGrad:
+        """The one AccumulateGrad node of this leaf (made on first use)."""
+        if self._grad_acc is None:
+            self._grad_acc = AccumulateGrad(self)
+        return self._grad_acc
+
+    def retain_grad(self) -> None:
+        """Keep `.grad` for this non-leaf tensor after backward (a no-op on leaves)."""
+        if not self._requires_grad:
+            raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
+        if self.grad_fn is None or self._retains_grad:
+            return
+        node = self.grad_fn
+        if node._retained is None:
+            node._retained = {}
+        import weakref
+
+        node._retained[self._output_nr] = weakref.ref(self)
+        self._retains_grad = True
+
+    def register_hook(self, hook: Callable) -> RemovableHandle:
+        """`hook(grad) -> None | new grad`, called when this tensor's gradient is computed."""
+        if not self._requires_grad:
+            raise RuntimeError(
+                "cannot register a hook on a tensor that doesn't require gradient")
+        node = self.grad_fn if self.grad_fn is not None else self._accumulator()
+        return node._add_tensor_hook(self._output_nr, hook)
+
+    def backward(self, gradient: Tensor | None = None, retain_graph: bool | None = None,
+                 create_graph: bool = False, inputs: Any = None) -> None:
+        """Compute the gradient of this tensor w.r.t. the graph leaves (see engine.backward)."""
+        engine.backward([self], None if gradient is None else [gradient],
+                        retain_graph=retain_graph, create_graph=create_graph, inputs=inputs)
+
+    def detach(self) -> Tensor:
+        """The same data, cut from the graph (shares memory and version counter)."""
+        t = Tensor._make(self.data, None, 0, self._vc)
+        t._base = self
+        return t
+
+    def detach_(self) -> Tensor:
+        self.grad_fn, self._output_nr, self._requires_grad = None, 0, False
+        return self
+
+    # -- plain information ---------------------------------------------------------------
+    @property
+    def shape(self) -> Size:
+        return Size(self.data.shape)
+
+    def size(self, dim: int | None = None) -> Any:
+        return Size(self.data.shape) if dim is None else self.data.shape[dim]
+
+    @property
+    def dtype(self) -> np.dtype:
+        return self.data.dtype
+
+    @property
+    def T(self) -> Tensor:
+        return ops.T_property(self)
+
+    @property
+    def ndim(self) -> int:
+        return self.data.ndim
+
+    def dim(self) -> int:
+        return self.data.ndim
+
+    def numel(self) -> int:
+        return int(self.data.size)
+
+    nelement = numel
+
+    @property
+    def device(self) -> str:
+        return "cpu"
+
+    @property
+    def is_cuda(self) -> bool:
+        return False
+
+    def __len__(self) -> int:
+        if self.data.ndim == 0:
+            raise TypeError("len() of a 0-d tensor")
+        return len(self.data)
+
+    def __iter__(self):
+        if self.data.ndim == 0:
+            raise TypeError("iteration over a 0-d tensor")
+        return (self[i] for i in range(len(self.data)))
+
+    def item(self) -> Any:
+        if self.data.size != 1:
+            raise RuntimeError(f"a Tensor with {self.data.size} elements cannot be converted "
+                               "to Scalar")
+        return self.data.item()
+
+    def tolist(self) -> Any:
+        return self.data.tolist()
+
+    def numpy(self) -> np.ndarray:
+        if self._requires_grad:
+            raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use "
+                               "tensor.detach().numpy() instead.")
+        return self.data
+
+    def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
+        return self.numpy() if dtype is None else self.numpy().astype(dtype)
+
+    def __float__(self) -> float:
+        return float(self.item())
+
+    def __int__(self) -> int:
+        return int(self.item())
+
+    def __index__(self) -> int:
+        if self.data.dtype.kind not in "iub" or self.data.size != 1:
+            raise TypeError("only integer tensors of a single element can be converted to an "
+                            "index")
+        return int(self.item())
+
+    def __bool__(self) -> bool:
+        if self.data.size != 1:
+            raise RuntimeError(f"Boolean value of Tensor with more than one value is ambiguous")
+        return bool(self.data.item())
+
+    def __hash__(self) -> int:
+        return id(self)
+
+    def __repr__(self) -> str:
+        suffixes = []
+        if self.data.dtype not in dtypes.IMPLIED:
+            suffixes.append(f"dtype={dtypes.name(self.data.dtype)}")
+        if self.grad_fn is not None:
+            suffixes.append(f"grad_fn=<{self.grad_fn.name()}>")
+        elif self._requires_grad:
+            suffixes.append("requires_grad=True")
+        heading = "Parameter containing:\n" if type(self).__name__ == "Parameter" else ""
+        return heading + tensor_repr(self.data, suffixes)
+
+    __str__ = __repr__
+
+    # -- dtype and device spellings from PyTorch code ----------------------------------------
+    def type(self, dtype: Any = None) -> Any:
+        if dtype is None:
+            return f"minigrad.{self.data.dtype.name.capitalize()}Tensor"
+        return self.to(dtype)
+
+    def to(self, *args: Any, **kwargs: Any) -> Tensor:
+        """`to(dtype)`, `to("cpu")`; any other device raises (minigrad computes on the CPU)."""
+        dtype = kwargs.get("dtype")
+        for a in list(args) + [kwargs.get("device")]:
+            if a is None:
+                continue
+            if isinstance(a, str) or type(a).__name__ == "device":
+                dtypes.check_device(str(a))
+            else:
+                dtype = a
+        if dtype is None or np.dtype(dtype) == self.data.dtype:
+            return self
+        return ops.cast(self, np.dtype(dtype))
+
+    def cpu(self) -> Tensor:
+        return self
+
+    def cuda(self, *args: Any, **kwargs: Any) -> Tensor:
+        dtypes.check_device("cuda")
+        return self
+
+    def float(self) -> Tensor:
+        return self.to(np.float32)
+
+    def double(self) -> Tensor:
+        return self.to(np.float64)
+
+    def long(self) -> Tensor:
+        return self.to(np.int64)
+
+    def int(self) -> Tensor:
+        return self.to(np.int32)
+
+    def bool(self) -> Tensor:
+        return self.to(np.bool_)
+
+    # -- arithmetic: every operator is an op --------------------------------------------
+    def __add__(self, other: Any) -> Tensor:
+        return ops.add(self, other)
+
+    def __radd__(self, other: Any) -> Tensor:
+        return ops.add(self, other)
+
+    def __sub__(self, other: Any) -> Tensor:
+        return ops.sub(self, other)
+
+    def __rsub__(self, other: Any) -> Tensor:
+        return ops.rsub(self, other)
+
+    def __mul__(self, other: Any) -> Tensor:
+        return ops.mul(self, other)
+
+    def __rmul__(self, other: Any) -> Tensor:
+        return ops.mul(self, other)
+
+    def __truediv__(self, other: Any) -> Tensor:
+        return ops.div(self, other)
+
+    def __rtruediv__(self, other: Any) -> Tensor:
+        return ops.mul(ops.reciprocal(self), other)
+
+    def __pow__(self, other: Any) -> Tensor:
+        return ops.pow(self, other)
+
+    def __rpow__(self, other: Any) -> Tensor:
+        return ops.pow(other, self)
+
+    def __matmul__(self, other: Any) -> Tensor:
+        return ops.matmul(self, other)
+
+    def __rmatmul__(self, other: Any) -> Tensor:
+        return ops.matmul(other, self)
+
+    def __neg__(self) -> Tensor:
+        return ops.neg(self)
+
+    def __pos__(self) -> Tensor:
+        return self
+
+    def __abs__(self) -> Tensor:
+        return ops.abs(self)
+
+    def __iadd__(self, other: Any) -> Tensor:
+        return self.add_(other)
+
+    def __isub__(self, other: Any) -> Tensor:
+        return self.sub_(other)
+
+    def __imul__(self, other: Any) -> Tensor:
+        return self.mul_(other)
+
+    def __itruediv__(self, other: Any) -> Tensor:
+        return self.div_(other)
+
+    # comparisons give boolean tensors and are never recorded
+    def __eq__(self, other: Any) -> Tensor:  # type: ignore[override]
+        return ops.compare(np.equal, self, other)
+
+    def __ne__(self, other: Any) -> Tensor:  # type: ignore[override]
+        return ops.compare(np.not_equal, self, other)
+
+    def __lt__(self, other: Any) -> Tensor:
+        return ops.compare(np.less, self, other)
+
+    def __le__(self, other: Any) -> Tensor:
+        return ops.compare(np.less_equal, self, other)
+
+    def __gt__(self, other: Any) -> Tensor:
+        return ops.compare(np.greater, self, other)
+
+    def __ge__(self, other: Any) -> Tensor:
+        return ops.compare(np.greater_equal, self, other)
+
+    def __getitem__(self, key: Any) -> Tensor:
+        return ops.getitem(self, key)
+
+    def __setitem__(self, key: Any, value: Any) -> None:
+        ops.setitem_(self, key, value)
+
+    # -- in-place -------------------------------------------------------------------------
+    def add_(self, other: Any, alpha: float = 1) -> Tensor:
+        return ops.inplace(self, ops.add, other if alpha == 1 else other * alpha)
+
+    def sub_(self, other: Any, alpha: float = 1) -> Tensor:
+        return ops.inplace(self, ops.sub, other if alpha == 1 else other * alpha)
+
+    def mul_(self, other: Any) -> Tensor:
+        return ops.inplace(self, ops.mul, other)
+
+    def div_(self, other: Any) -> Tensor:
+        return ops.inplace(self, ops.div, other)
+
+    def zero_(self) -> Tensor:
+        return ops.inplace(self, ops.zero, None)
+
+    def fill_(self, value: Any) -> Tensor:
+        return ops.inplace(self, ops.fill, value)
+
+    def copy_(self, src: Any) -> Tensor:
+        return ops.inplace(self, ops.copy, src)
+
+    def clamp_(self, min: Any = None, max: Any = None) -> Tensor:
+        return ops.inplace(self, ops.clamp_to, (min, max))
+
+    def normal_(self, mean: float = 0.0, std: float = 1.0) -> Tensor:
+        return ops.inplace(self, ops.fill_random, ("normal", mean, std))
+
+    def uniform_(self, a: float = 0.0, b: float = 1.0) -> Tensor:
+        return ops.inplace(self, ops.fill_random, ("uniform", a, b))
+
+
+def _init(t: Tensor, data: np.ndarray, grad_fn: Any, output_nr: int, vc: list) -> None:
+    t.data = data
+    t._grad = None
+    t._requires_grad = False
+    t.grad_fn = grad_fn
+    t._output_nr = output_nr
+    t._vc = vc
+    t._retains_grad = False
+    t._grad_acc = None
+    t._base = None
+
+
+def _method(fn: Callable) -> Callable:
+    """Expose an op as a Tensor method: `x.exp()` is `minigrad.exp(x)`."""
+
+    def method(self: Tensor, *args: Any, **kwargs: Any) -> Any:
+        return fn(self, *args, **kwargs)
+
+    method.__name__ = method.__qualname__ = fn.__name__
+    method.__doc__ = fn.__doc__
+    return method
+
+
+for _name in ops.TENSOR_METHODS:
+    setattr(Tensor, _name, _method(getattr(ops, _name)))
+del _name
