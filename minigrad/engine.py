@@ -306,7 +306,7 @@ def _sum_to(node: Node, i: int, g: Any, shape: tuple) -> tuple[Any, tuple]:
             f"{list(g.data.shape)} but expected shape compatible with {list(shape)}") from None
     if state.grad_enabled:  # create_graph: record the summation too
         dims = sum_to_array(np.empty(g.data.shape, dtype=bool), shape)[1]
-        return SumToSize.apply(g, shape), dims
+        return SumToSize.apply(g, shape=shape), dims
     data, dims = sum_to_array(g.data, shape)
     return _tensor.Tensor._make(data, None, 0), dims
 

@@ -190,7 +190,7 @@ class Function:
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
         name = cls.__dict__.get("node_name") or f"{cls.__name__}Backward"
-        formula = cls.__dict__.get("formula", "")
+        formula = getattr(cls, "formula", "")
         cls._node_class = type(name, (Node,), {"_function": cls, "formula": formula,
                                                "__module__": cls.__module__,
                                                "__doc__": cls.__doc__})

@@ -58,7 +58,7 @@ def rsub(input: Any, other: Any) -> Any:
     """other - input (`1 - x`)"""
     if is_tensor(other) or isinstance(other, np.ndarray):
         return sub(other, input)
-    return _binary(ew.Rsub, "rsub", input, other)
+    return ew.Rsub.apply(input, c=other)
 
 
 def mul(input: Any, other: Any) -> Any:
@@ -80,10 +80,10 @@ divide = true_divide = div
 def pow(input: Any, exponent: Any) -> Any:
     """input ** exponent (tensor ** number, tensor ** tensor, number ** tensor)"""
     if not is_tensor(input):
-        return ew.RPow.apply(input, exponent)
+        return ew.RPow.apply(exponent, base=input)
     if is_tensor(exponent) or isinstance(exponent, np.ndarray):
         return _binary(ew.PowTensor, "pow", input, exponent)
-    return ew.Pow.apply(input, exponent)
+    return ew.Pow.apply(input, p=exponent)
 
 
 def neg(input: Any) -> Any:
@@ -153,7 +153,7 @@ def where(condition: Any, input: Any, other: Any) -> Any:
 def clamp(input: Any, min: Any = None, max: Any = None) -> Any:
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
-    return ew.Clamp.apply(input, min, max)
+    return ew.Clamp.apply(input, lo=min, hi=max)
 
 
 clip = clamp
@@ -171,8 +171,8 @@ def sum(input: Any, dim: Any = None, keepdim: bool = False, dtype: Any = None) -
         input = input.to(dtype)
     if dim is None:
         return red.Sum.apply(input) if not keepdim else red.SumDim.apply(
-            input, reduce_dims(input, None), True)
-    return red.SumDim.apply(input, reduce_dims(input, dim), keepdim)
+            input, dims=reduce_dims(input, None), keepdim=True)
+    return red.SumDim.apply(input, dims=reduce_dims(input, dim), keepdim=keepdim)
 
 
 def mean(input: Any, dim: Any = None, keepdim: bool = False, dtype: Any = None) -> Any:
@@ -185,7 +185,7 @@ def mean(input: Any, dim: Any = None, keepdim: bool = False, dtype: Any = None) 
             f"or complex dtype. Got: {input.data.dtype.name.capitalize()}")
     if dim is None and not keepdim:
         return red.Mean.apply(input)
-    return red.MeanDim.apply(input, reduce_dims(input, dim), keepdim)
+    return red.MeanDim.apply(input, dims=reduce_dims(input, dim), keepdim=keepdim)
 
 
 def max(input: Any, dim: Any = None, keepdim: bool = False) -> Any:
@@ -194,7 +194,8 @@ def max(input: Any, dim: Any = None, keepdim: bool = False) -> Any:
         return maximum(input, dim)
     if dim is None:
         return red.MaxAll.apply(input)
-    return ValuesIndices(*red.MaxDim.apply(input, reduce_dims(input, dim)[0], keepdim))
+    return ValuesIndices(*red.MaxDim.apply(
+        input, dim=reduce_dims(input, dim)[0], keepdim=keepdim))
 
 
 def min(input: Any, dim: Any = None, keepdim: bool = False) -> Any:
@@ -203,15 +204,18 @@ def min(input: Any, dim: Any = None, keepdim: bool = False) -> Any:
         return minimum(input, dim)
     if dim is None:
         return red.MinAll.apply(input)
-    return ValuesIndices(*red.MinDim.apply(input, reduce_dims(input, dim)[0], keepdim))
+    return ValuesIndices(*red.MinDim.apply(
+        input, dim=reduce_dims(input, dim)[0], keepdim=keepdim))
 
 
 def amax(input: Any, dim: Any = (), keepdim: bool = False) -> Any:
-    return red.Amax.apply(input, reduce_dims(input, dim if dim != () else None), keepdim)
+    return red.Amax.apply(
+        input, dims=reduce_dims(input, dim if dim != () else None), keepdim=keepdim)
 
 
 def amin(input: Any, dim: Any = (), keepdim: bool = False) -> Any:
-    return red.Amin.apply(input, reduce_dims(input, dim if dim != () else None), keepdim)
+    return red.Amin.apply(
+        input, dims=reduce_dims(input, dim if dim != () else None), keepdim=keepdim)
 
 
 def argmax(input: Any, dim: Any = None, keepdim: bool = False) -> Any:
@@ -224,7 +228,7 @@ def argmin(input: Any, dim: Any = None, keepdim: bool = False) -> Any:
 
 def sum_to_size(input: Any, *size: Any) -> Any:
     shape = tuple(size[0]) if len(size) == 1 and not isinstance(size[0], int) else size
-    return input if input.data.shape == shape else red.SumToSize.apply(input, shape)
+    return input if input.data.shape == shape else red.SumToSize.apply(input, shape=shape)
 
 
 # -- matrix products ------------------------------------------------------------------------
@@ -265,11 +269,11 @@ def _infer(shape: tuple, numel: int, given: tuple) -> tuple:
 
 def view(input: Any, *shape: Any) -> Any:
     shape = _shape_arg(shape)
-    return sh.View.apply(input, _infer(shape, input.data.size, shape))
+    return sh.View.apply(input, shape=_infer(shape, input.data.size, shape))
 
 
 def unsafe_view(input: Any, shape: tuple) -> Any:
-    return sh.UnsafeView.apply(input, _infer(tuple(shape), input.data.size, shape))
+    return sh.UnsafeView.apply(input, shape=_infer(tuple(shape), input.data.size, shape))
 
 
 def reshape(input: Any, *shape: Any) -> Any:
@@ -280,7 +284,7 @@ def reshape(input: Any, *shape: Any) -> Any:
         probe.shape = shape
     except AttributeError:
         return unsafe_view(clone(input), shape)
-    return sh.View.apply(input, shape)
+    return sh.View.apply(input, shape=shape)
 
 
 def view_as(input: Any, other: Any) -> Any:
@@ -310,7 +314,7 @@ def t(input: Any) -> Any:
 
 
 def transpose(input: Any, dim0: int, dim1: int) -> Any:
-    return sh.Transpose.apply(input, dim0, dim1)
+    return sh.Transpose.apply(input, d0=dim0, d1=dim1)
 
 
 swapaxes = transpose
@@ -323,28 +327,28 @@ def permute(input: Any, *dims: Any) -> Any:
                            f"not match the length of the desired ordering of dimensions i.e. "
                            f"input.dim() = {input.data.ndim} is not equal to len(dims) = "
                            f"{len(dims)}")
-    return sh.Permute.apply(input, tuple(d % input.data.ndim for d in dims))
+    return sh.Permute.apply(input, dims=tuple(d % input.data.ndim for d in dims))
 
 
 def T_property(input: Any) -> Any:
     """`x.T`: all dims reversed (PermuteBackward0, as in PyTorch)"""
-    return sh.Permute.apply(input, tuple(reversed(range(input.data.ndim))))
+    return sh.Permute.apply(input, dims=tuple(reversed(range(input.data.ndim))))
 
 
 def unsqueeze(input: Any, dim: int) -> Any:
-    return sh.Unsqueeze.apply(input, dim % (input.data.ndim + 1))
+    return sh.Unsqueeze.apply(input, dim=dim % (input.data.ndim + 1))
 
 
 def squeeze(input: Any, dim: Any = None) -> Any:
     if dim is None:
-        return sh.Squeeze.apply(input, tuple(range(input.data.ndim)))
+        return sh.Squeeze.apply(input, dims=tuple(range(input.data.ndim)))
     if isinstance(dim, int):
-        return sh.SqueezeDim.apply(input, reduce_dims(input, dim))
+        return sh.SqueezeDim.apply(input, dims=reduce_dims(input, dim))
     return squeeze_dims(input, dim)
 
 
 def squeeze_dims(input: Any, dims: tuple) -> Any:
-    return sh.SqueezeDims.apply(input, reduce_dims(input, dims))
+    return sh.SqueezeDims.apply(input, dims=reduce_dims(input, dims))
 
 
 def expand(input: Any, *sizes: Any) -> Any:
@@ -359,7 +363,7 @@ def expand(input: Any, *sizes: Any) -> Any:
         np.broadcast_shapes(shape, full)
     except ValueError:
         raise RuntimeError(f"expand: the shape {shape} cannot be expanded to {full}") from None
-    return sh.Expand.apply(input, full)
+    return sh.Expand.apply(input, shape=full)
 
 
 def expand_as(input: Any, other: Any) -> Any:
@@ -386,7 +390,7 @@ def getitem(input: Any, key: Any) -> Any:
     key = tuple(unwrap(k) for k in key)
     key = tuple(np.asarray(k) if isinstance(k, list) else k for k in key)
     if not builtins.all(_basic_key(k) for k in key):
-        return sh.Index.apply(input, key[0] if len(key) == 1 else key)
+        return sh.Index.apply(input, key=key[0] if len(key) == 1 else key)
     if Ellipsis in key:
         i = key.index(Ellipsis)
         fill = input.data.ndim - builtins.sum(1 for k in key if k is not None) + 1
@@ -398,23 +402,24 @@ def getitem(input: Any, key: Any) -> Any:
             dim += 1
         elif isinstance(k, slice):
             if k != slice(None):
-                out = sh.Slice.apply(out, (slice(None),) * dim + (k,))
+                out = sh.Slice.apply(out, key=(slice(None),) * dim + (k,))
             dim += 1
         else:
             size = out.data.shape[dim]
             if not -size <= k < size:
                 raise IndexError(f"index {k} is out of bounds for dimension {dim} with size "
                                  f"{size}")
-            out = sh.Select.apply(out, (slice(None),) * dim + (int(k),))
-    return out if out is not input else sh.Slice.apply(input, (slice(None),))
+            out = sh.Select.apply(out, key=(slice(None),) * dim + (int(k),))
+    return out if out is not input else sh.Slice.apply(input, key=(slice(None),))
 
 
 def narrow(input: Any, dim: int, start: int, length: int) -> Any:
-    return sh.Slice.apply(input, (slice(None),) * dim + (slice(start, start + length),))
+    return sh.Slice.apply(
+        input, key=(slice(None),) * dim + (slice(start, start + length),))
 
 
 def select(input: Any, dim: int, index: int) -> Any:
-    return sh.Select.apply(input, (slice(None),) * dim + (index,))
+    return sh.Select.apply(input, key=(slice(None),) * dim + (index,))
 
 
 def cat(tensors: Any, dim: int = 0) -> Any:
@@ -443,17 +448,17 @@ def stack(tensors: Any, dim: int = 0) -> Any:
 
 
 def softmax(input: Any, dim: int) -> Any:
-    return nn_ops.Softmax.apply(input, dim % builtins.max(input.data.ndim, 1))
+    return nn_ops.Softmax.apply(input, dim=dim % builtins.max(input.data.ndim, 1))
 
 
 def log_softmax(input: Any, dim: int) -> Any:
-    return nn_ops.LogSoftmax.apply(input, dim % builtins.max(input.data.ndim, 1))
+    return nn_ops.LogSoftmax.apply(input, dim=dim % builtins.max(input.data.ndim, 1))
 
 
 # -- dtype and in-place ------------------------------------------------------------------------
 def cast(input: Any, dtype: Any) -> Any:
     """a copy in another dtype (float32 <-> float64 keep the graph: ToCopyBackward0)"""
-    return Cast.apply(input, np.dtype(dtype))
+    return Cast.apply(input, dtype=np.dtype(dtype))
 
 
 class Cast(Function):
@@ -469,15 +474,15 @@ class Cast(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        return cast(grad, ctx.in_dtype), None
+        return cast(grad, ctx.in_dtype)
 
 
 def zero(input: Any, _: Any = None) -> Any:
-    return ew.Zero.apply(input, 0)
+    return ew.Zero.apply(input, value=0)
 
 
 def fill(input: Any, value: Any) -> Any:
-    return ew.Fill.apply(input, unwrap(value))
+    return ew.Fill.apply(input, value=unwrap(value))
 
 
 def copy(input: Any, src: Any) -> Any:

@@ -56,7 +56,7 @@ class Rsub(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        return -grad, None
+        return -grad
 
 
 class Mul(Function):
@@ -135,15 +135,17 @@ class Pow(Function):
 
     @staticmethod
     def forward(ctx, a, p):
-        ctx.save_for_backward(a, p)
+        ctx.save_for_backward(a)
+        ctx.p = p
         return unwrap(a) ** p
 
     @staticmethod
     def backward(ctx, grad):
-        a, p = ctx.saved_tensors
+        (a,) = ctx.saved_tensors
+        p = ctx.p
         if p == 0:
-            return grad * 0, None
-        return grad * p * a ** (p - 1), None
+            return grad * 0
+        return grad * p * a ** (p - 1)
 
 
 class PowTensor(Function):
@@ -181,14 +183,13 @@ class RPow(Function):
     saves_output = True
 
     @staticmethod
-    def forward(ctx, c, a):
-        ctx.save_for_backward(c)
-        return np.asarray(c, dtype=unwrap(a).dtype) ** unwrap(a)
+    def forward(ctx, a, base):
+        ctx.base = base
+        return np.asarray(base, dtype=unwrap(a).dtype) ** unwrap(a)
 
     @staticmethod
     def backward(ctx, grad):
-        (c,) = ctx.saved_tensors
-        return None, grad * ctx.output * float(np.log(c))
+        return grad * ctx.output * float(np.log(ctx.base))
 
 
 class Exp(Function):
@@ -447,7 +448,7 @@ class Fill(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        return constant(np.zeros_like(grad.data)), None
+        return constant(np.zeros_like(grad.data))
 
 
 class Zero(Fill):

@@ -106,12 +106,16 @@ class _EvenReduction(Function):
 
 
 class MaxAll(_EvenReduction):
+    """largest element"""
+
     node_name = "MaxBackward1"
     formula = r"d(max a)/da_i = 1 for the largest element (shared on ties), else 0"
     np_fn = staticmethod(np.max)
 
 
 class MinAll(_EvenReduction):
+    """smallest element"""
+
     node_name = "MinBackward1"
     formula = r"d(min a)/da_i = 1 for the smallest element (shared on ties), else 0"
     np_fn = staticmethod(np.min)
@@ -146,12 +150,16 @@ class _SelectReduction(Function):
 
 
 class MaxDim(_SelectReduction):
+    """largest along dim: (values, indices)"""
+
     node_name = "MaxBackward0"
     formula = r"d(max_dim a)/da_i = 1 at the index of the max along dim, else 0"
     arg_fn = staticmethod(np.argmax)
 
 
 class MinDim(_SelectReduction):
+    """smallest along dim: (values, indices)"""
+
     node_name = "MinBackward0"
     formula = r"d(min_dim a)/da_i = 1 at the index of the min along dim, else 0"
     arg_fn = staticmethod(np.argmin)
@@ -176,12 +184,16 @@ class _Extreme(Function):
 
 
 class Amax(_Extreme):
+    """largest along dims"""
+
     node_name = "AmaxBackward0"
     formula = r"d(amax a)/da_i = 1 for the largest along dim (shared on ties), else 0"
     np_fn = staticmethod(np.max)
 
 
 class Amin(_Extreme):
+    """smallest along dims"""
+
     node_name = "AminBackward0"
     formula = r"d(amin a)/da_i = 1 for the smallest along dim (shared on ties), else 0"
     np_fn = staticmethod(np.min)

@@ -131,10 +131,14 @@ class Squeeze(Function):
 
 
 class SqueezeDim(Squeeze):
+    """remove one dim of size 1"""
+
     node_name = "SqueezeBackward1"
 
 
 class SqueezeDims(Squeeze):
+    """remove the given dims of size 1"""
+
     node_name = "SqueezeBackward4"  # the name PyTorch 2.13 gives squeeze(dims) in matmul
 
 
@@ -179,22 +183,28 @@ class _Indexing(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        return ScatterAdd.apply(grad, ctx.in_shape, ctx.key)
+        return ScatterAdd.apply(grad, shape=ctx.in_shape, key=ctx.key)
 
 
 class Select(_Indexing):
+    """a[..., i, ...]: one index along one dim"""
+
     is_view = True
     node_name = "SelectBackward0"
     formula = r"select: grad placed at the selected index, zeros elsewhere"
 
 
 class Slice(_Indexing):
+    """a[..., i:j, ...]: a range along one dim"""
+
     is_view = True
     node_name = "SliceBackward0"
     formula = r"slice: grad placed in the slice, zeros elsewhere"
 
 
 class Index(_Indexing):
+    """a[indices] or a[mask]: picked elements (a copy)"""
+
     node_name = "IndexBackward0"
     formula = r"index: grad added at each picked position (repeats add up)"
 
