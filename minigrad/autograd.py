@@ -6,7 +6,8 @@ The names a PyTorch user reaches for under `torch.autograd`, so code written for
 
 from __future__ import annotations
 
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 from minigrad import engine
 from minigrad import tensor as _tensor

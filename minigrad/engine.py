@@ -22,7 +22,8 @@ import itertools
 import sys
 import time
 import warnings
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 import numpy as np
 

@@ -7,9 +7,10 @@ cost of events is one `if` per node.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any, Callable, Iterator
+from typing import Any
 
 _listeners: list[Callable[[Any], None]] = []
 

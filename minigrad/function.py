@@ -14,7 +14,8 @@ from __future__ import annotations
 import itertools
 import re
 import traceback
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
@@ -68,11 +69,19 @@ class Node:
     _saved_output: tuple | None = None
     _output_meta: tuple = ()
 
+    next_functions: tuple = ()
+    needs_input_grad: tuple = ()
+    _recording = True  # False while forward runs without recording: nothing to save then
+
     def __init__(self) -> None:
         self._sequence_nr = next(_sequence)
-        self.next_functions: tuple = ()
-        self.needs_input_grad: tuple = ()
-        self.metadata: dict = {}
+
+    @property
+    def metadata(self) -> dict:
+        """A dict for your own notes on this node (anomaly mode keeps `traceback_` here)."""
+        if "_metadata" not in self.__dict__:
+            self._metadata: dict = {}
+        return self._metadata
 
     def name(self) -> str:
         return type(self).__name__
@@ -83,10 +92,11 @@ class Node:
     # -- saving tensors for backward -------------------------------------------------
     def save_for_backward(self, *values: Any) -> None:
         """Keep `values` (tensors, None or numbers) for backward; tensors are version-checked."""
+        if not self._recording:
+            return
         self._saved = values
-        self._saved_versions = tuple(
-            v._vc[0] if isinstance(v, _tensor.Tensor) else None for v in values
-        )
+        Tensor = _tensor.Tensor
+        self._saved_versions = [v._vc[0] if isinstance(v, Tensor) else None for v in values]
 
     @property
     def saved_tensors(self) -> tuple:
@@ -205,35 +215,51 @@ class Function:
 
     @classmethod
     def apply(cls, *args: Any, **kwargs: Any) -> Any:
-        """Run forward; when an input requires grad (and grad mode is on) record a Node."""
+        """Run forward; when an input requires grad (and grad mode is on) record a Node.
+
+        Keyword arguments are settings (a dim, a shape), not inputs: they get no edge in
+        `next_functions`, as in PyTorch, where `x.sum(0)` has one edge and `x * 3` two.
+        """
         Tensor = _tensor.Tensor
         ctx = cls._node_class()
-        record = state.grad_enabled and any(
-            isinstance(a, Tensor) and a._requires_grad for a in args
-        )
-        prev, state.grad_enabled = state.grad_enabled, False
+        record = False
+        if state.grad_enabled:
+            for a in args:
+                if isinstance(a, Tensor) and a._requires_grad:
+                    record = True
+                    break
+        if record:
+            _link(ctx, args)
+        else:
+            ctx._recording = False
+        prev, state.grad_enabled = state.grad_enabled, False  # forward itself is not recorded
         try:
             out = cls.forward(ctx, *args, **kwargs)
         finally:
             state.grad_enabled = prev
-        single = not isinstance(out, tuple)
-        outs = (out,) if single else out
-        results = tuple(
-            _wrap_output(o, ctx, i, record) if isinstance(o, np.ndarray | np.generic | Tensor)
-            else o
-            for i, o in enumerate(outs)
-        )
+        if type(out) is np.ndarray:  # the common case: one array out
+            result = Tensor._make(out, ctx if record and out.dtype.kind == "f" else None, 0)
+            results: tuple = (result,)
+        else:
+            outs = out if isinstance(out, tuple) else (out,)
+            results = tuple(_wrap_output(o, ctx, i, record)
+                            if isinstance(o, np.ndarray | np.generic | Tensor) else o
+                            for i, o in enumerate(outs))
+            result = results if isinstance(out, tuple) else results[0]
+            if record and len(results) > 1:
+                ctx._num_outputs = len(results)
+                ctx._output_meta = tuple((o.data.shape, o.data.dtype) if isinstance(o, Tensor)
+                                         else ((), np.dtype(bool)) for o in results)
         if cls.is_view:
             for r in results:
                 r._vc, r._base = args[0]._vc, args[0]
         if record:
-            _link(ctx, args, results)
             if cls.saves_output:
                 first = results[0]
                 ctx._saved_output = (first.data, first._vc, first._vc[0], 0)
             if events._listeners:
-                events.emit(events.ForwardOp(ctx, args, results[0] if single else results))
-        return results[0] if single else results
+                events.emit(events.ForwardOp(ctx, args, result))
+        return result
 
 
 def _wrap_output(out: Any, ctx: Node, index: int, record: bool) -> Any:
@@ -248,14 +274,14 @@ def _wrap_output(out: Any, ctx: Node, index: int, record: bool) -> Any:
     return Tensor._make(data, None, 0)
 
 
-def _link(ctx: Node, args: tuple, outputs: tuple) -> None:
+def _link(ctx: Node, args: tuple) -> None:
     """Fill in the node's edges to its inputs and what the engine needs to know of them."""
     Tensor = _tensor.Tensor
     edges, needs, shapes = [], [], []
     for a in args:
         if isinstance(a, Tensor) and a._requires_grad:
-            edges.append((a.grad_fn, a._output_nr) if a.grad_fn is not None
-                         else (a._accumulator(), 0))
+            fn = a.grad_fn
+            edges.append((fn, a._output_nr) if fn is not None else (a._accumulator(), 0))
             needs.append(True)
             shapes.append(a.data.shape)
         else:
@@ -265,10 +291,6 @@ def _link(ctx: Node, args: tuple, outputs: tuple) -> None:
     ctx.next_functions = tuple(edges)
     ctx.needs_input_grad = tuple(needs)
     ctx._input_shapes = tuple(shapes)
-    if len(outputs) != 1:
-        ctx._num_outputs = len(outputs)
-        ctx._output_meta = tuple((o.data.shape, o.data.dtype) if isinstance(o, Tensor)
-                                 else ((), np.dtype(bool)) for o in outputs)
     if state.anomaly_enabled:
         ctx._creation_stack = traceback.format_stack()[:-3]
         ctx.metadata["traceback_"] = ctx._creation_stack

@@ -8,13 +8,13 @@
 from __future__ import annotations
 
 import warnings
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
 from minigrad import dtypes, engine, ops
 from minigrad.function import AccumulateGrad, RemovableHandle
-from minigrad.grad_mode import state
 from minigrad.printing import tensor_repr
 
 NON_LEAF_GRAD_WARNING = (
@@ -58,10 +58,16 @@ class Tensor:
               ) -> Tensor:
         """Fast constructor used by ops: no conversion, no checks."""
         t = object.__new__(Tensor)
-        _init(t, data, grad_fn, output_nr, [0] if vc is None else vc)
+        t.data = data
+        t._grad = None
+        t._requires_grad = grad_fn is not None
+        t.grad_fn = grad_fn
+        t._output_nr = output_nr
+        t._vc = [0] if vc is None else vc
+        t._retains_grad = False
+        t._grad_acc = None
+        t._base = None
         t.name = None
-        if grad_fn is not None:
-            t._requires_grad = True
         return t
 
     # -- autograd attributes -------------------------------------------------------------
@@ -243,7 +249,7 @@ class Tensor:
 
     def __bool__(self) -> bool:
         if self.data.size != 1:
-            raise RuntimeError(f"Boolean value of Tensor with more than one value is ambiguous")
+            raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
         return bool(self.data.item())
 
     def __hash__(self) -> int:

@@ -25,7 +25,7 @@ def constant(array: Any) -> Any:
 
 def as_operand(x: Any, like: Any = None) -> Any:
     """Numbers stay numbers (weakly typed, like PyTorch scalars); arrays become Tensors."""
-    if isinstance(x, (_tensor.Tensor, int, float, bool)):
+    if isinstance(x, _tensor.Tensor | int | float):
         return x
     if isinstance(x, np.ndarray | np.generic | list | tuple):
         return _tensor.Tensor(x)

@@ -6,8 +6,6 @@ Their backward puts the gradient back where each element came from. Views share 
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 
 from minigrad.function import Function
