@@ -171,7 +171,8 @@ def execute(roots: list, seeds: list, retain_graph: bool | None = None,
             _, _, node = heapq.heappop(ready)
             step_start = time.perf_counter() if recording else 0.0
             grads = buffers.pop(node)
-            grads = _run_pre_hooks(node, grads, journal, recording)
+            if node._tensor_pre_hooks or node._retained or node._pre_hooks:
+                grads = _run_pre_hooks(node, grads, journal, recording)
             skip = False
             if targets:
                 for nr in range(len(grads)):
@@ -186,14 +187,16 @@ def execute(roots: list, seeds: list, retain_graph: bool | None = None,
                 summed: tuple = ()
             else:
                 grad_inputs, summed = _call_backward(node, grads)
-                grad_inputs = _run_post_hooks(node, grad_inputs, grads, recording)
+                if node._post_hooks:
+                    grad_inputs = _run_post_hooks(node, grad_inputs, grads, recording)
                 for (nxt, nr), g in zip(node.next_functions, grad_inputs):
-                    if nxt is None or nxt not in deps:
+                    waiting = deps.get(nxt)
+                    if waiting is None:  # a constant input, or a branch autograd.grad skips
                         continue
                     if g is not None:
                         _add_to_buffer(buffers, nxt, nr, g)
-                    deps[nxt] -= 1
-                    if deps[nxt] == 0:
+                    deps[nxt] = waiting = waiting - 1
+                    if waiting == 0:
                         if nxt in buffers:
                             heapq.heappush(ready, (-nxt._sequence_nr, next(arrival), nxt))
                         else:
@@ -201,7 +204,7 @@ def execute(roots: list, seeds: list, retain_graph: bool | None = None,
             executed.append(node)
             if recording:
                 step = BackwardStep(len(executed), node, tuple(grads), tuple(grad_inputs),
-                                    time.perf_counter() - step_start, summed)
+                                    time.perf_counter() - step_start, tuple(summed))
                 _emit(step)
                 if yield_steps:
                     yield step
@@ -261,7 +264,7 @@ def _add_to_buffer(buffers: dict, node: Node, nr: int, grad: Any) -> None:
     buf[nr] = grad if buf[nr] is None else buf[nr] + grad
 
 
-def _call_backward(node: Node, grads: list) -> tuple[tuple, tuple]:
+def _call_backward(node: Node, grads: list) -> tuple[list, list]:
     """Run one node's backward; check and sum_to what it returns."""
     if node._num_outputs > 1 and node._materialize_grads:
         # outputs nobody used get zeros (floats) so that backward sees one tensor per output
@@ -278,21 +281,22 @@ def _call_backward(node: Node, grads: list) -> tuple[tuple, tuple]:
         raise RuntimeError(
             f"function {node.name()} returned an incorrect number of gradients (expected "
             f"{len(node.next_functions)}, got {len(out)})")
-    result, summed = [], []
-    for i, (g, shape) in enumerate(zip(out, node._input_shapes)):
-        dims = None
-        if g is not None and shape is not None:
-            if not isinstance(g, _tensor.Tensor):
-                g = _tensor.Tensor._make(np.asarray(g), None, 0)
-            if g.data.shape != shape:
-                g, dims = _sum_to(node, i, g, shape)
-            if state.anomaly_enabled and not np.all(np.isfinite(g.data)):
-                _warn_anomaly(node)
-                raise RuntimeError(f"Function '{node.name()}' returned nan values in its {i}th "
-                                   "output.")
-        result.append(g if shape is not None else None)
-        summed.append(dims)
-    return tuple(result), tuple(summed)
+    result = list(out)
+    summed: list = [None] * len(out)
+    for i, shape in enumerate(node._input_shapes):
+        g = result[i]
+        if shape is None or g is None:
+            result[i] = None  # no gradient for an input that does not need one
+            continue
+        if not isinstance(g, _tensor.Tensor):
+            g = result[i] = _tensor.Tensor._make(np.asarray(g), None, 0)
+        if g.data.shape != shape:
+            result[i], summed[i] = _sum_to(node, i, g, shape)
+        if state.anomaly_enabled and not np.all(np.isfinite(result[i].data)):
+            _warn_anomaly(node)
+            raise RuntimeError(f"Function '{node.name()}' returned nan values in its {i}th "
+                               "output.")
+    return result, summed
 
 
 def _sum_to(node: Node, i: int, g: Any, shape: tuple) -> tuple[Any, tuple]:

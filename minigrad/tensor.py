@@ -310,51 +310,42 @@ class Tensor:
     def bool(self) -> Tensor:
         return self.to(np.bool_)
 
-    # -- arithmetic: every operator is an op --------------------------------------------
-    def __add__(self, other: Any) -> Tensor:
-        return ops.add(self, other)
-
-    def __radd__(self, other: Any) -> Tensor:
-        return ops.add(self, other)
-
-    def __sub__(self, other: Any) -> Tensor:
-        return ops.sub(self, other)
-
-    def __rsub__(self, other: Any) -> Tensor:
-        return ops.rsub(self, other)
-
-    def __mul__(self, other: Any) -> Tensor:
-        return ops.mul(self, other)
-
-    def __rmul__(self, other: Any) -> Tensor:
-        return ops.mul(self, other)
-
-    def __truediv__(self, other: Any) -> Tensor:
-        return ops.div(self, other)
+    # -- arithmetic: every operator and method is the op function of the same name --------
+    __add__ = __radd__ = add = ops.add
+    __sub__ = sub = subtract = ops.sub
+    __rsub__ = ops.rsub
+    __mul__ = __rmul__ = mul = multiply = ops.mul
+    __truediv__ = div = divide = true_divide = ops.div
+    __pow__ = pow = ops.pow
+    __matmul__ = matmul = ops.matmul
+    __neg__ = neg = negative = ops.neg
+    __abs__ = abs = ops.abs
 
     def __rtruediv__(self, other: Any) -> Tensor:
-        return ops.mul(ops.reciprocal(self), other)
-
-    def __pow__(self, other: Any) -> Tensor:
-        return ops.pow(self, other)
+        return ops.mul(ops.reciprocal(self), other)  # 1 / x is recorded as x.reciprocal() * 1
 
     def __rpow__(self, other: Any) -> Tensor:
         return ops.pow(other, self)
 
-    def __matmul__(self, other: Any) -> Tensor:
-        return ops.matmul(self, other)
-
     def __rmatmul__(self, other: Any) -> Tensor:
         return ops.matmul(other, self)
-
-    def __neg__(self) -> Tensor:
-        return ops.neg(self)
 
     def __pos__(self) -> Tensor:
         return self
 
-    def __abs__(self) -> Tensor:
-        return ops.abs(self)
+    reciprocal, square, exp, log, sqrt = ops.reciprocal, ops.square, ops.exp, ops.log, ops.sqrt
+    tanh, sigmoid, relu, sin, cos = ops.tanh, ops.sigmoid, ops.relu, ops.sin, ops.cos
+    maximum, minimum, clamp, clip = ops.maximum, ops.minimum, ops.clamp, ops.clip
+    sum, mean, max, min = ops.sum, ops.mean, ops.max, ops.min
+    amax, amin, argmax, argmin = ops.amax, ops.amin, ops.argmax, ops.argmin
+    sum_to_size = ops.sum_to_size
+    mm, mv, dot, bmm = ops.mm, ops.mv, ops.dot, ops.bmm
+    view, reshape, view_as, reshape_as = ops.view, ops.reshape, ops.view_as, ops.reshape_as
+    flatten, t, transpose, swapaxes, permute = (ops.flatten, ops.t, ops.transpose,
+                                                ops.transpose, ops.permute)
+    unsqueeze, squeeze, expand, expand_as = ops.unsqueeze, ops.squeeze, ops.expand, ops.expand_as
+    clone, contiguous, narrow, select = ops.clone, ops.contiguous, ops.narrow, ops.select
+    softmax, log_softmax = ops.softmax, ops.log_softmax
 
     def __iadd__(self, other: Any) -> Tensor:
         return self.add_(other)
@@ -435,19 +426,3 @@ def _init(t: Tensor, data: np.ndarray, grad_fn: Any, output_nr: int, vc: list) -
     t._retains_grad = False
     t._grad_acc = None
     t._base = None
-
-
-def _method(fn: Callable) -> Callable:
-    """Expose an op as a Tensor method: `x.exp()` is `minigrad.exp(x)`."""
-
-    def method(self: Tensor, *args: Any, **kwargs: Any) -> Any:
-        return fn(self, *args, **kwargs)
-
-    method.__name__ = method.__qualname__ = fn.__name__
-    method.__doc__ = fn.__doc__
-    return method
-
-
-for _name in ops.TENSOR_METHODS:
-    setattr(Tensor, _name, _method(getattr(ops, _name)))
-del _name

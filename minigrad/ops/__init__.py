@@ -561,15 +561,3 @@ def setitem_(target: Any, key: Any, value: Any) -> None:
     key = tuple(unwrap(k) for k in key) if isinstance(key, tuple) else unwrap(key)
     target.data[key] = unwrap(value)
     target._vc[0] += 1
-
-
-# The ops that are also Tensor methods (`x.exp()` is `minigrad.exp(x)`).
-TENSOR_METHODS = (
-    "add", "sub", "mul", "div", "pow", "neg", "reciprocal", "square", "exp", "log", "sqrt",
-    "abs", "tanh", "sigmoid", "relu", "sin", "cos", "maximum", "minimum", "clamp", "clip",
-    "sum", "mean", "max", "min", "amax", "amin", "argmax", "argmin", "sum_to_size", "matmul",
-    "mm", "mv", "dot", "bmm", "view", "reshape", "view_as", "reshape_as", "flatten", "t",
-    "transpose", "permute", "unsqueeze", "squeeze", "expand", "expand_as", "clone",
-    "contiguous", "narrow", "select", "softmax", "log_softmax", "multiply", "subtract",
-    "divide", "true_divide", "negative", "swapaxes",
-)
