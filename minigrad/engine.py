@@ -5,10 +5,11 @@ Read `execute` top to bottom; it is the whole algorithm:
 1. Count, for every node reachable from the roots, how many edges bring it gradient
    (its dependencies). No recursion: an explicit stack, so any depth works.
 2. Seed the roots' gradient buffers and put the roots that nothing feeds into a ready queue.
-3. Pop the ready node created last (PyTorch's order: highest sequence number first; leaf
-   accumulations as soon as they are ready), run its hooks and its backward, sum each returned
-   gradient down to its input's shape (broadcasting is undone here and only here), add it
-   into the next node's buffer, and queue every node whose last dependency just arrived.
+3. Pop the ready node created last (PyTorch's order, see ready_queue.py: highest sequence
+   number first; leaf accumulations as soon as they are ready), run its hooks and its
+   backward, sum each returned gradient down to its input's shape (broadcasting is undone
+   here and only here), add it into the next node's buffer, and queue every node whose last
+   dependency just arrived.
 4. AccumulateGrad nodes add into `.grad`. If anything fails, every `.grad` is put back.
 
 `execute` is a generator: `backward()` drains it, `autograd.backward_steps` hands each
@@ -17,8 +18,6 @@ Read `execute` top to bottom; it is the whole algorithm:
 
 from __future__ import annotations
 
-import heapq
-import itertools
 import sys
 import time
 import warnings
@@ -33,6 +32,7 @@ from minigrad.events import BackwardBegin, BackwardEnd, BackwardStep, GradAccumu
 from minigrad.function import AccumulateGrad, Node
 from minigrad.grad_mode import state
 from minigrad.ops.reduce import SumToSize, sum_to_array
+from minigrad.ready_queue import ReadyQueue
 
 NO_GRAD_MESSAGE = "element {} of tensors does not require grad and does not have a grad_fn"
 
@@ -154,11 +154,10 @@ def execute(roots: list, seeds: list, retain_graph: bool | None = None,
     buffers: dict[Node, list] = {}
     for (node, nr), seed in zip(root_edges, seeds):
         _add_to_buffer(buffers, node, nr, seed)
-    ready: list = []  # heap of (-sequence_nr, arrival, node): the newest node runs first
-    arrival = itertools.count()
+    ready = ReadyQueue()  # the newest ready node runs first (PyTorch's order)
     for node in dict.fromkeys(starts):
         if deps.get(node, 0) == 0:
-            heapq.heappush(ready, (-node._sequence_nr, next(arrival), node))
+            ready.push(node)
 
     captured: list = [None] * len(targets)
     journal: dict[Any, Any] = {}  # tensor -> its .grad before this backward (for rollback)
@@ -168,7 +167,7 @@ def execute(roots: list, seeds: list, retain_graph: bool | None = None,
     prev_mode, state.grad_enabled = state.grad_enabled, create_graph
     try:
         while ready:
-            _, _, node = heapq.heappop(ready)
+            node = ready.pop()
             step_start = time.perf_counter() if recording else 0.0
             grads = buffers.pop(node)
             if node._tensor_pre_hooks or node._retained or node._pre_hooks:
@@ -198,9 +197,9 @@ def execute(roots: list, seeds: list, retain_graph: bool | None = None,
                     deps[nxt] = waiting = waiting - 1
                     if waiting == 0:
                         if nxt in buffers:
-                            heapq.heappush(ready, (-nxt._sequence_nr, next(arrival), nxt))
+                            ready.push(nxt)
                         else:
-                            _skip_branch(nxt, deps, buffers, ready, arrival)
+                            _skip_branch(nxt, deps, buffers, ready)
             executed.append(node)
             if recording:
                 step = BackwardStep(len(executed), node, tuple(grads), tuple(grad_inputs),
@@ -236,7 +235,7 @@ def drain(steps: Iterator[BackwardStep]) -> Any:
         return stop.value
 
 
-def _skip_branch(node: Node, deps: dict, buffers: dict, ready: list, arrival: Any) -> None:
+def _skip_branch(node: Node, deps: dict, buffers: dict, ready: ReadyQueue) -> None:
     """A node whose every incoming gradient was None: its whole branch gets nothing.
 
     Its children's dependency counts still go down, so that a child also fed from
@@ -251,7 +250,7 @@ def _skip_branch(node: Node, deps: dict, buffers: dict, ready: list, arrival: An
             deps[nxt] -= 1
             if deps[nxt] == 0:
                 if nxt in buffers:
-                    heapq.heappush(ready, (-nxt._sequence_nr, next(arrival), nxt))
+                    ready.push(nxt)
                 else:
                     stack.append(nxt)
 
