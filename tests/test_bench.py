@@ -1,0 +1,101 @@
+"""Smoke tests of the benchmark (`python -m compare bench`): tiny sizes, structure only.
+
+No assertion here is about speed: the machine running the tests is shared and noisy.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from compare import bench
+from compare.bench_peers import ENGINES
+
+STATUSES = {"ok", "n/a", "unavailable", "fails", "skipped"}
+
+
+@pytest.fixture(scope="module")
+def items():
+    return bench.run(bench.Config.tiny())
+
+
+def test_every_item_runs_with_a_row_per_engine(items):
+    assert [i.key for i in items] == list(bench.ITEMS)
+    by = {i.key: i for i in items}
+    for key in ("mlp", "chain", "deep"):
+        engines = [r.engine for r in by[key].rows]
+        assert set(ENGINES) <= set(engines), (key, engines)
+        for row in by[key].rows:
+            assert row.status in STATUSES
+            assert (row.value is not None) == (row.status == "ok"), row
+    for key in ("mlp", "chain", "deep"):
+        assert by[key].value("numpy") > 0
+        assert by[key].value("minigrad") > 0
+
+
+def test_engines_that_cannot_run_say_why(items):
+    by = {i.key: i for i in items}
+    micro = by["mlp"].row("micrograd")
+    assert micro.status in {"n/a", "unavailable"}
+    if micro.status == "n/a":
+        assert "scalar" in micro.note
+        deep = by["deep"].row("micrograd")  # 3,000 deep: past the default recursion limit
+        assert (deep.status, deep.note) == ("fails", "fails (RecursionError)")
+    for row in by["chain"].rows:
+        if row.status == "unavailable":
+            assert "pip install" in row.note
+
+
+def test_extra_items(items):
+    by = {i.key: i for i in items}
+    huge = [r for r in by["deep"].rows if r.engine.startswith("minigrad ")]
+    assert len(huge) == 1 and huge[0].status == "ok"  # the stand-in for 1,000,000 deep
+    trace = by["trace"]
+    assert trace.value("minigrad") > 0 and trace.value("minigrad traced") > 0
+    assert "untraced step" in trace.row("minigrad traced").note
+    explain = by["explain"]
+    assert explain.rows and all(r.status in {"ok", "skipped"} for r in explain.rows)
+    if explain.rows[0].status == "ok":
+        assert explain.value("minigrad total") > 0
+    memory = by["memory"].row("minigrad")
+    assert set(memory.extra) == {"peak@2", "peak@4", "ratio", "held"}
+    assert memory.extra["peak@4"] >= memory.extra["peak@2"] > 0
+    fan = by["fanin"].row("minigrad")
+    assert set(fan.extra) == {"50", "100", "ratio"} and fan.extra["ratio"] > 0
+
+
+def test_report_layout(items):
+    text = bench.report(bench.Config.tiny(), items, "threads: test")
+    lines = text.splitlines()
+    assert lines[0].startswith("python -m compare bench: Python ")
+    for number, item in enumerate(items, 1):
+        assert any(line.startswith(f"{number}. ") for line in lines), item.key
+    numpy_rows = [line for line in lines if line.split()[:1] == ["numpy"] and "x" in line]
+    assert numpy_rows and all(" 1.00x" in line for line in numpy_rows)
+    assert "issue 9 targets (this run):" in lines
+    assert sum(1 for line in lines if line.lstrip().startswith("[")) == 8
+
+
+def test_torch_runs_every_timed_item(items, torch_mod):
+    by = {i.key: i for i in items}
+    for key in ("mlp", "chain", "deep", "trace"):
+        assert by[key].row("torch").status == "ok", (key, by[key].row("torch"))
+    assert torch_mod.get_num_threads() == 1
+
+
+def test_command_line(monkeypatch, tmp_path, capsys):
+    monkeypatch.setattr(bench.Config, "quick", classmethod(lambda cls: bench.Config.tiny()))
+    out = tmp_path / "bench.json"
+    assert bench.main(["--quick", "--only", "chain,minigrad", "--repeat", "1",
+                       "--json", str(out)]) == 0
+    text = capsys.readouterr().out
+    assert "1. chain of 30 small ops" in text and "mygrad" not in text
+    data = json.loads(out.read_text())
+    assert [item["key"] for item in data] == ["chain"]
+    assert {row["engine"] for row in data[0]["rows"]} == {"numpy", "minigrad", "torch"}
+
+
+def test_unknown_only_name_is_an_error():
+    with pytest.raises(SystemExit):
+        bench.parse(["--only", "jax"])
