@@ -25,13 +25,13 @@ __all__ = ["matmul", "constant", "as_operand"]
 
 
 # -- elementwise --------------------------------------------------------------------------
-def _binary(fn: Any, name: str, a: Any, b: Any) -> Any:
+def _binary(fn: Any, name: str, a: Any, b: Any, **config: Any) -> Any:
     """Apply a two-input op; shapes that do not broadcast get an error naming both."""
     a, b = as_operand(a), as_operand(b)
     if isinstance(b, float) and is_tensor(a) and a.data.dtype.kind in "iub":
         a = cast(a, np.float32)  # int tensor * 2.5 is float32 in PyTorch, not float64
     try:
-        return fn.apply(a, b)
+        return fn.apply(a, b, **config)
     except ValueError as exc:
         sa, sb = np.shape(unwrap(a)), np.shape(unwrap(b))
         try:
@@ -43,12 +43,16 @@ def _binary(fn: Any, name: str, a: Any, b: Any) -> Any:
 
 def add(input: Any, other: Any, alpha: float = 1) -> Any:
     """input + alpha * other"""
-    return _binary(ew.Add, "add", input, other if alpha == 1 else other * alpha)
+    if alpha != 1:  # one AddBackward0 node, as in PyTorch
+        return _binary(ew.AddScaled, "add", input, other, alpha=alpha)
+    return _binary(ew.Add, "add", input, other)
 
 
 def sub(input: Any, other: Any, alpha: float = 1) -> Any:
     """input - alpha * other"""
-    return _binary(ew.Sub, "sub", input, other if alpha == 1 else other * alpha)
+    if alpha != 1:  # one SubBackward0 node, as in PyTorch
+        return _binary(ew.SubScaled, "sub", input, other, alpha=alpha)
+    return _binary(ew.Sub, "sub", input, other)
 
 
 subtract = sub
@@ -284,6 +288,8 @@ def reshape(input: Any, *shape: Any) -> Any:
         probe.shape = shape
     except AttributeError:
         return unsafe_view(clone(input), shape)
+    if not input.data.flags.c_contiguous:  # a view of strided memory: PyTorch's _reshape_alias
+        return sh.ReshapeAlias.apply(input, shape=shape)
     return sh.View.apply(input, shape=shape)
 
 

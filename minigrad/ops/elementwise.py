@@ -44,6 +44,38 @@ class Sub(Function):
         return grad, -grad if ctx.needs_input_grad[1] else None
 
 
+class AddScaled(Function):
+    """a + alpha * b (`add(a, b, alpha=...)`)"""
+
+    node_name = "AddBackward0"
+    formula = r"d(a+alpha*b)/da = 1 ;  d(a+alpha*b)/db = alpha"
+
+    @staticmethod
+    def forward(ctx, a, b, alpha=1):
+        ctx.alpha = alpha
+        return unwrap(a) + alpha * unwrap(b)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad, grad * ctx.alpha if ctx.needs_input_grad[1] else None
+
+
+class SubScaled(Function):
+    """a - alpha * b (`sub(a, b, alpha=...)`)"""
+
+    node_name = "SubBackward0"
+    formula = r"d(a-alpha*b)/da = 1 ;  d(a-alpha*b)/db = -alpha"
+
+    @staticmethod
+    def forward(ctx, a, b, alpha=1):
+        ctx.alpha = alpha
+        return unwrap(a) - alpha * unwrap(b)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad, grad * -ctx.alpha if ctx.needs_input_grad[1] else None
+
+
 class Rsub(Function):
     """c - a, for a number c (PyTorch's rsub)"""
 

@@ -99,8 +99,11 @@ def matmul(a: Any, b: Any) -> Any:
     """`a @ b`, built from the same pieces PyTorch 2.13 uses, so the graph has its shape.
 
     1-D·1-D is `dot`, 2-D·2-D `mm`, 2-D·1-D `mv`; 1-D·2-D is `unsqueeze → mm → squeeze`;
-    N-D·2-D folds the batch into rows (`view → mm → _unsafe_view`); batched products expand
-    both sides to the broadcast batch, fold it (`expand → view → bmm → _unsafe_view`).
+    N-D·2-D folds the batch into rows (`view → mm → _unsafe_view`, `mv` for N-D·1-D); batched
+    products expand both sides to the broadcast batch, fold it (`expand → view → bmm →
+    _unsafe_view`). By design, 1-D/2-D·N-D and batches of size 1 also take that batched path,
+    where PyTorch folds them into one mm/mv with transposes or squeezes chosen by strides and
+    requires_grad: same gradients, different shape nodes (compare/graph.py KNOWN_DIFFERENCES).
     """
     from minigrad import ops
 
@@ -118,13 +121,12 @@ def matmul(a: Any, b: Any) -> Any:
     if da == 1 and db == 2:
         return ops.squeeze_dims(Mm.apply(ops.unsqueeze(a, 0), b), (0,))
     if db <= 2:
-        # fold a's batch dims into rows: (..., n, k) -> (rows, k) @ b
+        # fold a's batch dims into rows: (..., n, k) -> (rows, k) @ b, mv for a vector b
         lead = unwrap(a).shape[:-1]
-        b2 = ops.unsqueeze(b, 1) if db == 1 else b
-        _check("matmul", a, b, unwrap(a).shape[-1] == unwrap(b2).shape[0])
-        out = Mm.apply(ops.reshape(a, (-1, unwrap(a).shape[-1])), b2)
-        out = ops.unsafe_view(out, lead + unwrap(b2).shape[1:])
-        return ops.squeeze_dims(out, (-1,)) if db == 1 else out
+        _check("matmul", a, b, unwrap(a).shape[-1] == unwrap(b).shape[0])
+        rows = ops.reshape(a, (-1, unwrap(a).shape[-1]))
+        out = Mv.apply(rows, b) if db == 1 else Mm.apply(rows, b)
+        return ops.unsafe_view(out, lead + unwrap(b).shape[1:])
     return _batched(a, b)
 
 

@@ -43,6 +43,12 @@ class UnsafeView(View):
     node_name = "UnsafeViewBackward0"
 
 
+class ReshapeAlias(View):
+    """a reshape that can view non-contiguous memory (PyTorch's _reshape_alias)"""
+
+    node_name = "ReshapeAliasBackward0"
+
+
 class T(Function):
     """transpose of a matrix (t())"""
 
