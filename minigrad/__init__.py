@@ -5,7 +5,7 @@ autograd examples unchanged.
 Nothing runs on import; every public name is re-exported here.
 """
 
-from minigrad import autograd, events
+from minigrad import autograd, events, nn, optim
 from minigrad.dtypes import (
     bool,
     double,

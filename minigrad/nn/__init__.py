@@ -1,0 +1,28 @@
+"""`minigrad.nn`: modules, layers and losses, with PyTorch's names and behaviour.
+
+    from minigrad import nn
+    import minigrad.nn.functional as F
+    model = nn.Sequential(nn.Linear(2, 16), nn.ReLU(), nn.Linear(16, 2))
+"""
+
+from minigrad.nn import functional, init, utils
+from minigrad.nn.containers import ModuleList, Sequential
+from minigrad.nn.layers import (
+    Dropout,
+    Flatten,
+    Identity,
+    Linear,
+    LogSoftmax,
+    ReLU,
+    Sigmoid,
+    Softmax,
+    Tanh,
+)
+from minigrad.nn.losses import BCELoss, BCEWithLogitsLoss, CrossEntropyLoss, MSELoss, NLLLoss
+from minigrad.nn.module import Module, Parameter
+
+__all__ = [
+    "functional", "init", "utils", "Module", "Parameter", "Sequential", "ModuleList", "Linear",
+    "Identity", "ReLU", "Tanh", "Sigmoid", "Softmax", "LogSoftmax", "Dropout", "Flatten",
+    "MSELoss", "CrossEntropyLoss", "NLLLoss", "BCELoss", "BCEWithLogitsLoss",
+]

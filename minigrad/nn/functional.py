@@ -1,0 +1,176 @@
+"""`minigrad.nn.functional` (import it as `F`): layers and losses as plain functions.
+
+Same names and arguments as `torch.nn.functional`; each checks its inputs with PyTorch's error
+messages and then calls one op, so the graph has PyTorch's nodes.
+"""
+
+from __future__ import annotations
+
+import builtins
+import warnings
+from typing import Any
+
+import numpy as np
+
+from minigrad import factories, ops
+from minigrad.ops import losses as L
+from minigrad.ops.base import constant, is_tensor
+from minigrad.ops.linear import linear
+from minigrad.tensor import Tensor
+
+__all__ = [
+    "linear", "relu", "tanh", "sigmoid", "softmax", "log_softmax", "dropout", "mse_loss",
+    "cross_entropy", "nll_loss", "binary_cross_entropy", "binary_cross_entropy_with_logits",
+]
+
+
+# -- activations -------------------------------------------------------------------------------
+def relu(input: Tensor, inplace: bool = False) -> Tensor:
+    """max(input, 0) elementwise (ReluBackward0)"""
+    return ops.relu(input)
+
+
+def tanh(input: Tensor) -> Tensor:
+    return ops.tanh(input)
+
+
+def sigmoid(input: Tensor) -> Tensor:
+    return ops.sigmoid(input)
+
+
+def softmax_dim(ndim: int) -> int:
+    """The dim PyTorch picks when `dim` is not given (and warns about)."""
+    warnings.warn("Implicit dimension choice for softmax has been deprecated. Change the call "
+                  "to include dim=X as an argument.", UserWarning, stacklevel=3)
+    return 0 if ndim in (0, 1, 3) else 1
+
+
+def softmax(input: Tensor, dim: int | None = None, dtype: Any = None) -> Tensor:
+    """exp(x) / sum(exp(x)) along `dim` (SoftmaxBackward0)"""
+    if dtype is not None:
+        input = input.to(dtype)
+    return ops.softmax(input, softmax_dim(input.ndim) if dim is None else dim)
+
+
+def log_softmax(input: Tensor, dim: int | None = None, dtype: Any = None) -> Tensor:
+    """log(softmax(x)) along `dim`, computed stably (LogSoftmaxBackward0)"""
+    if dtype is not None:
+        input = input.to(dtype)
+    return ops.log_softmax(input, softmax_dim(input.ndim) if dim is None else dim)
+
+
+def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False
+            ) -> Tensor:
+    """In training, zero each element with probability p and scale the rest by 1/(1-p).
+
+    Recorded as `input * mask` (MulBackward0 with a constant mask), as in PyTorch; in
+    evaluation (training=False) the input is returned unchanged.
+    """
+    if not 0.0 <= p <= 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    if not training:
+        return input
+    keep = factories.generator().random(input.shape) >= p
+    scale = 0.0 if p == 1.0 else 1.0 / (1.0 - p)
+    return ops.mul(input, constant((keep * scale).astype(input.dtype)))
+
+
+# -- losses ----------------------------------------------------------------------------------
+def _target(target: Any, input: Tensor) -> Tensor:
+    """Targets may come as numpy arrays or lists; they become constant tensors."""
+    if is_tensor(target):
+        return target
+    return constant(np.asarray(target, dtype=input.dtype))
+
+
+def _array(value: Any) -> np.ndarray | None:
+    return None if value is None else np.asarray(value.data if is_tensor(value) else value)
+
+
+def mse_loss(input: Tensor, target: Any, *, reduction: str = "mean") -> Tensor:
+    """mean (or sum) of (input - target)^2 (MseLossBackward0)"""
+    L.check_reduction(reduction)
+    target = _target(target, input)
+    if target.shape != input.shape:
+        warnings.warn(f"Using a target size ({target.shape}) that is different to the input "
+                      f"size ({input.shape}). This will likely lead to incorrect results due to "
+                      "broadcasting. Please ensure they have the same size.", UserWarning,
+                      stacklevel=2)
+    return L.MseLoss.apply(input, target, reduction=reduction)
+
+
+def nll_loss(input: Tensor, target: Any, weight: Any = None, *, ignore_index: int = -100,
+             reduction: str = "mean") -> Tensor:
+    """-input[n, target[n]] averaged over the batch: input holds log-probabilities
+    (NllLossBackward0)"""
+    L.check_reduction(reduction)
+    labels = np.asarray(target.data if is_tensor(target) else target)
+    if labels.dtype.kind not in "iu":
+        raise RuntimeError(f"expected target dtype to be Long or Byte, but got "
+                           f"{labels.dtype.name.capitalize()} (class labels must be integers: "
+                           "use minigrad.tensor([0, 2, 1]) or labels.long())")
+    x_shape = input.shape
+    if input.ndim == 0 or input.ndim - 1 != labels.ndim:
+        raise ValueError(f"Expected target of {builtins.max(input.ndim - 1, 0)} dims for input "
+                         f"of shape {tuple(x_shape)} (N, C, ...), got target of shape "
+                         f"{labels.shape}")
+    if input.ndim > 1 and x_shape[0] != labels.shape[0]:
+        raise ValueError(f"Expected input batch_size ({x_shape[0]}) to match target batch_size "
+                         f"({labels.shape[0]}).")
+    if input.ndim > 2 and x_shape[2:] != labels.shape[1:]:
+        raise RuntimeError(f"Expected target size {[x_shape[0], *x_shape[2:]]}, got "
+                           f"{list(labels.shape)}")
+    classes = x_shape[0] if input.ndim == 1 else x_shape[1]
+    bad = (labels != ignore_index) & ((labels < 0) | (labels >= classes))
+    if np.any(bad):
+        raise IndexError(f"Target {labels[bad].flat[0]} is out of bounds.")
+    return L.NllLoss.apply(input, target=labels, weight=_array(weight), reduction=reduction,
+                           ignore_index=ignore_index)
+
+
+def cross_entropy(input: Tensor, target: Any, weight: Any = None, *, ignore_index: int = -100,
+                  reduction: str = "mean") -> Tensor:
+    """nll_loss(log_softmax(input, 1), target): logits in, integer class labels as target.
+
+    The graph is NllLossBackward0 <- LogSoftmaxBackward0, as PyTorch records it. A float
+    target of the input's shape is read as class probabilities instead.
+    """
+    dim = 0 if input.ndim == 1 else 1
+    logp = ops.log_softmax(input, dim)
+    labels = target.data if is_tensor(target) else np.asarray(target)
+    if labels.dtype.kind == "f" and labels.shape == tuple(input.shape):
+        L.check_reduction(reduction)
+        losses = -(logp * _target(target, input)).sum(dim)
+        if weight is not None:
+            raise NotImplementedError("cross_entropy with probability targets and class "
+                                      "weights is not supported by minigrad")
+        if reduction == "none":
+            return losses
+        return losses.sum() if reduction == "sum" else losses.mean()
+    return nll_loss(logp, target, weight, ignore_index=ignore_index, reduction=reduction)
+
+
+def binary_cross_entropy(input: Tensor, target: Any, weight: Any = None, *,
+                         reduction: str = "mean") -> Tensor:
+    """-(t*log(p) + (1-t)*log(1-p)) for probabilities p (BinaryCrossEntropyBackward0)"""
+    L.check_reduction(reduction)
+    target = _target(target, input)
+    if target.shape != input.shape:
+        raise ValueError(f"Using a target size ({target.shape}) that is different to the input "
+                         f"size ({input.shape}) is deprecated. Please ensure they have the same "
+                         "size.")
+    return L.BinaryCrossEntropy.apply(input, target, weight=_array(weight), reduction=reduction)
+
+
+def binary_cross_entropy_with_logits(input: Tensor, target: Any, weight: Any = None, *,
+                                     reduction: str = "mean", pos_weight: Any = None
+                                     ) -> Tensor:
+    """binary_cross_entropy(sigmoid(input), target), computed stably from the logits
+    (BinaryCrossEntropyWithLogitsBackward0)"""
+    L.check_reduction(reduction)
+    target = _target(target, input)
+    if target.shape != input.shape:
+        raise ValueError(f"Target size ({target.shape}) must be the same as input size "
+                         f"({input.shape})")
+    return L.BinaryCrossEntropyWithLogits.apply(
+        input, target, weight=_array(weight), pos_weight=_array(pos_weight), reduction=reduction)

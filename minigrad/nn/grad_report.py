@@ -1,0 +1,187 @@
+"""`grad_report(model)`: after `loss.backward()`, one row per parameter with its gradient's
+size, and a warning where something is off.
+
+The four warnings, and what they usually mean:
+- missing: requires_grad but `.grad` is None: the parameter was not used in the loss, or
+  backward has not run (or zero_grad ran after it);
+- frozen: requires_grad=False: no gradient, and the optimizer will skip it;
+- vanishing: the gradient is all zeros, or tiny next to the weight (|g| / |w| < 1e-7): a dead
+  ReLU upstream, a saturated sigmoid/tanh;
+- exploding: the gradient is nan/inf, or huge next to the weight (|g| / |w| > 1e3).
+"""
+
+from __future__ import annotations
+
+import sys
+import unicodedata
+from dataclasses import dataclass
+from typing import Any, TextIO
+
+import numpy as np
+
+from minigrad.tensor import Tensor
+
+HEADERS = {
+    "en": ("name", "shape", "requires_grad", "grad norm", "grad mean", "max |grad|", "zeros",
+           "warning"),
+    "zh": ("参数名", "形状", "requires_grad", "梯度范数", "梯度均值", "最大|梯度|", "零值占比",
+           "提示"),
+}
+FLAGS = {
+    "en": {"missing": "no grad", "frozen": "frozen", "vanishing": "vanishing",
+           "exploding": "exploding"},
+    "zh": {"missing": "无梯度", "frozen": "已冻结", "vanishing": "梯度消失",
+           "exploding": "梯度爆炸"},
+}
+MESSAGES = {
+    "en": {
+        "missing": "no gradient (.grad is None): was it used in the loss? did backward run?",
+        "frozen": "frozen (requires_grad=False): it gets no gradient and the optimizer will "
+                  "not change it",
+        "zeros": "vanishing: the gradient is all zeros; is a ReLU upstream dead (its input "
+                 "always negative), or a sigmoid/tanh saturated?",
+        "small": "vanishing: |grad| / |weight| = {ratio:.1e} (< {limit:.0e}); this parameter "
+                 "will barely move",
+        "nonfinite": "exploding: the gradient contains nan or inf; lower the learning rate, "
+                     "check the loss (log of 0?), or clip with nn.utils.clip_grad_norm_",
+        "large": "exploding: |grad| / |weight| = {ratio:.1e} (> {limit:.0e}); lower the "
+                 "learning rate or clip with nn.utils.clip_grad_norm_",
+        "summary": "{n} parameters, {bad} with warnings.",
+        "healthy": "{n} parameters, all gradients look healthy.",
+    },
+    "zh": {
+        "missing": "没有梯度（.grad 是 None）：这个参数参与损失的计算了吗？backward() 运行过了吗？",
+        "frozen": "已冻结（requires_grad=False）：它不会得到梯度，优化器也不会更新它",
+        "zeros": "梯度消失：梯度全是 0。是不是上游的 ReLU“死”了（输入总是负数），"
+                 "或者 sigmoid/tanh 饱和了？",
+        "small": "梯度消失：|梯度| / |权重| = {ratio:.1e}（小于 {limit:.0e}），"
+                 "这个参数几乎不会更新",
+        "nonfinite": "梯度爆炸：梯度里有 nan 或 inf。调小学习率，"
+                     "检查损失（是不是对 0 取了对数？），或者用 nn.utils.clip_grad_norm_ 裁剪",
+        "large": "梯度爆炸：|梯度| / |权重| = {ratio:.1e}（大于 {limit:.0e}）。调小学习率，"
+                 "或者用 nn.utils.clip_grad_norm_ 裁剪",
+        "summary": "共 {n} 个参数，其中 {bad} 个有警告。",
+        "healthy": "共 {n} 个参数，梯度看起来都正常。",
+    },
+}
+
+
+@dataclass(frozen=True)
+class GradRow:
+    """One parameter's line of the report. Statistics are None when there is no gradient."""
+
+    name: str
+    shape: tuple
+    requires_grad: bool
+    grad_norm: float | None
+    grad_mean: float | None
+    grad_max: float | None  # max |g|
+    zero_fraction: float | None
+    weight_norm: float
+    warnings: tuple = ()  # codes: "missing", "frozen", "vanishing", "exploding"
+    messages: tuple = ()  # the same warnings as sentences, in the report's language
+
+
+def _named(params: Any) -> list[tuple[str, Tensor]]:
+    if hasattr(params, "named_parameters"):
+        return list(params.named_parameters())
+    if isinstance(params, Tensor):
+        return [("0", params)]
+    if hasattr(params, "items"):
+        return list(params.items())
+    items = list(params)
+    return [(str(i), p) if isinstance(p, Tensor) else tuple(p) for i, p in enumerate(items)]
+
+
+def _row(name: str, p: Tensor, lang: str, vanishing: float, exploding: float) -> GradRow:
+    msg = MESSAGES[lang]
+    weight_norm = float(np.linalg.norm(p.data.astype(np.float64).ravel()))
+    shape = tuple(p.data.shape)
+    if not p.requires_grad:
+        return GradRow(name, shape, False, None, None, None, None, weight_norm, ("frozen",),
+                       (msg["frozen"],))
+    if p.grad is None:
+        return GradRow(name, shape, True, None, None, None, None, weight_norm, ("missing",),
+                       (msg["missing"],))
+    g = p.grad.data.astype(np.float64).ravel()
+    with np.errstate(invalid="ignore", over="ignore"):
+        norm = float(np.linalg.norm(g)) if g.size else 0.0
+        mean = float(g.mean()) if g.size else 0.0
+        gmax = float(np.max(np.abs(g))) if g.size else 0.0
+    zeros = float(np.mean(g == 0)) if g.size else 1.0
+    ratio = norm / weight_norm if weight_norm > 0 else None
+    codes, texts = [], []
+    if not np.all(np.isfinite(g)):
+        codes.append("exploding")
+        texts.append(msg["nonfinite"])
+    elif g.size and zeros == 1.0:
+        codes.append("vanishing")
+        texts.append(msg["zeros"])
+    elif ratio is not None and ratio < vanishing:
+        codes.append("vanishing")
+        texts.append(msg["small"].format(ratio=ratio, limit=vanishing))
+    elif (ratio if ratio is not None else norm) > exploding:
+        codes.append("exploding")
+        texts.append(msg["large"].format(ratio=ratio if ratio is not None else norm,
+                                         limit=exploding))
+    return GradRow(name, shape, True, norm, mean, gmax, zeros, weight_norm, tuple(codes),
+                   tuple(texts))
+
+
+def _width(text: str) -> int:
+    """Columns the text takes in a terminal (Chinese characters take two)."""
+    return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
+
+
+def _pad(text: str, width: int) -> str:
+    return text + " " * (width - _width(text))
+
+
+def _number(value: float | None) -> str:
+    return "-" if value is None else f"{value:.3e}"
+
+
+def format_grad_report(rows: list[GradRow], lang: str = "en") -> str:
+    """The aligned table of `rows`, then each warning as a sentence, then a summary."""
+    flags = FLAGS[lang]
+    table = [HEADERS[lang]]
+    for r in rows:
+        table.append((
+            r.name, str(r.shape), str(r.requires_grad),
+            "None" if r.grad_norm is None and r.requires_grad else _number(r.grad_norm),
+            _number(r.grad_mean), _number(r.grad_max),
+            "-" if r.zero_fraction is None else f"{r.zero_fraction:.0%}",
+            ", ".join(flags[c] for c in r.warnings),
+        ))
+    widths = [max(_width(line[i]) for line in table) for i in range(len(table[0]))]
+    numeric = (3, 4, 5, 6)
+    lines = []
+    for line in table:
+        cells = [" " * (widths[i] - _width(c)) + c if i in numeric and line is not table[0]
+                 else _pad(c, widths[i]) for i, c in enumerate(line)]
+        lines.append("  ".join(cells).rstrip())
+    bad = [r for r in rows if r.warnings]
+    if bad:
+        lines.append("")
+        lines.extend(f"{r.name}: {text}" for r in bad for text in r.messages)
+    lines.append("")
+    key = "summary" if bad else "healthy"
+    lines.append(MESSAGES[lang][key].format(n=len(rows), bad=len(bad)))
+    return "\n".join(lines)
+
+
+def grad_report(model: Any, lang: str = "en", *, vanishing: float = 1e-7,
+                exploding: float = 1e3, file: TextIO | None = None, show: bool = True
+                ) -> list[GradRow]:
+    """Print (unless show=False) and return a table of every parameter's gradient.
+
+    `model`: a Module, a dict such as `dict(model.named_parameters())`, (name, param) pairs,
+    or plain tensors. `lang="zh"` prints the headers and warnings in Chinese. `vanishing` and
+    `exploding` are the limits on |grad| / |weight|.
+    """
+    if lang not in MESSAGES:
+        raise ValueError(f"grad_report: lang must be one of {sorted(MESSAGES)}, got {lang!r}")
+    rows = [_row(name, p, lang, vanishing, exploding) for name, p in _named(model)]
+    if show:
+        print(format_grad_report(rows, lang), file=file if file is not None else sys.stdout)
+    return rows

@@ -1,0 +1,369 @@
+"""`Parameter` and `Module`: how a network keeps track of its weights, as in PyTorch.
+
+Assigning a `Parameter` or a `Module` to an attribute of a Module registers it (that is the
+whole trick behind `named_parameters()` and `fc1.weight`): `__setattr__` files it under
+`_parameters` or `_modules`, and the walks below read those dicts in insertion order.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict, namedtuple
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import numpy as np
+
+from minigrad import dtypes
+from minigrad.function import RemovableHandle
+from minigrad.grad_mode import no_grad
+from minigrad.tensor import Tensor
+
+
+class Parameter(Tensor):
+    """A Tensor that is a module's weight: requires grad by default and is registered when
+    assigned to a Module attribute. Shares memory with the tensor it is made from."""
+
+    __slots__ = ()
+
+    def __init__(self, data: Any = None, requires_grad: bool = True) -> None:
+        super().__init__(np.empty(0, dtype=dtypes.float32) if data is None else data)
+        if isinstance(data, Tensor):
+            self.data = data.data  # share memory, as torch.nn.Parameter(t) does
+        self.requires_grad_(requires_grad)
+
+
+class _IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])):
+    """What load_state_dict(strict=False) could not match."""
+
+    def __repr__(self) -> str:
+        if not self.missing_keys and not self.unexpected_keys:
+            return "<All keys matched successfully>"
+        return super().__repr__()
+
+
+def _addindent(text: str, spaces: int) -> str:
+    lines = text.split("\n")
+    return "\n".join([lines[0]] + [" " * spaces + line for line in lines[1:]])
+
+
+class Module:
+    """Base class of every layer and model: subclass it, assign layers and Parameters in
+    `__init__` (after `super().__init__()`), and write `forward`."""
+
+    training: bool
+
+    def __init__(self) -> None:
+        object.__setattr__(self, "training", True)
+        object.__setattr__(self, "_parameters", OrderedDict())
+        object.__setattr__(self, "_buffers", OrderedDict())
+        object.__setattr__(self, "_modules", OrderedDict())
+        object.__setattr__(self, "_forward_hooks", [])
+        object.__setattr__(self, "_forward_pre_hooks", [])
+
+    def forward(self, *args: Any, **kwargs: Any) -> Any:
+        raise NotImplementedError(
+            f'Module [{type(self).__name__}] is missing the required "forward" function')
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        for hook in list(self._forward_pre_hooks):
+            new = hook(self, args)
+            if new is not None:
+                args = new if isinstance(new, tuple) else (new,)
+        out = self.forward(*args, **kwargs)
+        for hook in list(self._forward_hooks):
+            new = hook(self, args, out)
+            if new is not None:
+                out = new
+        return out
+
+    def register_forward_hook(self, hook: Callable) -> RemovableHandle:
+        """`hook(module, inputs, output) -> None | new output`, run after every forward."""
+        self._forward_hooks.append(hook)
+        return RemovableHandle(self._forward_hooks, hook)
+
+    def register_forward_pre_hook(self, hook: Callable) -> RemovableHandle:
+        """`hook(module, inputs) -> None | new inputs`, run before every forward."""
+        self._forward_pre_hooks.append(hook)
+        return RemovableHandle(self._forward_pre_hooks, hook)
+
+    # -- registration ----------------------------------------------------------------------
+    def __setattr__(self, name: str, value: Any) -> None:
+        params = self.__dict__.get("_parameters")
+        modules = self.__dict__.get("_modules")
+        if isinstance(value, Parameter):
+            if params is None:
+                raise AttributeError("cannot assign parameters before Module.__init__() call")
+            self._forget(name)
+            params[name] = value
+        elif params is not None and name in params:
+            if value is not None:
+                raise TypeError(f"cannot assign '{type(value).__name__}' as parameter '{name}' "
+                                "(minigrad.nn.Parameter or None expected)")
+            params[name] = None
+        elif isinstance(value, Module):
+            if modules is None:
+                raise AttributeError("cannot assign module before Module.__init__() call")
+            self._forget(name)
+            modules[name] = value
+        elif modules is not None and name in modules:
+            if value is not None:
+                raise TypeError(f"cannot assign '{type(value).__name__}' as child module "
+                                f"'{name}' (minigrad.nn.Module or None expected)")
+            modules[name] = None
+        elif self.__dict__.get("_buffers") and name in self._buffers:
+            self._buffers[name] = value
+        else:
+            object.__setattr__(self, name, value)
+
+    def _forget(self, name: str) -> None:
+        self.__dict__.pop(name, None)
+        for table in ("_parameters", "_buffers", "_modules"):
+            self.__dict__[table].pop(name, None)
+
+    def __getattr__(self, name: str) -> Any:
+        # only called when normal lookup fails: look in the registries
+        for table in ("_parameters", "_buffers", "_modules"):
+            entries = self.__dict__.get(table)
+            if entries is not None and name in entries:
+                return entries[name]
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+
+    def __delattr__(self, name: str) -> None:
+        for table in ("_parameters", "_buffers", "_modules"):
+            if name in self.__dict__.get(table, {}):
+                del self.__dict__[table][name]
+                return
+        object.__delattr__(self, name)
+
+    def register_parameter(self, name: str, param: Parameter | None) -> None:
+        if param is not None and not isinstance(param, Parameter):
+            raise TypeError(f"cannot assign '{type(param).__name__}' object to parameter "
+                            f"'{name}' (minigrad.nn.Parameter or None required)")
+        self._forget(name)
+        self._parameters[name] = param
+
+    def register_buffer(self, name: str, tensor: Tensor | None) -> None:
+        """A tensor that belongs to the module's state (state_dict) but is not trained."""
+        self._forget(name)
+        self._buffers[name] = tensor
+
+    def add_module(self, name: str, module: Module | None) -> None:
+        if module is not None and not isinstance(module, Module):
+            raise TypeError(f"{type(module).__name__} is not a Module subclass")
+        self._forget(name)
+        self._modules[name] = module
+
+    register_module = add_module
+
+    # -- walking the tree ------------------------------------------------------------------
+    def named_modules(self, memo: set | None = None, prefix: str = "",
+                      remove_duplicate: bool = True) -> Iterator[tuple[str, Module]]:
+        """('', self), then every submodule depth-first with its dotted name."""
+        seen = set() if memo is None else memo
+        stack: list[tuple[str, Module]] = [(prefix, self)]
+        while stack:
+            name, module = stack.pop()
+            if remove_duplicate:
+                if id(module) in seen:
+                    continue
+                seen.add(id(module))
+            yield name, module
+            children = [(f"{name}.{k}" if name else k, m) for k, m in module._modules.items()
+                        if m is not None]
+            stack.extend(reversed(children))
+
+    def modules(self) -> Iterator[Module]:
+        for _, module in self.named_modules():
+            yield module
+
+    def named_children(self) -> Iterator[tuple[str, Module]]:
+        seen = set()
+        for name, module in self._modules.items():
+            if module is not None and id(module) not in seen:
+                seen.add(id(module))
+                yield name, module
+
+    def children(self) -> Iterator[Module]:
+        for _, module in self.named_children():
+            yield module
+
+    def _named_members(self, table: str, prefix: str, recurse: bool,
+                       remove_duplicate: bool = True) -> Iterator[tuple[str, Any]]:
+        seen: set = set()
+        walk = self.named_modules(prefix=prefix, remove_duplicate=remove_duplicate) \
+            if recurse else [(prefix, self)]
+        for module_name, module in walk:
+            for name, value in module.__dict__[table].items():
+                if value is None or (remove_duplicate and id(value) in seen):
+                    continue
+                seen.add(id(value))
+                yield (f"{module_name}.{name}" if module_name else name), value
+
+    def named_parameters(self, prefix: str = "", recurse: bool = True,
+                         remove_duplicate: bool = True) -> Iterator[tuple[str, Parameter]]:
+        """(dotted name, parameter) pairs: `fc1.weight`, `0.bias`, ... (shared ones once)."""
+        return self._named_members("_parameters", prefix, recurse, remove_duplicate)
+
+    def parameters(self, recurse: bool = True) -> Iterator[Parameter]:
+        for _, param in self.named_parameters(recurse=recurse):
+            yield param
+
+    def named_buffers(self, prefix: str = "", recurse: bool = True) -> Iterator[tuple[str, Any]]:
+        return self._named_members("_buffers", prefix, recurse)
+
+    def buffers(self, recurse: bool = True) -> Iterator[Tensor]:
+        for _, buf in self.named_buffers(recurse=recurse):
+            yield buf
+
+    def apply(self, fn: Callable[[Module], Any]) -> Module:
+        """Call `fn` on every submodule (children first) and on self, e.g. to initialise."""
+        for module in self.children():
+            module.apply(fn)
+        fn(self)
+        return self
+
+    # -- training state ----------------------------------------------------------------------
+    def train(self, mode: bool = True) -> Module:
+        if not isinstance(mode, bool):
+            raise ValueError("training mode is expected to be boolean")
+        for module in self.modules():
+            object.__setattr__(module, "training", mode)
+        return self
+
+    def eval(self) -> Module:
+        return self.train(False)
+
+    def requires_grad_(self, requires_grad: bool = True) -> Module:
+        """Freeze (False) or unfreeze every parameter of this module."""
+        for param in self.parameters():
+            param.requires_grad_(requires_grad)
+        return self
+
+    def zero_grad(self, set_to_none: bool = True) -> None:
+        """Forget the gradients of the last backward (set to None, or zero them in place)."""
+        for param in self.parameters():
+            _zero_grad(param, set_to_none)
+
+    # -- state_dict --------------------------------------------------------------------------
+    def state_dict(self, destination: dict | None = None, prefix: str = "",
+                   keep_vars: bool = False) -> OrderedDict:
+        """Every parameter and buffer by dotted name, as numpy arrays.
+
+        The arrays are copies (PyTorch's state_dict shares memory with the parameters, which
+        surprises anyone who keeps a "best" state_dict while training goes on);
+        `keep_vars=True` gives the Parameters themselves.
+        """
+        out = OrderedDict() if destination is None else destination
+        for table in ("_parameters", "_buffers"):
+            for name, value in self._named_members(table, prefix.rstrip("."), True, False):
+                out[name] = value if keep_vars else np.array(value.data, copy=True)
+        return out
+
+    def load_state_dict(self, state_dict: dict, strict: bool = True) -> _IncompatibleKeys:
+        """Copy arrays (or tensors) into the parameters and buffers of the same names."""
+        own = dict(self._named_members("_parameters", "", True, False))
+        own.update(self._named_members("_buffers", "", True, False))
+        missing = [k for k in own if k not in state_dict]
+        unexpected = [k for k in state_dict if k not in own]
+        errors = []
+        for name, target in own.items():
+            if name not in state_dict:
+                continue
+            value = state_dict[name]
+            array = np.asarray(value.data if isinstance(value, Tensor) else value)
+            if array.shape != target.data.shape:
+                errors.append(f"size mismatch for {name}: copying a param with shape "
+                              f"minigrad.Size({list(array.shape)}) from checkpoint, the shape "
+                              f"in current model is minigrad.Size({list(target.data.shape)}).")
+        if strict:
+            if missing:
+                errors.insert(0, "Missing key(s) in state_dict: "
+                              + ", ".join(f'"{k}"' for k in missing) + ". ")
+            if unexpected:
+                errors.insert(1 if missing else 0, "Unexpected key(s) in state_dict: "
+                              + ", ".join(f'"{k}"' for k in unexpected) + ". ")
+        if errors:
+            raise RuntimeError(f"Error(s) in loading state_dict for {type(self).__name__}:\n\t"
+                               + "\n\t".join(errors))
+        with no_grad():
+            for name, target in own.items():
+                if name in state_dict:
+                    value = state_dict[name]
+                    array = np.asarray(value.data if isinstance(value, Tensor) else value)
+                    target.copy_(Tensor(array))
+        return _IncompatibleKeys(missing, unexpected)
+
+    # -- dtype and device --------------------------------------------------------------------
+    def _apply(self, fn: Callable[[np.ndarray], np.ndarray]) -> Module:
+        for tensor in list(self.parameters()) + list(self.buffers()):
+            tensor.data = fn(tensor.data)
+            if tensor._grad is not None:
+                tensor._grad = Tensor._make(fn(tensor._grad.data), None, 0)
+        return self
+
+    def to(self, *args: Any, **kwargs: Any) -> Module:
+        """`to("cpu")` does nothing; `to(minigrad.float64)` converts every parameter."""
+        dtype = kwargs.get("dtype")
+        for a in list(args) + [kwargs.get("device")]:
+            if a is None:
+                continue
+            if isinstance(a, str) or type(a).__name__ == "device":
+                dtypes.check_device(str(a))
+            else:
+                dtype = a
+        if dtype is None:
+            return self
+        dtype = np.dtype(dtype)
+        if dtype.kind != "f":
+            raise TypeError(f"nn.Module.to only accepts floating point dtypes, but got desired "
+                            f"dtype={dtypes.name(dtype)}")
+        return self._apply(lambda a: a.astype(dtype) if a.dtype.kind == "f" else a)
+
+    def double(self) -> Module:
+        return self.to(dtypes.float64)
+
+    def float(self) -> Module:
+        return self.to(dtypes.float32)
+
+    def cpu(self) -> Module:
+        return self
+
+    def cuda(self, device: Any = None) -> Module:
+        dtypes.check_device("cuda")
+        return self
+
+    # -- printing ------------------------------------------------------------------------------
+    def extra_repr(self) -> str:
+        """The text inside the parentheses of this module's repr (e.g. `in_features=2, ...`)."""
+        return ""
+
+    def _get_name(self) -> str:
+        return type(self).__name__
+
+    def __repr__(self) -> str:
+        extra = self.extra_repr()
+        lines = extra.split("\n") if extra else []
+        children = [f"({name}): {_addindent(repr(module), 2)}"
+                    for name, module in self._modules.items()]
+        main = self._get_name() + "("
+        if lines or children:
+            if len(lines) == 1 and not children:
+                main += lines[0]
+            else:
+                main += "\n  " + "\n  ".join(lines + children) + "\n"
+        return main + ")"
+
+
+def _zero_grad(param: Tensor, set_to_none: bool) -> None:
+    grad = param.grad
+    if grad is None:
+        return
+    if set_to_none:
+        param.grad = None
+    else:
+        if grad.grad_fn is not None:
+            grad.detach_()
+        else:
+            grad.requires_grad_(False)
+        with no_grad():
+            grad.zero_()

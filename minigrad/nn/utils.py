@@ -1,0 +1,56 @@
+"""`minigrad.nn.utils`: gradient clipping, and `grad_report` (every parameter's gradient at a
+glance, with warnings)."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+
+import numpy as np
+
+from minigrad.grad_mode import no_grad
+from minigrad.nn.grad_report import GradRow, grad_report
+from minigrad.tensor import Tensor
+
+__all__ = ["clip_grad_norm_", "clip_grad_value_", "grad_report", "GradRow"]
+
+
+def _grads(parameters: Tensor | Iterable[Tensor]) -> list[Tensor]:
+    params = [parameters] if isinstance(parameters, Tensor) else list(parameters)
+    return [p.grad for p in params if p.grad is not None]
+
+
+def clip_grad_norm_(parameters: Tensor | Iterable[Tensor], max_norm: float,
+                    norm_type: float = 2.0, error_if_nonfinite: bool = False) -> Tensor:
+    """Scale all gradients together so that their total norm is at most `max_norm`.
+
+    The total norm is the norm of the vector of all gradient entries (of every parameter);
+    each gradient is multiplied in place by min(1, max_norm / (total + 1e-6)). Returns the
+    total norm before clipping, as PyTorch does.
+    """
+    grads = _grads(parameters)
+    if not grads:
+        return Tensor(0.0)
+    norm_type = float(norm_type)
+    if norm_type == math.inf:
+        total = max(float(np.max(np.abs(g.data))) if g.data.size else 0.0 for g in grads)
+    else:
+        norms = [np.linalg.norm(g.data.ravel(), norm_type) for g in grads]
+        total = float(np.linalg.norm(np.asarray(norms, dtype=np.float64), norm_type))
+    if error_if_nonfinite and not math.isfinite(total):
+        raise RuntimeError(
+            f"The total norm of order {norm_type} for gradients from `parameters` is "
+            "non-finite, so it cannot be clipped. To disable this error and scale the gradients "
+            "by the non-finite norm anyway, set `error_if_nonfinite=False`")
+    coef = min(max_norm / (total + 1e-6), 1.0)
+    with no_grad():
+        for g in grads:
+            g.mul_(coef)
+    return Tensor(np.asarray(total, dtype=grads[0].data.dtype))
+
+
+def clip_grad_value_(parameters: Tensor | Iterable[Tensor], clip_value: float) -> None:
+    """Clamp every gradient entry into [-clip_value, clip_value], in place."""
+    with no_grad():
+        for g in _grads(parameters):
+            g.clamp_(-clip_value, clip_value)

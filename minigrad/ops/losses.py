@@ -1,0 +1,188 @@
+"""Loss functions, each one op (one node), as PyTorch records them.
+
+`mse_loss` is `MseLossBackward0[input, target]`, `nll_loss` is `NllLossBackward0[input]` (the
+integer labels get no edge), `binary_cross_entropy` and `..._with_logits` have edges to input
+and target. Options (reduction, weights, labels) are passed to `apply` as keywords, so they
+are not inputs of the node.
+
+`reduction` is 'mean' (divide by the number of elements; for nll_loss by the summed class
+weights), 'sum' or 'none' (one loss per element). Backward first spreads the incoming
+gradient over the elements (`_spread`), then applies the elementwise derivative.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from minigrad.function import Function
+from minigrad.ops.base import constant
+
+REDUCTIONS = ("mean", "sum", "none")
+
+
+def check_reduction(reduction: str) -> None:
+    if reduction not in REDUCTIONS:
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+
+
+def _reduce(values: np.ndarray, reduction: str) -> np.ndarray:
+    if reduction == "mean":
+        return np.asarray(values.mean(), dtype=values.dtype)
+    if reduction == "sum":
+        return np.asarray(values.sum(), dtype=values.dtype)
+    return values
+
+
+def _spread(ctx: Any, grad: Any) -> Any:
+    """What each element's loss receives of the incoming gradient."""
+    return grad / ctx.numel if ctx.reduction == "mean" else grad
+
+
+class MseLoss(Function):
+    """(input - target)^2, averaged or summed"""
+
+    node_name = "MseLossBackward0"
+    formula = r"d mse/dinput = 2*(input - target) * grad / N ;  d mse/dtarget = -2*(input - " \
+        r"target) * grad / N   (N = number of elements for 'mean', 1 otherwise)"
+
+    @staticmethod
+    def forward(ctx, input, target, *, reduction="mean"):
+        ctx.save_for_backward(input, target)
+        ctx.reduction = reduction
+        diff = input.data - target.data
+        ctx.numel = diff.size
+        return _reduce(diff * diff, reduction)
+
+    @staticmethod
+    def backward(ctx, grad):
+        input, target = ctx.saved_tensors
+        d = _spread(ctx, grad) * 2 * (input - target)
+        need_input, need_target = ctx.needs_input_grad
+        return d if need_input else None, -d if need_target else None
+
+
+class NllLoss(Function):
+    """-input[n, target[n]] (negative log-likelihood of the labelled class)"""
+
+    node_name = "NllLossBackward0"
+    formula = r"d nll/dinput[n, c] = -w[c] * grad / sum(w[target]) if c == target[n], else 0" \
+        r"   (w = class weights, 1 by default; '/ sum' only for 'mean')"
+
+    @staticmethod
+    def forward(ctx, input, *, target, weight=None, reduction="mean", ignore_index=-100):
+        x, labels = input.data, np.asarray(target)
+        single = x.ndim == 1  # one sample: input (C,), target ()
+        xs = np.moveaxis(x[None] if single else x, 1, -1)  # (N, *d, C): classes last
+        labels = labels[None] if single else labels
+        valid = labels != ignore_index
+        safe = np.where(valid, labels, 0)
+        w = np.ones(x.shape[0 if single else 1], x.dtype) if weight is None else weight
+        w_picked = (w[safe] * valid).astype(x.dtype)
+        picked = np.take_along_axis(xs, safe[..., None], -1)[..., 0]
+        losses = -w_picked * picked
+        coef = np.zeros_like(xs)  # d(sum of losses)/dx, classes last
+        np.put_along_axis(coef, safe[..., None], -w_picked[..., None], -1)
+        if reduction == "mean":
+            total = w_picked.sum()
+            with np.errstate(invalid="ignore", divide="ignore"):
+                out, coef = np.asarray(losses.sum() / total, x.dtype), coef / total
+        elif reduction == "sum":
+            out = np.asarray(losses.sum(), x.dtype)
+        else:
+            out = losses[0] if single else losses
+        coef = coef[0] if single else np.moveaxis(coef, -1, 1)
+        ctx.save_for_backward(constant(coef))
+        ctx.reduction, ctx.single = reduction, single
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        (coef,) = ctx.saved_tensors
+        if ctx.reduction == "none" and not ctx.single:
+            grad = grad.unsqueeze(1)  # one loss per sample: broadcast over the classes
+        return grad * coef
+
+
+class BinaryCrossEntropy(Function):
+    """-(target*log(input) + (1-target)*log(1-input)), logs clamped at -100 as in PyTorch"""
+
+    node_name = "BinaryCrossEntropyBackward0"
+    formula = r"d bce/dinput = w * (input - target) / (input*(1 - input)) * grad ;  " \
+        r"d bce/dtarget = w * (log(1-input) - log(input)) * grad"
+
+    @staticmethod
+    def forward(ctx, input, target, *, weight=None, reduction="mean"):
+        x, t = input.data, target.data
+        if np.any((x < 0) | (x > 1)):
+            raise RuntimeError("all elements of input should be between 0 and 1 "
+                               "(binary_cross_entropy expects probabilities: apply sigmoid "
+                               "first, or use binary_cross_entropy_with_logits)")
+        with np.errstate(divide="ignore"):
+            log_x = np.maximum(np.log(x), -100)
+            log_1mx = np.maximum(np.log(1 - x), -100)
+        losses = -(t * log_x + (1 - t) * log_1mx)
+        if weight is not None:
+            losses = losses * weight
+        ctx.save_for_backward(input, target)
+        ctx.weight, ctx.reduction, ctx.numel = weight, reduction, losses.size
+        return _reduce(losses.astype(x.dtype, copy=False), reduction)
+
+    @staticmethod
+    def backward(ctx, grad):
+        x, t = ctx.saved_tensors
+        g = _spread(ctx, grad)
+        if ctx.weight is not None:
+            g = g * constant(ctx.weight)
+        need_input, need_target = ctx.needs_input_grad
+        d_input = d_target = None
+        if need_input:
+            d_input = g * (x - t) / ((1 - x) * x).clamp(min=1e-12)
+        if need_target:
+            d_target = g * ((1 - x).log().clamp(min=-100) - x.log().clamp(min=-100))
+        return d_input, d_target
+
+
+def _softplus(x: Any) -> Any:
+    """log(1 + e^x), computed without overflow (Tensor ops, so it can be differentiated)"""
+    return x.relu() + ((-x.abs()).exp() + 1).log()
+
+
+class BinaryCrossEntropyWithLogits(Function):
+    """binary cross-entropy of sigmoid(input), computed stably from the logits"""
+
+    node_name = "BinaryCrossEntropyWithLogitsBackward0"
+    formula = r"d bce/dinput = w * (sigmoid(input)*(pw*target + 1 - target) - pw*target) * " \
+        r"grad ;  d bce/dtarget = w * (pw*softplus(-input) - softplus(input)) * grad" \
+        r"   (pw = pos_weight, 1 by default)"
+
+    @staticmethod
+    def forward(ctx, input, target, *, weight=None, pos_weight=None, reduction="mean"):
+        x, t = input.data, target.data
+        softplus_neg = np.log1p(np.exp(-np.abs(x))) + np.maximum(-x, 0)  # -log(sigmoid(x))
+        if pos_weight is None:
+            losses = (1 - t) * x + softplus_neg
+        else:
+            losses = (1 - t) * x + (1 + (pos_weight - 1) * t) * softplus_neg
+        if weight is not None:
+            losses = losses * weight
+        ctx.save_for_backward(input, target)
+        ctx.weight, ctx.pos_weight = weight, pos_weight
+        ctx.reduction, ctx.numel = reduction, losses.size
+        return _reduce(losses.astype(x.dtype, copy=False), reduction)
+
+    @staticmethod
+    def backward(ctx, grad):
+        x, t = ctx.saved_tensors
+        g = _spread(ctx, grad)
+        if ctx.weight is not None:
+            g = g * constant(ctx.weight)
+        pw = 1 if ctx.pos_weight is None else constant(ctx.pos_weight)
+        need_input, need_target = ctx.needs_input_grad
+        d_input = d_target = None
+        if need_input:
+            d_input = g * (x.sigmoid() * (pw * t + 1 - t) - pw * t)
+        if need_target:
+            d_target = g * (pw * _softplus(-x) - _softplus(x))
+        return d_input, d_target

@@ -1,0 +1,89 @@
+"""Adam and AdamW, with PyTorch's update rule (bias correction, optional AMSGrad)."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from minigrad import ops
+from minigrad.factories import zeros_like
+from minigrad.grad_mode import no_grad
+from minigrad.optim.optimizer import Optimizer
+
+
+class Adam(Optimizer):
+    r"""Per-parameter step sizes from running averages of the gradient and its square:
+
+        g = grad + weight_decay * p              (Adam; AdamW decays p directly instead)
+        m = beta1 * m + (1 - beta1) * g          (first moment)
+        v = beta2 * v + (1 - beta2) * g^2        (second moment; AMSGrad uses max over steps)
+        p = p - lr / (1 - beta1^t) * m / (sqrt(v) / sqrt(1 - beta2^t) + eps)
+    """
+
+    def __init__(self, params: Iterable[Any], lr: float = 1e-3,
+                 betas: tuple[float, float] = (0.9, 0.999), eps: float = 1e-8,
+                 weight_decay: float = 0, amsgrad: bool = False, *,
+                 maximize: bool = False) -> None:
+        if lr < 0.0:
+            raise ValueError(f"Invalid learning rate: {lr}")
+        if eps < 0.0:
+            raise ValueError(f"Invalid epsilon value: {eps}")
+        for i, beta in enumerate(betas):
+            if not 0.0 <= beta < 1.0:
+                raise ValueError(f"Invalid beta parameter at index {i}: {beta}")
+        if weight_decay < 0.0:
+            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        super().__init__(params, dict(lr=lr, betas=tuple(betas), eps=eps,
+                                      weight_decay=weight_decay, amsgrad=amsgrad,
+                                      maximize=maximize))
+
+    def step(self, closure: Callable[[], Any] | None = None) -> Any:
+        """Update every parameter that has a gradient (those with `.grad` None are skipped)."""
+        loss = self._closure(closure)
+        with no_grad():
+            for group in self.param_groups:
+                for p in group["params"]:
+                    if p.grad is not None:
+                        self._update(p, group)
+        return loss
+
+    def _decay(self, p: Any, g: Any, group: dict) -> Any:
+        """Adam's L2 penalty: added to the gradient."""
+        return g + group["weight_decay"] * p if group["weight_decay"] != 0 else g
+
+    def _update(self, p: Any, group: dict) -> None:
+        g = self._decay(p, -p.grad if group["maximize"] else p.grad, group)
+        beta1, beta2 = group["betas"]
+        state = self.state[p]
+        if not state:
+            state["step"] = 0
+            state["exp_avg"] = zeros_like(p)
+            state["exp_avg_sq"] = zeros_like(p)
+            if group["amsgrad"]:
+                state["max_exp_avg_sq"] = zeros_like(p)
+        state["step"] += 1
+        t = state["step"]
+        m, v = state["exp_avg"], state["exp_avg_sq"]
+        m.mul_(beta1).add_(g, alpha=1 - beta1)
+        v.mul_(beta2).add_(g * g, alpha=1 - beta2)
+        if group["amsgrad"]:
+            state["max_exp_avg_sq"].copy_(ops.maximum(state["max_exp_avg_sq"], v))
+            v = state["max_exp_avg_sq"]
+        step_size = group["lr"] / (1 - beta1 ** t)
+        denom = v.sqrt() / math.sqrt(1 - beta2 ** t) + group["eps"]
+        p.add_(m / denom, alpha=-step_size)
+
+
+class AdamW(Adam):
+    """Adam with decoupled weight decay: p <- p * (1 - lr * weight_decay) before the step."""
+
+    def __init__(self, params: Iterable[Any], lr: float = 1e-3,
+                 betas: tuple[float, float] = (0.9, 0.999), eps: float = 1e-8,
+                 weight_decay: float = 1e-2, amsgrad: bool = False, *,
+                 maximize: bool = False) -> None:
+        super().__init__(params, lr, betas, eps, weight_decay, amsgrad, maximize=maximize)
+
+    def _decay(self, p: Any, g: Any, group: dict) -> Any:
+        p.mul_(1 - group["lr"] * group["weight_decay"])
+        return g

@@ -1,0 +1,61 @@
+"""Stochastic gradient descent, with PyTorch's update rule (momentum, dampening, nesterov,
+weight decay)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from minigrad.grad_mode import no_grad
+from minigrad.optim.optimizer import Optimizer
+
+
+class SGD(Optimizer):
+    r"""p <- p - lr * g, where g is the gradient, or with momentum the running buffer:
+
+        g = grad + weight_decay * p
+        buf = g                                    (first step)
+        buf = momentum * buf + (1 - dampening) * g  (later steps)
+        g = g + momentum * buf if nesterov else buf
+        p = p - lr * g
+    """
+
+    def __init__(self, params: Iterable[Any], lr: float = 1e-3, momentum: float = 0,
+                 dampening: float = 0, weight_decay: float = 0, nesterov: bool = False, *,
+                 maximize: bool = False) -> None:
+        if lr < 0.0:
+            raise ValueError(f"Invalid learning rate: {lr}")
+        if momentum < 0.0:
+            raise ValueError(f"Invalid momentum value: {momentum}")
+        if weight_decay < 0.0:
+            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        if nesterov and (momentum <= 0 or dampening != 0):
+            raise ValueError("Nesterov momentum requires a momentum and zero dampening")
+        super().__init__(params, dict(lr=lr, momentum=momentum, dampening=dampening,
+                                      weight_decay=weight_decay, nesterov=nesterov,
+                                      maximize=maximize))
+
+    def step(self, closure: Callable[[], Any] | None = None) -> Any:
+        """Update every parameter that has a gradient (those with `.grad` None are skipped)."""
+        loss = self._closure(closure)
+        with no_grad():
+            for group in self.param_groups:
+                for p in group["params"]:
+                    if p.grad is not None:
+                        self._update(p, group)
+        return loss
+
+    def _update(self, p: Any, group: dict) -> None:
+        g = -p.grad if group["maximize"] else p.grad
+        if group["weight_decay"] != 0:
+            g = g + group["weight_decay"] * p
+        momentum = group["momentum"]
+        if momentum != 0:
+            state = self.state[p]
+            buf = state.get("momentum_buffer")
+            if buf is None:
+                buf = state["momentum_buffer"] = g.clone().detach()
+            else:
+                buf.mul_(momentum).add_(g, alpha=1 - group["dampening"])
+            g = g + momentum * buf if group["nesterov"] else buf
+        p.add_(g, alpha=-group["lr"])
