@@ -456,3 +456,23 @@ def test_mlp_learns_xor_blobs():
     with mg.no_grad():
         accuracy = (model(inputs).argmax(1).data == y).mean()
     assert accuracy >= 0.95, f"train accuracy {accuracy:.2%} after 150 steps, loss {loss.item()}"
+
+
+def test_init_functions_and_module_apply():
+    def reinit(m):
+        if isinstance(m, nn.Linear):
+            nn.init.xavier_uniform_(m.weight, gain=nn.init.calculate_gain("tanh"))
+            nn.init.zeros_(m.bias)
+
+    model = nn.Sequential(nn.Linear(30, 20), nn.Tanh(), nn.Linear(20, 10)).apply(reinit)
+    bound = 5 / 3 * math.sqrt(6 / 50)
+    assert np.abs(model[0].weight.data).max() <= bound
+    assert not model[0].bias.data.any() and not model[2].bias.data.any()
+    assert model[0].weight.is_leaf and model[0].weight.requires_grad
+    w = nn.Parameter(mg.zeros(400, 100))
+    nn.init.kaiming_normal_(w, nonlinearity="relu")
+    assert abs(w.data.std() - math.sqrt(2 / 100)) < 0.01
+    nn.init.constant_(w, 0.5)
+    assert (w.data == 0.5).all()
+    with pytest.raises(ValueError, match="Fan in and fan out can not be computed"):
+        nn.init.xavier_uniform_(nn.Parameter(mg.zeros(3)))

@@ -176,3 +176,14 @@ def test_clip_grad_norm_and_value():
     with pytest.raises(RuntimeError, match="is non-finite, so it cannot be clipped"):
         nn.utils.clip_grad_norm_(a, 1.0, error_if_nonfinite=True)
     assert nn.utils.clip_grad_norm_([nn.Parameter(mg.ones(1))], 1.0).item() == 0.0
+
+
+def test_backward_after_step_through_a_retained_graph_is_refused():
+    """The step changed the weights the graph saved: PyTorch's in-place error, not a silent
+    wrong gradient."""
+    model = nn.Linear(3, 2)
+    loss = fitted(model)
+    loss.backward(retain_graph=True)
+    optim.SGD(model.parameters(), lr=0.1).step()
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        loss.backward()

@@ -6,10 +6,10 @@ import math
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from minigrad import ops
-from minigrad.factories import zeros_like
+import numpy as np
+
 from minigrad.grad_mode import no_grad
-from minigrad.optim.optimizer import Optimizer
+from minigrad.optim.optimizer import Optimizer, state_tensor, subtract_
 
 
 class Adam(Optimizer):
@@ -48,31 +48,34 @@ class Adam(Optimizer):
                         self._update(p, group)
         return loss
 
-    def _decay(self, p: Any, g: Any, group: dict) -> Any:
+    def _decay(self, p: Any, g: np.ndarray, group: dict) -> np.ndarray:
         """Adam's L2 penalty: added to the gradient."""
-        return g + group["weight_decay"] * p if group["weight_decay"] != 0 else g
+        return g + group["weight_decay"] * p.data if group["weight_decay"] != 0 else g
 
     def _update(self, p: Any, group: dict) -> None:
-        g = self._decay(p, -p.grad if group["maximize"] else p.grad, group)
+        g = self._decay(p, -p.grad.data if group["maximize"] else p.grad.data, group)
         beta1, beta2 = group["betas"]
         state = self.state[p]
         if not state:
             state["step"] = 0
-            state["exp_avg"] = zeros_like(p)
-            state["exp_avg_sq"] = zeros_like(p)
+            state["exp_avg"] = state_tensor(np.zeros_like(p.data))
+            state["exp_avg_sq"] = state_tensor(np.zeros_like(p.data))
             if group["amsgrad"]:
-                state["max_exp_avg_sq"] = zeros_like(p)
+                state["max_exp_avg_sq"] = state_tensor(np.zeros_like(p.data))
         state["step"] += 1
         t = state["step"]
-        m, v = state["exp_avg"], state["exp_avg_sq"]
-        m.mul_(beta1).add_(g, alpha=1 - beta1)
-        v.mul_(beta2).add_(g * g, alpha=1 - beta2)
+        m, v = state["exp_avg"].data, state["exp_avg_sq"].data
+        m *= beta1
+        m += (1 - beta1) * g
+        v *= beta2
+        v += (1 - beta2) * g * g
         if group["amsgrad"]:
-            state["max_exp_avg_sq"].copy_(ops.maximum(state["max_exp_avg_sq"], v))
-            v = state["max_exp_avg_sq"]
+            v = np.maximum(state["max_exp_avg_sq"].data, v, out=state["max_exp_avg_sq"].data)
         step_size = group["lr"] / (1 - beta1 ** t)
-        denom = v.sqrt() / math.sqrt(1 - beta2 ** t) + group["eps"]
-        p.add_(m / denom, alpha=-step_size)
+        denom = np.sqrt(v)
+        denom /= math.sqrt(1 - beta2 ** t)
+        denom += group["eps"]
+        subtract_(p, step_size * m / denom)
 
 
 class AdamW(Adam):
@@ -84,6 +87,6 @@ class AdamW(Adam):
                  maximize: bool = False) -> None:
         super().__init__(params, lr, betas, eps, weight_decay, amsgrad, maximize=maximize)
 
-    def _decay(self, p: Any, g: Any, group: dict) -> Any:
-        p.mul_(1 - group["lr"] * group["weight_decay"])
+    def _decay(self, p: Any, g: np.ndarray, group: dict) -> np.ndarray:
+        p.data *= 1 - group["lr"] * group["weight_decay"]
         return g

@@ -12,9 +12,27 @@ from collections import defaultdict
 from collections.abc import Callable, Iterable
 from typing import Any
 
+import numpy as np
+
 from minigrad.grad_mode import enable_grad
 from minigrad.nn.module import _zero_grad
 from minigrad.tensor import Tensor
+
+
+def subtract_(p: Tensor, update: np.ndarray) -> None:
+    """p -= update, in place (the same array), counted as an in-place change of p.
+
+    The version goes up as after PyTorch's `p.add_(...)`, so a graph that saved p's old value
+    refuses to backward through it.
+    """
+    p.data -= update
+    p._vc[0] += 1
+
+
+def state_tensor(array: np.ndarray) -> Tensor:
+    """A buffer of optimizer state (momentum, moments): a Tensor whose array is updated in
+    place."""
+    return Tensor._make(array, None, 0)
 
 
 class Optimizer:

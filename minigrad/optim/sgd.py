@@ -6,8 +6,10 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any
 
+import numpy as np
+
 from minigrad.grad_mode import no_grad
-from minigrad.optim.optimizer import Optimizer
+from minigrad.optim.optimizer import Optimizer, state_tensor, subtract_
 
 
 class SGD(Optimizer):
@@ -46,16 +48,18 @@ class SGD(Optimizer):
         return loss
 
     def _update(self, p: Any, group: dict) -> None:
-        g = -p.grad if group["maximize"] else p.grad
+        g = -p.grad.data if group["maximize"] else p.grad.data
         if group["weight_decay"] != 0:
-            g = g + group["weight_decay"] * p
+            g = g + group["weight_decay"] * p.data
         momentum = group["momentum"]
         if momentum != 0:
             state = self.state[p]
-            buf = state.get("momentum_buffer")
-            if buf is None:
-                buf = state["momentum_buffer"] = g.clone().detach()
+            if "momentum_buffer" not in state:
+                state["momentum_buffer"] = state_tensor(np.array(g, copy=True))
+                buf = state["momentum_buffer"].data
             else:
-                buf.mul_(momentum).add_(g, alpha=1 - group["dampening"])
+                buf = state["momentum_buffer"].data
+                buf *= momentum
+                buf += (1 - group["dampening"]) * g
             g = g + momentum * buf if group["nesterov"] else buf
-        p.add_(g, alpha=-group["lr"])
+        subtract_(p, group["lr"] * g)
