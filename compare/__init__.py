@@ -7,24 +7,39 @@
     compare.assert_matches_torch("sum(x*y)*3", x=[1., 2, 3], y=[4., 5, 6])
     compare.modules(mg_net, torch_net, x, loss="cross_entropy", target=labels)
 
-torch is imported only when a comparison runs (`pip install torch==2.13.0`).
-Command line: `python -m compare EXPR x=... y=...`, `python -m compare corpus`.
+torch is imported only when a comparison runs (`pip install torch==2.13.0`), and nothing is
+imported with the package itself (so `python -m compare bench` can set up threads first).
+Command line: `python -m compare EXPR x=... y=...`, `python -m compare corpus`,
+`python -m compare bench`.
 """
 
-from compare.against import against_torch, assert_matches_torch
-from compare.graph import KNOWN_DIFFERENCES, Graph, graph_of, outline
-from compare.models import modules
-from compare.report import Report
-from compare.torch_bridge import constant
+from __future__ import annotations
 
-__all__ = [
-    "KNOWN_DIFFERENCES",
-    "Graph",
-    "Report",
-    "against_torch",
-    "assert_matches_torch",
-    "constant",
-    "graph_of",
-    "modules",
-    "outline",
-]
+import importlib
+from typing import Any
+
+_EXPORTS = {
+    "against_torch": "compare.against",
+    "assert_matches_torch": "compare.against",
+    "modules": "compare.models",
+    "Report": "compare.report",
+    "constant": "compare.torch_bridge",
+    "graph_of": "compare.graph",
+    "outline": "compare.graph",
+    "Graph": "compare.graph",
+    "KNOWN_DIFFERENCES": "compare.graph",
+}
+
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str) -> Any:
+    if name in _EXPORTS:
+        value = getattr(importlib.import_module(_EXPORTS[name]), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'compare' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_EXPORTS))

@@ -277,6 +277,44 @@ SOFTMAX_LOSSES = _cases("softmax and losses", M, [
 ])
 
 
+def _in_place(op: Callable) -> Callable:
+    """`z = x * 1; op(z, y); return z`: an in-place op on a non-leaf (leaves refuse them)."""
+
+    def run(x: Any, y: Any) -> Any:
+        z = x * 1
+        op(z, y)
+        return z
+
+    return run
+
+
+IN_PLACE_AND_DTYPES = _cases("in-place and dtypes", V, [
+    ("z.add_(y)", _in_place(lambda z, y: z.add_(y))),
+    ("z.sub_(y, alpha=2)", _in_place(lambda z, y: z.sub_(y, alpha=2))),
+    ("z.mul_(2)", _in_place(lambda z, y: z.mul_(2))),
+    ("z.div_(y)", _in_place(lambda z, y: z.div_(y)), {"x": normal(3), "y": nonzero(3)}),
+    ("z.zero_()", _in_place(lambda z, y: z.zero_())),
+    ("z.fill_(2.0)", _in_place(lambda z, y: z.fill_(2.0))),
+    ("z.copy_(y)", _in_place(lambda z, y: z.copy_(y))),
+    ("z.clamp_(-0.5, 0.5)", _in_place(lambda z, y: z.clamp_(-0.5, 0.5))),
+    ("x += y on a non-leaf", _in_place(lambda z, y: z.__iadd__(y))),
+    ("x.float().double() * 2", lambda x: x.float().double() * 2, X),
+    ("A.sum_to_size(1, 3)", lambda A: A.sum_to_size(1, 3), M),
+    ("b1.sum_to_size(2, 1)", lambda b1: b1.sum_to_size(2, 1), {"b1": normal(5, 2, 3)}),
+])
+
+STRINGS = _cases("expression strings", V, [
+    ("sum(x*y)*3", "sum(x*y)*3"),
+    ("mean(exp(x) * y)", "mean(exp(x) * y)"),
+    ("(x @ y) * x", "(x @ y) * x"),
+    ("softmax(A, dim=1)[:, 0]", "softmax(A, dim=1)[:, 0]", M),
+    ("sum(tanh(A @ B), dim=0)", "sum(tanh(A @ B), dim=0)", MB),
+    ("torch.where(x > 0, x, y * 2).sum()", "torch.where(x > 0, x, y * 2).sum()"),
+    ("A.T @ A", "A.T @ A", M),
+    ("maximum(x, y) - minimum(x, y)", "maximum(x, y) - minimum(x, y)"),
+])
+
+
 def _mlp(x: Any, W1: Any, b1: Any, W2: Any, b2: Any) -> Any:
     return ((x @ W1.t() + b1).tanh() @ W2.t() + b2).sum()
 
@@ -326,7 +364,7 @@ NETS = _cases("small nets", {}, [
 ])
 
 CORPUS: list[Case] = [*ELEMENTWISE, *BROADCASTING, *REDUCTIONS, *MATMUL, *SHAPES, *INDEXING,
-                      *SOFTMAX_LOSSES, *NETS]
+                      *SOFTMAX_LOSSES, *IN_PLACE_AND_DTYPES, *STRINGS, *NETS]
 
 
 def by_name(name: str) -> Case:

@@ -56,8 +56,10 @@ class Graph:
 
 
 def node_name(node: Any) -> str:
-    """`MulBackward0`, or `AccumulateGrad` (PyTorch's name() says torch::autograd::...)."""
-    return ACCUMULATE if hasattr(node, "variable") else node.name()
+    """`MulBackward0` or `AccumulateGrad`, without the `torch::autograd::` of some C++ nodes."""
+    if hasattr(node, "variable"):
+        return ACCUMULATE
+    return node.name().removeprefix("torch::autograd::")  # CopyBackwards, GraphRoot, ...
 
 
 def graph_of(tensor: Any, names: dict[int, str] | None = None) -> Graph:

@@ -16,6 +16,7 @@ class TensorDiff:
 
     An element passes when `|minigrad - torch| <= atol + rtol * |torch|` (numpy's `allclose`);
     `worst` is the element that misses that bound by the most (or comes closest to it).
+    `max_rel` leaves out elements where both values are within `atol` of zero.
     """
 
     what: str
@@ -52,7 +53,8 @@ def diff(what: str, mine: np.ndarray | None, theirs: np.ndarray | None, atol: fl
         same_inf = np.isinf(a) & (a == b)
         err = np.where(both_nan | same_inf, 0.0, np.abs(a - b))
         err = np.where(np.isnan(err), np.inf, err)
-        rel = np.where(err == 0, 0.0, err / np.maximum(np.abs(a), np.abs(b)))
+        size = np.maximum(np.abs(a), np.abs(b))
+        rel = np.where((err == 0) | (size <= atol), 0.0, err / size)  # not among ~zeros
         excess = err / (atol + rtol * np.abs(np.nan_to_num(b)))
     worst = np.unravel_index(int(np.argmax(excess)), a.shape)
     ok = bool(np.all(excess <= 1)) and not note
@@ -122,11 +124,11 @@ class Report:
                      "; ".join(self.failures()))
         return "\n".join(parts)
 
-    def summary(self) -> str:
-        """One line: verdict, worst gradient error, graph verdict."""
+    def summary(self, width: int = 0) -> str:
+        """One line: verdict, title (padded to `width`), worst gradient error, graph verdict."""
         worst = max([d.max_rel for d in self.grads if d.max_rel is not None] or [0.0])
         graph = "-" if self.graph is None else self.graph.verdict()
-        return (f"{'ok  ' if self.ok else 'FAIL'}  {self.title}  (grads max rel err "
+        return (f"{'ok  ' if self.ok else 'FAIL'}  {self.title:<{width}}  (grads max rel err "
                 f"{worst:.1e}, graph {graph})")
 
 

@@ -7,6 +7,7 @@
 
 from __future__ import annotations
 
+import functools
 import warnings
 from collections.abc import Callable
 from typing import Any
@@ -386,10 +387,12 @@ class Tensor:
 
     # -- in-place -------------------------------------------------------------------------
     def add_(self, other: Any, alpha: float = 1) -> Tensor:
-        return ops.inplace(self, ops.add, other if alpha == 1 else other * alpha)
+        add = ops.add if alpha == 1 else functools.partial(ops.add, alpha=alpha)
+        return ops.inplace(self, add, other)  # one AddBackward0 node, as in PyTorch
 
     def sub_(self, other: Any, alpha: float = 1) -> Tensor:
-        return ops.inplace(self, ops.sub, other if alpha == 1 else other * alpha)
+        sub = ops.sub if alpha == 1 else functools.partial(ops.sub, alpha=alpha)
+        return ops.inplace(self, sub, other)
 
     def mul_(self, other: Any) -> Tensor:
         return ops.inplace(self, ops.mul, other)

@@ -231,8 +231,15 @@ def argmin(input: Any, dim: Any = None, keepdim: bool = False) -> Any:
 
 
 def sum_to_size(input: Any, *size: Any) -> Any:
+    """sum the broadcast dims away (as PyTorch: sum(dims, keepdim=True), then view if needed)"""
     shape = tuple(size[0]) if len(size) == 1 and not isinstance(size[0], int) else size
-    return input if input.data.shape == shape else red.SumToSize.apply(input, shape=shape)
+    if input.data.shape == shape:
+        return input
+    lead = input.data.ndim - len(shape)
+    dims = tuple(range(lead)) + tuple(lead + i for i, n in enumerate(shape)
+                                      if n == 1 and input.data.shape[lead + i] != 1)
+    out = red.SumDim.apply(input, dims=dims, keepdim=True)
+    return view(out, shape) if lead else out
 
 
 # -- matrix products ------------------------------------------------------------------------

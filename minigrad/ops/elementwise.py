@@ -471,7 +471,7 @@ def where(condition: Any, a: Any, b: Any) -> Any:
 class Fill(Function):
     """every element set to a number (fill_)"""
 
-    node_name = "FillBackward0"
+    node_name = "FillBackward2"  # PyTorch's name for fill_(number)
     formula = r"d fill(a)/da = 0"
 
     @staticmethod
