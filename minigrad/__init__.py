@@ -5,7 +5,7 @@ autograd examples unchanged.
 Nothing runs on import; every public name is re-exported here.
 """
 
-from minigrad import autograd, events, nn, optim
+from minigrad import autograd, events, nn, optim, viz
 from minigrad.dtypes import (
     bool,
     double,
@@ -101,5 +101,6 @@ from minigrad.ops import (
     where,
 )
 from minigrad.tensor import Size, Tensor
+from minigrad.trace import Trace, trace
 
 __version__ = "0.1.0"

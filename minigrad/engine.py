@@ -291,11 +291,19 @@ def _call_backward(node: Node, grads: list) -> tuple[list, list]:
             g = result[i] = _tensor.Tensor._make(np.asarray(g), None, 0)
         if g.data.shape != shape:
             result[i], summed[i] = _sum_to(node, i, g, shape)
-        if state.anomaly_enabled and not np.all(np.isfinite(result[i].data)):
-            _warn_anomaly(node)
-            raise RuntimeError(f"Function '{node.name()}' returned nan values in its {i}th "
-                               "output.")
+    if state.anomaly_enabled:
+        _check_anomaly(node, result)
     return result, summed
+
+
+def _check_anomaly(node: Node, grads: list) -> None:
+    """PyTorch's check (the first output holding NaN names the node), then the same for inf."""
+    for bad, test in (("nan", np.isnan), ("inf", np.isinf)):
+        for i, g in enumerate(grads):
+            if g is not None and test(g.data).any():
+                _warn_anomaly(node)
+                raise RuntimeError(f"Function '{node.name()}' returned {bad} values in its {i}th "
+                                   "output.")
 
 
 def _sum_to(node: Node, i: int, g: Any, shape: tuple) -> tuple[Any, tuple]:

@@ -84,6 +84,7 @@ class Rsub(Function):
 
     @staticmethod
     def forward(ctx, a, c):
+        ctx.c = c  # kept for explanations (`t2 = 1 - x`)
         return c - unwrap(a)
 
     @staticmethod

@@ -1,0 +1,137 @@
+"""The command line.
+
+    python -m minigrad explain "sum(x*y)*3" x=1,2,3 y=4,5,6 [--lang zh] [--dot graph.svg]
+    python -m minigrad demo [--lang zh] [--out minigrad-demo]
+
+`explain` traces a string expression over named inputs (read safely, see `minigrad.expr`)
+and prints what its backward pass does; `demo` runs the classic `loss = sum(x*y)*3`, prints
+its explanation and draws its graph. Each subcommand is one `add_*` function below.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from minigrad.expr import ExpressionError
+from minigrad.trace import Trace, trace
+from minigrad.viz import GraphvizNotFound, render
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m minigrad",
+        description="minigrad: see what loss.backward() does, step by step.")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for add in COMMANDS.values():
+        add(commands)
+    args = parser.parse_args(argv)
+    if args.command is None:
+        parser.print_help()
+        return 0
+    return args.run(args)
+
+
+def add_explain(commands: Any) -> None:
+    p = commands.add_parser(
+        "explain", help="explain the backward pass of an expression",
+        description="Trace an expression over named inputs and explain its backward pass.",
+        epilog='example: python -m minigrad explain "sum(x*y)*3" x=1,2,3 y=4,5,6')
+    p.add_argument("expression", help='e.g. "sum(x*y)*3" or "(x @ w).relu().mean()"')
+    p.add_argument("inputs", nargs="*", metavar="NAME=VALUES",
+                   help="x=1,2,3 (a vector), x=2 (a scalar), w=[[1,2],[3,4]] (nested lists)")
+    _common(p)
+    p.add_argument("--dot", metavar="PATH",
+                   help="also draw the graph to PATH (.svg, .png, or .dot for the DOT text)")
+    p.set_defaults(run=run_explain)
+
+
+def add_demo(commands: Any) -> None:
+    p = commands.add_parser("demo", help="run the classic example loss = sum(x*y)*3",
+                            description="Explain loss = sum(x*y)*3 and draw its graph.")
+    _common(p)
+    p.add_argument("--out", default="minigrad-demo", metavar="DIR",
+                   help="where to write graph.svg (default: ./minigrad-demo)")
+    p.set_defaults(run=run_demo)
+
+
+def _common(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--lang", choices=("en", "zh"), default="en",
+                   help="language of the explanation (zh: Chinese)")
+    p.add_argument("--no-timing", action="store_true",
+                   help="leave the time out of the summary (stable output)")
+
+
+def run_explain(args: argparse.Namespace) -> int:
+    try:
+        inputs = dict(parse_input(text) for text in args.inputs)
+        t = trace(args.expression, **inputs)
+    except (ExpressionError, ValueError, RuntimeError, IndexError, TypeError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    print(t.explanation(lang=args.lang, timing=not args.no_timing))
+    if args.dot:
+        return 0 if draw_to(t, Path(args.dot)) else 1
+    return 0
+
+
+def run_demo(args: argparse.Namespace) -> int:
+    import minigrad
+
+    x = minigrad.tensor([1.0, 2.0, 3.0], requires_grad=True, name="x")
+    y = minigrad.tensor([4.0, 5.0, 6.0], requires_grad=True, name="y")
+    t = trace(lambda: (x * y).sum() * 3)
+    print(">>> x = minigrad.tensor([1., 2., 3.], requires_grad=True, name='x')")
+    print(">>> y = minigrad.tensor([4., 5., 6.], requires_grad=True, name='y')")
+    print(">>> minigrad.trace(lambda: (x * y).sum() * 3).explain()\n")
+    print(t.explanation(lang=args.lang, timing=not args.no_timing))
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    draw_to(t, out / "graph.svg")
+    return 0
+
+
+def draw_to(t: Trace, path: Path) -> bool:
+    """Render `t` to `path`; without graphviz's `dot`, write the DOT text next to it."""
+    try:
+        render(t, path)
+    except GraphvizNotFound as exc:
+        fallback = path.with_suffix(".dot")
+        render(t, fallback)
+        print(f"\nCould not draw {path}: {exc}\nWrote the DOT text to {fallback} instead; "
+              f"turn it into an SVG with `dot -Tsvg {fallback} -o {path}`.", file=sys.stderr)
+        return False
+    print(f"\nGraph drawn to {path} (open it in a browser).")
+    return True
+
+
+def parse_input(text: str) -> tuple[str, Any]:
+    """`x=1,2,3` -> ("x", [1.0, 2.0, 3.0]); `x=2` -> 2.0; `w=[[1,2],[3,4]]` -> nested list."""
+    name, sep, values = text.partition("=")
+    name = name.strip()
+    if not sep or not name.isidentifier():
+        raise ValueError(f"inputs are written NAME=VALUES (like x=1,2,3), not {text!r}")
+    values = values.strip()
+    try:
+        if values.startswith("["):
+            data = ast.literal_eval(values)
+        else:
+            parts = [float(v) for v in values.split(",") if v.strip()]
+            data = parts[0] if len(parts) == 1 and "," not in values else parts
+        array = np.asarray(data, dtype=np.float32)
+    except (ValueError, SyntaxError, TypeError):
+        raise ValueError(f"cannot read the values of {name}: {values!r} (write numbers "
+                         "separated by commas, or nested lists)") from None
+    return name, array
+
+
+COMMANDS: dict[str, Callable[[Any], None]] = {"explain": add_explain, "demo": add_demo}
+
+if __name__ == "__main__":
+    sys.exit(main())

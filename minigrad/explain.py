@@ -1,0 +1,403 @@
+"""The narration of a Trace, in English or Chinese: what `Trace.explain()` prints.
+
+First the forward graph, one op per line in source form (`t1 = x * y  MulBackward0 ...`), then
+each backward step: the incoming gradient, the derivative rule, the gradient each input gets
+(with the numbers put into the rule), where broadcasting was summed away, hooks that changed
+a gradient, and each leaf's `.grad`. Small tensors show their values as PyTorch prints them;
+large ones a shape and statistics. The text is deterministic except the time in the last
+line (`timing=False` leaves it out).
+
+Works from the Trace's records only (see `minigrad.trace`); the per-op words live in
+`minigrad.narration.ops`, the sentences below in `PHRASES`.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from typing import Any
+
+import numpy as np
+
+from minigrad.narration import ops as op_text
+from minigrad.printing import format_values, tensor_repr
+
+SMALL = 20  # tensors with more elements are shown as shape and statistics
+INLINE = 6  # incoming gradients up to this size are written into the gradient expressions
+
+PHRASES: dict[str, dict[str, str]] = {
+    "en": {
+        "forward": "Forward pass{engine}: {n} operation{s}",
+        "engine": " (recorded by {engine})",
+        "shape": "shape {shape}",
+        "stats": "shape {shape}, mean {mean}, |max| {absmax}",
+        "backward": "Backward pass{k} from {root} ({seed}): {n} step{s}",
+        "seed_scalar": "seed gradient 1, since {root} is a scalar",
+        "seed_given": "seed gradient given: {value}",
+        "step": "step {i}",
+        "incoming": "incoming",
+        "rule": "rule",
+        "to": "to {label}",
+        "hook": "hook",
+        "no_formula": "(this Function gives no formula)",
+        "none": "no gradient (None)",
+        "constant": "{c} = {value} is a constant: no gradient for it",
+        "constant_unknown": "{c} is a constant: no gradient for it",
+        "summed": "summed over {dims} to match {label}'s shape {shape}",
+        "dim": "dim {d}",
+        "dims": "dims {d}",
+        "was_none": "(was None)",
+        "added": "{before} + {incoming} = {after}",
+        "not_stored": "{label} receives {value} (not accumulated)",
+        "hook_changed": "{where} {name} changed the gradient: {before} -> {after}",
+        "hook_same": "{where} {name} ran (gradient unchanged)",
+        "where_tensor": "tensor hook", "where_prehook": "pre-hook", "where_hook": "node hook",
+        "at": "(line {line})",
+        "no_backward": "No backward pass was run.",
+        "leaves": "Leaves: ",
+        "sep": ", ",
+        "summary": "Summary: {ops} operation{s}, {steps} backward step{ss}, {leaves} lea{ves}",
+        "took": "; backward took {ms} ms",
+        "open": "(", "close": ")", "semi": " ;  ",
+    },
+    "zh": {
+        "forward": "前向传播{engine}：共 {n} 个运算",
+        "engine": "（由 {engine} 记录）",
+        "shape": "形状 {shape}",
+        "stats": "形状 {shape}，均值 {mean}，最大绝对值 {absmax}",
+        "backward": "反向传播{k}：从 {root} 出发（{seed}），共 {n} 步",
+        "seed_scalar": "{root} 是标量，初始梯度为 1",
+        "seed_given": "初始梯度由你给出：{value}",
+        "step": "第 {i} 步",
+        "incoming": "传入梯度",
+        "rule": "求导法则",
+        "to": "传给 {label}",
+        "hook": "钩子",
+        "no_formula": "（这个 Function 没有给出求导公式）",
+        "none": "没有梯度（None）",
+        "constant": "{c} = {value} 是常数，不需要梯度",
+        "constant_unknown": "{c} 是常数，不需要梯度",
+        "summed": "对{dims}求和，以匹配 {label} 的形状 {shape}",
+        "dim": "第 {d} 维",
+        "dims": "第 {d} 维",
+        "was_none": "（原来为 None）",
+        "added": "{before} + {incoming} = {after}",
+        "not_stored": "{label} 收到 {value}（没有累加）",
+        "hook_changed": "{where} {name} 改变了梯度：{before} -> {after}",
+        "hook_same": "{where} {name} 运行了（梯度不变）",
+        "where_tensor": "张量钩子", "where_prehook": "前置钩子", "where_hook": "节点钩子",
+        "at": "（第 {line} 行）",
+        "no_backward": "没有运行反向传播。",
+        "leaves": "叶子节点：",
+        "sep": "，",
+        "summary": "小结：{ops} 个运算，{steps} 个反向步骤，{leaves} 个叶子节点",
+        "took": "；反向传播用时 {ms} 毫秒",
+        "open": "（", "close": "）", "semi": " ； ",
+    },
+}
+
+
+def explain_trace(trace: Any, lang: str = "en", timing: bool = True, lines: bool = False
+                  ) -> str:
+    """The whole narration of `trace` as one string."""
+    if lang not in PHRASES:
+        raise ValueError(f"explain(): lang must be one of {sorted(PHRASES)}, not {lang!r}")
+    return _Narrator(trace, lang).text(timing, lines)
+
+
+# East Asian wide and fullwidth characters (CJK, Hangul, fullwidth forms) take two columns
+_WIDE = re.compile("[\u1100-\u115f\u2e80-\u303e\u3041-\u33ff\u3400-\u4dbf\u4e00-\u9fff"
+                   "\ua000-\ua4cf\uac00-\ud7a3\uf900-\ufaff\ufe30-\ufe4f\uff00-\uff60"
+                   "\uffe0-\uffe6]")
+
+
+def width(text: str) -> int:
+    """Columns `text` takes in a terminal: Chinese characters take two."""
+    if text.isascii():
+        return len(text)
+    return len(text) + len(_WIDE.findall(text))
+
+
+def pad(text: str, columns: int) -> str:
+    return text + " " * max(columns - width(text), 0)
+
+
+def number(v: float) -> str:
+    return f"{v:.4g}"
+
+
+class _Narrator:
+    """Writes one Trace in one language; remembers formatted arrays (graphs repeat them)."""
+
+    def __init__(self, trace: Any, lang: str) -> None:
+        self.trace, self.lang, self.p = trace, lang, PHRASES[lang]
+        self.nodes = {n.id: n for n in trace.nodes}
+        self._values: dict[int, str] = {}
+        self._inline: dict[int, str | None] = {}
+
+    def say(self, key: str, **values: Any) -> str:
+        return self.p[key].format(**values)
+
+    # -- values ----------------------------------------------------------------------------
+    def value(self, a: Any) -> str:
+        """`tensor([ 4., 10., 18.])`, or `shape (128, 256), mean ..., |max| ...`."""
+        if a is None:
+            return "None"
+        key = id(a)
+        text = self._values.get(key)
+        if text is None:
+            a = np.asarray(a)
+            if a.size <= SMALL:
+                text = fast_repr(a)
+            else:
+                with np.errstate(all="ignore"):
+                    f = a.astype(np.float64)
+                    text = self.say("stats", shape=_shape(a.shape), mean=number(f.mean()),
+                                    absmax=number(np.abs(f).max()))
+            self._values[key] = text
+        return text
+
+    def inline(self, a: Any) -> str | None:
+        """`[3., 3., 3.]` for a small gradient inside an expression; None when too big."""
+        if a is None:
+            return None
+        key = id(a)
+        if key not in self._inline:
+            a = np.asarray(a)
+            self._inline[key] = fast_repr(a, inline=True) if (
+                a.size <= INLINE and a.ndim <= 1) else None
+        return self._inline[key]
+
+    # -- the whole text ------------------------------------------------------------------------
+    def text(self, timing: bool, lines: bool) -> str:
+        out = self.forward(lines)
+        if not self.trace.backwards:
+            out += ["", self.say("no_backward")]
+        for k, backward in enumerate(self.trace.backwards):
+            out.append("")
+            out += self.backward(backward, k + 1 if len(self.trace.backwards) > 1 else None)
+        out.append("")
+        out += self.ending(timing)
+        return "\n".join(out)
+
+    def forward(self, lines: bool) -> list[str]:
+        ops = [n for n in self.trace.nodes if not n.is_leaf]
+        engine = self.trace.engine
+        head = self.say("forward", engine="" if engine == "minigrad" else self.say(
+            "engine", engine=engine), n=len(ops), s="" if len(ops) == 1 else "s")
+        rows = [(n.label, n.source, n.name,
+                 self.say("shape", shape=_shape(n.shape)) if n.shape is not None else "",
+                 self.value(n.value) if n.value is not None else "") for n in ops]
+        cols = [max([4] + [width(r[0]) for r in rows]),
+                max([12] + [width(r[1]) + 1 for r in rows]),
+                max([15] + [width(r[2]) + 1 for r in rows]), max([0] + [width(r[3]) for r in rows])]
+        cols = [min(c, limit) for c, limit in zip(cols, (12, 36, 24, 24))]
+        out, last_line = [head], None
+        for n, (label, source, name, shape, value) in zip(ops, rows):
+            if lines and n.line and n.line != last_line:
+                out.append("  " + self.say("at", line=n.line))
+                last_line = n.line
+            start = (f"  {pad(label, cols[0])} = {pad(source, cols[1])} {pad(name, cols[2])} "
+                     f"{pad(shape, cols[3])}  ")
+            out.append((start + _hang(value, width(start))).rstrip())
+        return out
+
+    def backward(self, backward: Any, k: int | None) -> list[str]:
+        roots = [self.nodes[r] for r in backward.roots]
+        root = roots[0].label if roots else "?"
+        seed = backward.seeds[0] if backward.seeds else None
+        if seed is not None and np.asarray(seed).size == 1 and np.all(np.asarray(seed) == 1):
+            seed_text = self.say("seed_scalar", root=root)
+        else:
+            seed_text = self.say("seed_given", value=self.value(seed))
+        n = len(backward.steps)
+        out = [self.say("backward", k=f" {k}" if k else "", root=root, seed=seed_text, n=n,
+                        s="" if n == 1 else "s")]
+        if not backward.steps:
+            return out
+        number_width = max(width(self.say("step", i=s.index)) for s in backward.steps)
+        name_width = max([14] + [len(self.nodes[s.node].name) for s in backward.steps]) + 1
+        for step in backward.steps:
+            out += self.step(step, root, number_width, name_width)
+        return out
+
+    def step(self, step: Any, root: str, number_width: int, name_width: int) -> list[str]:
+        node = self.nodes[step.node]
+        head = f"  {pad(self.say('step', i=step.index), number_width)}  "
+        indent = " " * width(head)
+        name = pad(node.name, name_width)
+        if node.is_leaf:
+            start = width(head) + width(name)
+            return [head + name + _hang(self.accumulated(step, node), start)] + [
+                indent + line for line in self.hooks(step, width(self.say("hook")) + 2)]
+        out = [head + name + f"{node.label} = {node.source}"]
+        constant = [src is None for src in node.inputs]
+        labels = [self.say("to", label=node.args[i] if i < len(node.args) else "?")
+                  for i, c in enumerate(constant) if not c]
+        col = max([width(self.say("incoming")), width(self.say("rule"))]
+                  + [width(x) for x in labels]) + 2
+        for j, g in enumerate(step.grad_outputs):
+            if g is None and len(step.grad_outputs) > 1:
+                continue
+            target = node.label + (f"[{j}]" if len(step.grad_outputs) > 1 else "")
+            text = f"d {root}/d {target} = {self.value(g)}"
+            out.append(indent + pad(self.say("incoming"), col) + _hang(text, width(indent) + col))
+        out.append(indent + pad(self.say("rule"), col) + self.rule(node, constant))
+        incoming = step.grad_outputs[0] if step.grad_outputs else None
+        g_text = self.inline(incoming) or "grad"
+        column = width(indent) + col
+        n = _count(node, self.nodes)
+        for i, src in enumerate(node.inputs):
+            if src is None:
+                continue
+            label = node.args[i] if i < len(node.args) else "?"
+            g_in = step.grad_inputs[i] if i < len(step.grad_inputs) else None
+            if g_in is None:
+                text = self.say("none")
+            else:
+                expr = op_text.gradient_expression(node.name, i, node.args, g_text, node.label,
+                                                   node.attrs, n)
+                value = self.value(g_in)
+                text = value if expr is None or expr == g_text else f"{expr} = {value}"
+            out.append(indent + pad(self.say("to", label=label), col) + _hang(text, column))
+            dims = step.summed_dims[i] if i < len(step.summed_dims) else None
+            if dims:
+                shape = self.nodes[src].shape
+                note = self.say("summed", dims=self.dims(dims), label=label,
+                                shape=_shape(shape) if shape is not None else "?")
+                out.append(indent + " " * col + self.p["open"] + note + self.p["close"])
+        out += [indent + line for line in self.hooks(step, col)]
+        return out
+
+    def rule(self, node: Any, constant: list[bool]) -> str:
+        if not node.formula:
+            return self.say("no_formula")
+        text = op_text.rule(node.name, node.formula, constant)
+        if self.lang == "zh":
+            text = text.replace(" ;  ", self.p["semi"])
+        notes = []
+        if node.name in op_text.TAKES_CONSTANTS and any(constant) and not all(constant):
+            for i, c in enumerate(constant):
+                if c:
+                    value = node.args[i] if i < len(node.args) else "c"
+                    notes.append(self.say("constant_unknown", c=value) if value == "c"
+                                 else self.say("constant", c="c", value=value))
+        remark = op_text.note(node.name, self.lang, _count(node, self.nodes))
+        if remark:
+            notes.append(remark)
+        if not notes:
+            return text
+        return f"{text}   {self.p['open']}{self.p['sep'].join(notes)}{self.p['close']}"
+
+    def accumulated(self, step: Any, node: Any) -> str:
+        incoming = step.grad_outputs[0] if step.grad_outputs else None
+        if not step.accumulations:
+            return self.say("not_stored", label=node.label, value=self.value(incoming))
+        parts = []
+        for acc in step.accumulations:
+            target = f"{acc.leaf}.grad = "
+            if acc.before is None:
+                body = f"{self.value(acc.after)}   {self.say('was_none')}"
+            else:
+                body = self.say("added", before=self.value(acc.before),
+                                incoming=self.value(incoming), after=self.value(acc.after))
+            parts.append(target + body)
+        return "; ".join(parts)
+
+    def hooks(self, step: Any, col: int) -> list[str]:
+        out = []
+        for hook in step.hooks:
+            where = self.p.get(f"where_{hook.where}", hook.where)
+            if hook.changed:
+                pairs = [(b, a) for b, a in zip(hook.before, hook.after)
+                         if (a is None) != (b is None) or
+                         (a is not None and not np.array_equal(a, b))]
+                before = ", ".join(self.value(b) for b, _ in pairs)
+                after = ", ".join(self.value(a) for _, a in pairs)
+                text = self.say("hook_changed", where=where, name=hook.name, before=before,
+                                after=after)
+            else:
+                text = self.say("hook_same", where=where, name=hook.name)
+            out.append(pad(self.say("hook"), col) + text)
+        return out
+
+    def dims(self, dims: tuple) -> str:
+        joined = ", ".join(str(d) for d in dims)
+        return self.say("dim" if len(dims) == 1 else "dims", d=joined)
+
+    def ending(self, timing: bool) -> list[str]:
+        leaves = [f"{leaf.label}.grad = {self.value(leaf.grad)}" for leaf in self.trace.leaves]
+        head = self.say("leaves")
+        one_line = head + self.p["sep"].join(leaves)
+        if len(leaves) > 3 or "\n" in one_line or width(one_line) > 100:
+            out = [head.rstrip()] + [
+                "  " + _hang(x, 2 + width(f"{leaf.label}.grad = "))
+                for x, leaf in zip(leaves, self.trace.leaves)]
+        else:
+            out = [one_line] if leaves else []
+        ops = sum(1 for n in self.trace.nodes if not n.is_leaf)
+        steps = len(self.trace.steps)
+        n_leaves = len(self.trace.leaves)
+        summary = self.say("summary", ops=ops, s="" if ops == 1 else "s", steps=steps,
+                           ss="" if steps == 1 else "s", leaves=n_leaves,
+                           ves="f" if n_leaves == 1 else "ves")
+        if timing and self.trace.backwards:
+            seconds = sum(b.seconds for b in self.trace.backwards)
+            summary += self.say("took", ms=f"{seconds * 1e3:.2f}")
+        return out + [summary]
+
+
+def fast_repr(a: np.ndarray, inline: bool = False) -> str:
+    """`tensor([ 4., 10., 18.])` exactly as `printing.tensor_repr` writes it, but in plain
+    Python for small 0-d and 1-d float arrays (numpy's per-call cost dominates on those, and
+    a large graph's explanation formats thousands). `inline=True`: the bracketed values on
+    one line (`[3., 3., 3.]`). Other arrays go to `printing`.
+    """
+    if a.dtype.kind != "f" or a.ndim > 1 or a.size == 0:
+        body = format_values(a)
+        return body if inline else tensor_repr(a, [])
+    values = a.tolist()
+    items = values if isinstance(values, list) else [values]
+    finite = [v for v in items if math.isfinite(v)]
+    nonzero = [abs(v) for v in finite if v != 0]
+    if not nonzero:
+        fmt = "{:.0f}."
+    else:
+        lo, hi = min(nonzero), max(nonzero)
+        if all(math.ceil(v) == v for v in finite):
+            fmt = "{:.4e}" if hi / lo > 1000.0 or hi > 1.0e8 else "{:.0f}."
+        else:
+            fmt = "{:.4e}" if hi / lo > 1000.0 or hi > 1.0e8 or lo < 1.0e-4 else "{:.4f}"
+    raw = [fmt.format(v) if math.isfinite(v) else
+           ("nan" if math.isnan(v) else "inf" if v > 0 else "-inf") for v in items]
+    if a.ndim == 0:
+        return raw[0] if inline else f"tensor({raw[0]})"
+    cell = max(len(r) for r in raw)
+    raw = [r.rjust(cell) for r in raw]
+    if inline:
+        return "[" + ", ".join(raw) + "]"
+    per_line = max(1, (80 - 7) // (cell + 2))
+    rows = [", ".join(raw[i:i + per_line]) for i in range(0, len(raw), per_line)]
+    return "tensor([" + ",\n        ".join(rows) + "])"
+
+
+def _shape(shape: tuple | None) -> str:
+    return "?" if shape is None else str(tuple(int(n) for n in shape))
+
+
+def _hang(text: str, column: int) -> str:
+    """Indent the continuation lines of a multi-line value under its first line."""
+    if "\n" not in text:
+        return text
+    return text.replace("\n", "\n" + " " * column)
+
+
+def _count(node: Any, nodes: dict) -> Any:
+    """For means: how many input elements each output element averages (n in 1/n)."""
+    if not node.name.startswith("Mean") or not node.inputs or node.inputs[0] is None:
+        return None
+    source = nodes.get(node.inputs[0])
+    if source is None or source.shape is None or node.shape is None:
+        return None
+    return int(np.prod(source.shape, dtype=np.int64)) // max(
+        int(np.prod(node.shape, dtype=np.int64)), 1)

@@ -1,0 +1,300 @@
+"""Safe string expressions over named tensors: `"sum(x*y)*3"` to a Tensor, without `eval`.
+
+`parse(source, names)` reads the text with `ast` and checks every piece against a whitelist:
+numbers, the given input names, arithmetic (`+ - * / ** @`, unary minus), comparisons,
+subscripts of tensors, calls of minigrad's documented functions (`sum`, `exp`, ...; also
+spelled `minigrad.sum` or `torch.sum`) and Tensor methods (`x.sum(dim=0)`, `x.T`). Anything
+else (dunder attributes, imports, lambdas, comprehensions, strings, unknown names) is
+refused with an `ExpressionError` naming the offending piece, before anything runs.
+`evaluate(source, inputs)` then walks the checked tree itself: nothing is ever passed to
+`eval`, `exec` or `compile` beyond `ast.parse`.
+
+Shared by `minigrad.trace("...")`, the command line and `compare/`.
+"""
+
+from __future__ import annotations
+
+import ast
+import operator
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from minigrad.tensor import Tensor
+
+__all__ = ["ExpressionError", "FUNCTIONS", "METHODS", "evaluate", "parse"]
+
+MAX_LENGTH = 10_000
+
+# minigrad's documented functions, callable by name (resolved in minigrad.ops)
+FUNCTIONS = frozenset({
+    "abs", "add", "amax", "amin", "bmm", "cat", "clamp", "clip", "cos", "div", "dot", "exp",
+    "expand", "flatten", "log", "log_softmax", "matmul", "max", "maximum", "mean", "min",
+    "minimum", "mm", "mul", "mv", "neg", "permute", "pow", "reciprocal", "relu", "reshape",
+    "sigmoid", "sin", "softmax", "sqrt", "square", "squeeze", "stack", "sub", "sum", "t",
+    "tanh", "transpose", "unsqueeze", "where",
+})
+# Tensor methods that compute a new tensor (no in-place `_` methods, nothing that leaks data)
+METHODS = FUNCTIONS - {"cat", "stack", "where"} | frozenset({
+    "view", "view_as", "reshape_as", "expand_as", "clone", "contiguous", "narrow", "select",
+    "sum_to_size", "multiply", "subtract", "divide", "true_divide", "negative", "swapaxes",
+    "float", "double",
+})
+ATTRIBUTES = frozenset({"T"})
+NAMESPACES = frozenset({"minigrad", "torch"})
+KEYWORDS = frozenset({"dim", "keepdim", "min", "max", "exponent", "alpha", "dim0", "dim1",
+                      "start_dim", "end_dim", "input", "other", "condition"})
+
+_BINARY = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
+           ast.Div: operator.truediv, ast.Pow: operator.pow, ast.MatMult: operator.matmul}
+_UNARY = {ast.USub: operator.neg, ast.UAdd: operator.pos}
+_COMPARE = {ast.Lt: operator.lt, ast.Gt: operator.gt, ast.LtE: operator.le,
+            ast.GtE: operator.ge, ast.Eq: operator.eq, ast.NotEq: operator.ne}
+_KINDS = {
+    ast.Lambda: "a lambda", ast.ListComp: "a list comprehension",
+    ast.SetComp: "a set comprehension", ast.DictComp: "a dict comprehension",
+    ast.GeneratorExp: "a generator expression", ast.Dict: "a dict", ast.Set: "a set",
+    ast.JoinedStr: "an f-string", ast.IfExp: "a conditional expression",
+    ast.BoolOp: "`and`/`or`", ast.NamedExpr: "an assignment (:=)", ast.Starred: "*-unpacking",
+    ast.Await: "await", ast.Yield: "yield", ast.YieldFrom: "yield",
+}
+
+
+class ExpressionError(ValueError):
+    """A string expression that is not allowed (or does not parse); `.piece` is the culprit."""
+
+    def __init__(self, message: str, piece: str = "") -> None:
+        super().__init__(message)
+        self.piece = piece
+
+
+def parse(source: str, names: Iterable[str]) -> ast.Expression:
+    """Check `source` against the whitelist; return its tree (`ast.Expression`).
+
+    `names` are the input names the expression may use.
+    """
+    if not isinstance(source, str):
+        raise ExpressionError(f"an expression must be a string, not {type(source).__name__}")
+    if len(source) > MAX_LENGTH:
+        raise ExpressionError(f"expression too long ({len(source)} characters; at most "
+                              f"{MAX_LENGTH})")
+    try:
+        tree = ast.parse(source.strip(), mode="eval")
+    except SyntaxError as exc:
+        raise ExpressionError(f"not a valid expression: {exc.msg} in {source!r}") from None
+    except (RecursionError, MemoryError, ValueError) as exc:
+        raise ExpressionError(f"cannot read the expression: {exc}") from None
+    checker = _Checker(source.strip(), frozenset(names))
+    try:
+        checker.expr(tree.body)
+    except RecursionError:
+        raise ExpressionError("the expression is nested too deeply") from None
+    return tree
+
+
+def evaluate(source: str | ast.Expression, inputs: Mapping[str, Any]) -> Tensor:
+    """The value of `source` with `inputs` (name -> Tensor), computed with minigrad ops.
+
+    Refused expressions raise `ExpressionError` before anything is computed; errors of the
+    computation itself (shapes that do not broadcast, ...) are minigrad's own.
+    """
+    tree = source if isinstance(source, ast.Expression) else parse(source, inputs)
+    text = source if isinstance(source, str) else ast.unparse(tree)
+    try:
+        value = _Evaluator(dict(inputs), text.strip()).expr(tree.body)
+    except RecursionError:
+        raise ExpressionError("the expression is nested too deeply") from None
+    return value if isinstance(value, Tensor) else Tensor(value)
+
+
+def _piece(source: str, node: ast.AST) -> str:
+    try:
+        text = ast.get_source_segment(source, node)
+    except Exception:  # positions can be missing on hand-built trees
+        text = None
+    return text if text else ast.unparse(node)
+
+
+class _Checker:
+    """Walks the tree and raises on the first piece outside the whitelist."""
+
+    def __init__(self, source: str, names: frozenset[str]) -> None:
+        self.source, self.names = source, names
+
+    def refuse(self, node: ast.AST, why: str) -> ExpressionError:
+        piece = _piece(self.source, node)
+        return ExpressionError(f"refused `{piece}`: {why}", piece)
+
+    def expr(self, node: ast.AST) -> None:
+        if isinstance(node, ast.Constant):
+            if node.value is None or node.value is Ellipsis or type(node.value) in (
+                    int, float, bool):
+                return
+            raise self.refuse(node, f"only numbers are allowed as constants, not "
+                                    f"{type(node.value).__name__}")
+        if isinstance(node, ast.Name):
+            if node.id in self.names:
+                return
+            if node.id in FUNCTIONS:
+                raise self.refuse(node, f"`{node.id}` is a function: call it, as in "
+                                        f"{node.id}(x)")
+            raise self.refuse(node, f"`{node.id}` is not one of the inputs "
+                                    f"({', '.join(sorted(self.names)) or 'none given'})")
+        if isinstance(node, ast.BinOp):
+            if type(node.op) not in _BINARY:
+                raise self.refuse(node, "only + - * / ** @ are allowed between values")
+            self.expr(node.left)
+            self.expr(node.right)
+            return
+        if isinstance(node, ast.UnaryOp):
+            if type(node.op) not in _UNARY:
+                raise self.refuse(node, "only unary minus and plus are allowed")
+            self.expr(node.operand)
+            return
+        if isinstance(node, ast.Compare):
+            if len(node.ops) != 1 or type(node.ops[0]) not in _COMPARE:
+                raise self.refuse(node, "only one comparison (< > <= >= == !=) at a time")
+            self.expr(node.left)
+            self.expr(node.comparators[0])
+            return
+        if isinstance(node, ast.Call):
+            self.call(node)
+            return
+        if isinstance(node, ast.Attribute):
+            self.receiver(node.value)
+            if node.attr not in ATTRIBUTES:
+                raise self.refuse(node, f"attribute `.{node.attr}` is not allowed (only Tensor "
+                                        "methods such as x.sum() and the attribute x.T)")
+            return
+        if isinstance(node, ast.Subscript):
+            self.receiver(node.value)
+            self.index(node.slice)
+            return
+        if isinstance(node, ast.Tuple | ast.List):
+            for item in node.elts:
+                self.expr(item)
+            return
+        kind = _KINDS.get(type(node), f"`{type(node).__name__}`")
+        raise self.refuse(node, f"{kind} is not allowed in an expression")
+
+    def receiver(self, node: ast.AST) -> None:
+        """What a method, attribute or subscript is applied to: a tensor expression."""
+        if isinstance(node, ast.Constant | ast.Tuple | ast.List):
+            raise self.refuse(node, "methods, attributes and subscripts apply to tensors only")
+        self.expr(node)
+
+    def index(self, node: ast.AST) -> None:
+        if isinstance(node, ast.Slice):
+            for part in (node.lower, node.upper, node.step):
+                if part is not None:
+                    self.expr(part)
+            return
+        if isinstance(node, ast.Tuple):
+            for item in node.elts:
+                self.index(item)
+            return
+        self.expr(node)
+
+    def call(self, node: ast.Call) -> None:
+        func = node.func
+        if isinstance(func, ast.Name):
+            if func.id not in FUNCTIONS:
+                raise self.refuse(func, f"`{func.id}` is not a function you may call here; "
+                                        f"allowed: {', '.join(sorted(FUNCTIONS))}")
+        elif isinstance(func, ast.Attribute):
+            if isinstance(func.value, ast.Name) and func.value.id in NAMESPACES and \
+                    func.value.id not in self.names:
+                if func.attr not in FUNCTIONS:
+                    raise self.refuse(func, f"`{func.attr}` is not an allowed function")
+            else:
+                self.receiver(func.value)
+                if func.attr not in METHODS:
+                    raise self.refuse(func, f"method `.{func.attr}()` is not allowed; allowed "
+                                            f"Tensor methods: {', '.join(sorted(METHODS))}")
+        else:
+            raise self.refuse(func, f"{_KINDS.get(type(func), 'this')} cannot be called: only "
+                                    "minigrad functions and Tensor methods can")
+        for arg in node.args:
+            self.expr(arg)
+        for kw in node.keywords:
+            if kw.arg is None:
+                raise self.refuse(kw, "**-unpacking is not allowed")
+            if kw.arg not in KEYWORDS:
+                raise self.refuse(kw, f"keyword `{kw.arg}=` is not allowed; allowed: "
+                                            f"{', '.join(sorted(KEYWORDS))}")
+            self.expr(kw.value)
+
+
+class _Evaluator:
+    """Computes a checked tree: every call goes to minigrad.ops or a whitelisted method."""
+
+    def __init__(self, inputs: dict[str, Any], source: str) -> None:
+        self.inputs, self.source = inputs, source
+
+    def expr(self, node: ast.AST) -> Any:
+        try:
+            return self._expr(node)
+        except ExpressionError:
+            raise
+        except (TypeError, ValueError, ZeroDivisionError, OverflowError, AttributeError,
+                KeyError) as exc:
+            piece = _piece(self.source, node)
+            raise ExpressionError(f"`{piece}` failed: {type(exc).__name__}: {exc}",
+                                  piece) from exc
+
+    def _expr(self, node: ast.AST) -> Any:
+        if isinstance(node, ast.Constant):
+            return node.value
+        if isinstance(node, ast.Name):
+            return self.inputs[node.id]
+        if isinstance(node, ast.BinOp):
+            left, right = self.expr(node.left), self.expr(node.right)
+            if isinstance(node.op, ast.Pow) and not isinstance(left, Tensor) and \
+                    not isinstance(right, Tensor):
+                left = float(left)  # a float power overflows at once; an int one may run long
+            return _BINARY[type(node.op)](left, right)
+        if isinstance(node, ast.UnaryOp):
+            return _UNARY[type(node.op)](self.expr(node.operand))
+        if isinstance(node, ast.Compare):
+            return _COMPARE[type(node.ops[0])](self.expr(node.left),
+                                               self.expr(node.comparators[0]))
+        if isinstance(node, ast.Tuple):
+            return tuple(self.expr(item) for item in node.elts)
+        if isinstance(node, ast.List):
+            return [self.expr(item) for item in node.elts]
+        if isinstance(node, ast.Attribute):
+            return self.tensor(node.value).T
+        if isinstance(node, ast.Subscript):
+            return self.tensor(node.value)[self.index(node.slice)]
+        if isinstance(node, ast.Call):
+            return self.call(node)
+        raise ExpressionError(f"refused `{_piece(self.source, node)}`")  # parse() checked
+
+    def tensor(self, node: ast.AST) -> Tensor:
+        value = self.expr(node)
+        if not isinstance(value, Tensor):
+            piece = _piece(self.source, node)
+            raise ExpressionError(f"`{piece}` is a {type(value).__name__}, not a tensor", piece)
+        return value
+
+    def index(self, node: ast.AST) -> Any:
+        if isinstance(node, ast.Slice):
+            parts = [None if p is None else self.expr(p)
+                     for p in (node.lower, node.upper, node.step)]
+            return slice(*parts)
+        if isinstance(node, ast.Tuple):
+            return tuple(self.index(item) for item in node.elts)
+        return self.expr(node)
+
+    def call(self, node: ast.Call) -> Any:
+        from minigrad import ops
+
+        args = [self.expr(a) for a in node.args]
+        kwargs = {kw.arg: self.expr(kw.value) for kw in node.keywords}
+        func = node.func
+        if isinstance(func, ast.Name):
+            return getattr(ops, func.id)(*args, **kwargs)
+        if isinstance(func.value, ast.Name) and func.value.id in NAMESPACES and \
+                func.value.id not in self.inputs:
+            return getattr(ops, func.attr)(*args, **kwargs)
+        receiver = self.tensor(func.value)
+        return getattr(receiver, func.attr)(*args, **kwargs)

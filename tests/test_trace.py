@@ -1,0 +1,213 @@
+"""minigrad.trace(...): the four forms, the records, JSON and graph export."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+import minigrad
+from minigrad.trace import Trace, TraceBackward, TraceLeaf, TraceNode, TraceStep
+
+X, Y = [1.0, 2.0, 3.0], [4.0, 5.0, 6.0]
+
+
+def leaves():
+    return (minigrad.tensor(X, requires_grad=True, name="x"),
+            minigrad.tensor(Y, requires_grad=True, name="y"))
+
+
+def plain_grads():
+    x, y = leaves()
+    ((x * y).sum() * 3).backward()
+    return x.grad.data, y.grad.data
+
+
+def check(t: Trace, x, y):
+    gx, gy = plain_grads()
+    np.testing.assert_array_equal(x.grad.data, gx)
+    np.testing.assert_array_equal(y.grad.data, gy)
+    np.testing.assert_array_equal(t.leaf("x").grad, gx)
+    np.testing.assert_array_equal(t.leaf("y").grad, gy)
+    assert [t.node(s.node).name for s in t.steps] == [
+        "MulBackward0", "SumBackward0", "MulBackward0", "AccumulateGrad", "AccumulateGrad"]
+
+
+def test_tensor_form_matches_backward():
+    x, y = leaves()
+    t = minigrad.trace((x * y).sum() * 3)
+    check(t, x, y)
+
+
+def test_callable_form_matches_backward_and_records_source_lines():
+    x, y = leaves()
+    t = minigrad.trace(lambda: (x * y).sum() * 3)
+    check(t, x, y)
+    ops = [n for n in t.nodes if not n.is_leaf]
+    assert all(n.line.startswith("test_trace.py:") and "minigrad.trace(lambda" in n.line
+               for n in ops)
+    np.testing.assert_array_equal(t.output.data, 96.0)
+
+
+def test_callable_with_inputs_gets_them_as_named_leaves():
+    t = minigrad.trace(lambda x, y: (x * y).sum() * 3, x=X, y=Y)
+    np.testing.assert_array_equal(t.leaf("x").grad, plain_grads()[0])
+    assert t.leaf("y").value.dtype == np.float32
+
+
+def test_string_form_matches_backward():
+    t = minigrad.trace("sum(x*y)*3", x=X, y=[4, 5, 6])
+    gx, gy = plain_grads()
+    np.testing.assert_array_equal(t.leaf("x").grad, gx)
+    np.testing.assert_array_equal(t.leaf("y").grad, gy)
+    assert [n.source for n in t.nodes if not n.is_leaf] == ["x * y", "t1.sum()", "t2 * 3"]
+
+
+def test_with_form_records_a_whole_step_with_variable_names():
+    x, y = leaves()
+    with minigrad.trace() as t:
+        h = x * y
+        loss = h.sum() * 3
+        loss.backward()
+    check(t, x, y)
+    labels = [n.label for n in t.nodes]
+    assert labels == ["x", "y", "h", "t1", "loss"]
+    assert t.backwards[0].roots == [t.nodes[-1].id]
+
+
+def test_with_form_records_several_backward_passes():
+    x = minigrad.tensor([1.0, 2.0], requires_grad=True, name="x")
+    with minigrad.trace() as t:
+        for _ in range(2):
+            (x * x).sum().backward()
+    assert len(t.backwards) == 2
+    assert [a.after.tolist() for s in t.steps for a in s.accumulations] == [[2, 4], [4, 8]]
+    np.testing.assert_array_equal(t.leaf("x").grad, [4.0, 8.0])
+    assert "Backward pass 2 from" in t.explanation()
+
+
+def test_a_trace_records_only_once():
+    t = minigrad.trace()
+    with t:
+        pass
+    with pytest.raises(RuntimeError, match="already recorded"):
+        with t:
+            pass
+
+
+def test_gradient_and_retain_graph_pass_through():
+    x = minigrad.tensor([1.0, 2.0], requires_grad=True, name="x")
+    out = x * x
+    t = minigrad.trace(out, gradient=minigrad.tensor([1.0, 10.0]), retain_graph=True)
+    np.testing.assert_array_equal(x.grad.data, [2.0, 40.0])
+    out.backward(minigrad.tensor([1.0, 1.0]))  # the graph was retained
+    np.testing.assert_array_equal(x.grad.data, [4.0, 44.0])
+    np.testing.assert_array_equal(t.backwards[0].seeds[0], [1.0, 10.0])
+    assert "seed gradient given: tensor([ 1., 10.])" in t.explanation()
+
+
+def test_errors_of_backward_come_through():
+    x = minigrad.tensor([1.0, 2.0], requires_grad=True)
+    with pytest.raises(RuntimeError, match="grad can be implicitly created only for scalar"):
+        minigrad.trace(lambda: x * 2)
+    with pytest.raises(TypeError, match="Tensor, a callable or a string"):
+        minigrad.trace(3)
+    with pytest.raises(TypeError, match="not a Tensor"):
+        minigrad.trace(lambda: 3)
+
+
+def test_labels_name_then_param_then_variable_then_counter():
+    w = minigrad.tensor([1.0, 2.0], requires_grad=True)
+    b = minigrad.tensor([0.5, 0.5], requires_grad=True, name="bias")
+    anonymous = [minigrad.tensor([1.0, 1.0], requires_grad=True)]
+    t = minigrad.trace(lambda: ((w * anonymous[0]) + b).sum(), params={"fc.weight": w})
+    assert [n.label for n in t.nodes] == ["fc.weight", "t1", "t2", "bias", "t3", "out"]
+    assert t.leaf("fc.weight").is_param and not t.leaf("bias").is_param
+
+
+def test_constants_and_settings_are_recorded():
+    x = minigrad.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True, name="x")
+    t = minigrad.trace(lambda: (x.sum(dim=1) * 2.5).sum())
+    op = [n for n in t.nodes if n.name == "SumBackward1"][0]
+    assert op.attrs == {"dims": (1,), "keepdim": False}
+    assert op.source == "x.sum(dim=1)"
+    mul = [n for n in t.nodes if n.name == "MulBackward0"][0]
+    assert mul.args == ["t1", "2.5"] and mul.inputs[1] is None
+
+
+def test_records_keep_values_even_though_backward_freed_the_graph():
+    x, y = leaves()
+    t = minigrad.trace((x * y).sum() * 3)
+    mul = t.nodes[2]
+    assert mul.name == "MulBackward0" and [s for s, _ in mul.saved] == ["x", "y"]
+    np.testing.assert_array_equal(mul.saved[1][1], Y)
+    step = t.steps[2]
+    np.testing.assert_array_equal(step.grad_inputs[0], [12.0, 15.0, 18.0])
+    assert step.summed_dims == [None, None]
+
+
+def test_graph_is_plain_data_with_ids_and_edges():
+    x, y = leaves()
+    t = minigrad.trace(lambda: (x * y).sum() * 3)
+    g = t.graph
+    assert [n["id"] for n in g["nodes"]] == ["n1", "n2", "n3", "n4", "n5"]
+    assert [(n["name"], n["label"], n["steps"]) for n in g["nodes"]] == [
+        ("AccumulateGrad", "x", [4]), ("AccumulateGrad", "y", [5]),
+        ("MulBackward0", "t1", [3]), ("SumBackward0", "t2", [2]), ("MulBackward0", "out", [1])]
+    assert g["edges"] == [{"from": "n1", "to": "n3", "input": 0},
+                          {"from": "n2", "to": "n3", "input": 1},
+                          {"from": "n3", "to": "n4", "input": 0},
+                          {"from": "n4", "to": "n5", "input": 0}]
+    assert g["outputs"] == ["n5"]
+
+
+def test_to_json_round_trips_and_summarises_big_arrays():
+    w = minigrad.tensor(np.full((40, 40), 0.5, np.float32), requires_grad=True, name="w")
+    x = minigrad.tensor([0.0, 1.0], requires_grad=True, name="x")
+    with np.errstate(all="ignore"):
+        t = minigrad.trace(lambda: (w * 2).sum() + (x / x).sum())
+    data = json.loads(t.to_json(max_values=100))
+    w_leaf = [leaf for leaf in data["leaves"] if leaf["label"] == "w"][0]
+    assert w_leaf["grad"] == {"shape": [40, 40], "mean": 2.0, "absmax": 2.0, "norm": 80.0}
+    x_leaf = [leaf for leaf in data["leaves"] if leaf["label"] == "x"][0]
+    assert x_leaf["grad"]["values"] == ["nan", 0.0]  # non-finite values as strings
+    step = data["backwards"][0]["steps"][0]
+    assert set(step) >= {"index", "node", "grad_outputs", "grad_inputs", "summed_dims",
+                         "accumulations", "hooks", "seconds"}
+
+
+def test_from_records_builds_an_explainable_trace_and_checks_ids():
+    nodes = [TraceNode("a", "AccumulateGrad", "w", shape=(2,)),
+             TraceNode("m", "MulBackward0", "t1", inputs=["a", None], args=["w", "3"],
+                       shape=(2,), formula="d(a*b)/da = b ;  d(a*b)/db = a"),
+             TraceNode("s", "SumBackward0", "loss", inputs=["m"], args=["t1"], shape=())]
+    steps = [TraceStep(1, "s", [np.asarray(1.0)], [np.ones(2)]),
+             TraceStep(2, "m", [np.ones(2)], [np.full(2, 3.0), None]),
+             TraceStep(3, "a", [np.full(2, 3.0)], [])]
+    t = Trace.from_records(nodes, [TraceLeaf("w", "a", (2,))], [TraceBackward(["s"], [None],
+                                                                             steps)],
+                           engine="PyTorch")
+    assert [n.source for n in t.nodes[1:]] == ["w * 3", "t1.sum()"]
+    assert "d(a*c)/da = c   (c = 3 is a constant" in t.explanation()
+    assert t.graph["engine"] == "PyTorch"
+    with pytest.raises(ValueError, match="not among the nodes"):
+        Trace.from_records([TraceNode("m", "MulBackward0", inputs=["zz"])])
+    with pytest.raises(ValueError, match="unique"):
+        Trace.from_records([TraceNode("m", "X"), TraceNode("m", "Y")])
+    with pytest.raises(ValueError, match="unknown node"):
+        Trace.from_records(nodes, [], [TraceBackward(["s"], [None], [TraceStep(1, "q")])])
+
+
+def test_create_graph_backward_inside_with_does_not_add_forward_ops():
+    x = minigrad.tensor([2.0], requires_grad=True, name="x")
+    with minigrad.trace() as t:
+        (g,) = minigrad.autograd.grad((x ** 3).sum(), x, create_graph=True)
+    assert [n.source for n in t.nodes if not n.is_leaf] == ["x ** 3", "t1.sum()"]
+    np.testing.assert_array_equal(g.data, [12.0])
+
+
+def test_repr_is_short():
+    x, y = leaves()
+    assert repr(minigrad.trace((x * y).sum())) == (
+        "<Trace (minigrad): 2 operations, 2 leaves, 4 backward steps>")
