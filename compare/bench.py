@@ -58,7 +58,7 @@ class Config:
     explain_repeats: int = 3
     memory_steps: tuple = (10, 100)
     fan_in_n: int = 10_000
-    fan_in_repeats: int = 5
+    fan_in_repeats: int = 7
     items: tuple = ()  # empty: every item
     engines: tuple = ENGINES
     json_path: str | None = None
@@ -66,7 +66,7 @@ class Config:
     @classmethod
     def quick(cls) -> Config:
         return cls(mlp_repeats=10, chain_repeats=7, deep_n=20_000, deep_repeats=1, huge_n=None,
-                   explain_repeats=1, fan_in_n=2_000, fan_in_repeats=3)
+                   explain_repeats=1, fan_in_n=2_000, fan_in_repeats=5)
 
     @classmethod
     def tiny(cls) -> Config:
@@ -423,16 +423,20 @@ def item_fan_in(cfg: Config) -> Item:
                 "(backward only)", "ms", ratios=False)
     item.notes.append(f"columns: backward time at {n:,} uses, at {2 * n:,} uses, ratio "
                       "(issue 2: about 2 means linear)")
-    small = {r.engine: r for r in interleaved(make_cases(item, cfg, lambda e: peers.fan_in_case(
-        e, n)), cfg.fan_in_repeats).values()}
-    big = interleaved({e: peers.fan_in_case(e, 2 * n) for e in small
-                       if small[e].status == "ok"}, cfg.fan_in_repeats)
+    cases = {}  # both sizes in one round-robin, so that a busy spell hits both alike
+    for engine, case in make_cases(item, cfg, lambda e: peers.fan_in_case(e, n)).items():
+        cases[f"{engine}|{n}"] = case
+        cases[f"{engine}|{2 * n}"] = peers.fan_in_case(engine, 2 * n)
+    timed = interleaved(cases, cfg.fan_in_repeats)
     rows = []
-    for engine, row in small.items():
-        if row.status != "ok" or big[engine].status != "ok":
-            rows.append(row if row.status != "ok" else big[engine])
+    for key in list(timed)[::2]:
+        engine = key.split("|")[0]
+        small, big = timed[key], timed[f"{engine}|{2 * n}"]
+        if small.status != "ok" or big.status != "ok":
+            bad = small if small.status != "ok" else big
+            rows.append(replace(bad, engine=engine))
             continue
-        t1, t2 = row.value, big[engine].value
+        t1, t2 = small.value, big.value
         rows.append(Row(engine, t2, extra={f"{n:,}": t1 * 1e3, f"{2 * n:,}": t2 * 1e3,
                                            "ratio": t2 / t1}))
     item.rows = rows + item.rows
