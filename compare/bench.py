@@ -30,15 +30,12 @@ from contextlib import redirect_stdout
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
+import numpy as np
+
+from compare import bench_peers as peers
+from compare.bench_peers import ENGINES, Case, NotApplicable, Unavailable
+
 THREAD_VARS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
-if __name__ == "__main__":  # `python -m compare.bench`: limit BLAS before numpy loads it
-    for _var in THREAD_VARS:
-        os.environ[_var] = "1"
-
-import numpy as np  # noqa: E402
-
-from compare import bench_peers as peers  # noqa: E402
-from compare.bench_peers import ENGINES, Case, NotApplicable, Unavailable  # noqa: E402
 
 
 @dataclass
@@ -111,7 +108,12 @@ SCALE = {"ms/step": 1e3, "us/node": 1e6, "s": 1.0, "ms": 1e3}
 
 # -- threads ---------------------------------------------------------------------------------
 def limit_threads() -> str:
-    """One BLAS thread for numpy (and torch.set_num_threads(1) where torch loads). Says how."""
+    """One BLAS thread for numpy; says how it was done.
+
+    numpy is usually loaded before this runs (`import compare` loads it), so the environment
+    variables alone come too late: threadpoolctl when installed, else OpenBLAS's own
+    set_num_threads through ctypes. torch gets torch.set_num_threads(1) in `peers.load`.
+    """
     for var in THREAD_VARS:
         os.environ[var] = "1"  # for libraries not loaded yet
     try:
@@ -481,9 +483,9 @@ def format_item(number: int, item: Item) -> list[str]:
     lines += [f"   {note}" for note in item.notes[:-1]]
     base, torch_value = item.value("numpy"), item.value("torch")
     for row in item.rows:
-        if row.status != "ok":
-            lines.append(f"   {row.engine:<24} {row.status if row.status != 'fails' else ''}"
-                         f"{' ' if row.status != 'fails' else ''}{row.note}".rstrip())
+        if row.status != "ok":  # a "fails" note already starts with "fails (...)"
+            status = "" if row.status == "fails" else f"{row.status} "
+            lines.append(f"   {row.engine:<24} {status}{row.note}".rstrip())
             continue
         if row.extra:
             cells = "  ".join(f"{k} {_num(v)}" for k, v in row.extra.items())
