@@ -33,7 +33,12 @@ _EXPORTS = {
 __all__ = sorted(_EXPORTS)
 
 
+_SUBMODULES = ("against", "corpus", "graph", "models", "report", "source", "torch_bridge")
+
+
 def __getattr__(name: str) -> Any:
+    if name in _SUBMODULES:  # `compare.corpus.CORPUS` without importing it first
+        return importlib.import_module(f"compare.{name}")
     if name in _EXPORTS:
         value = getattr(importlib.import_module(_EXPORTS[name]), name)
         globals()[name] = value

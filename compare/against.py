@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import ast
-import inspect
-import textwrap
+import linecache
 from collections.abc import Callable
 from typing import Any
 
@@ -109,15 +107,19 @@ def _random_gradient(shape: tuple) -> np.ndarray | None:
 def _callable_name(fn: Callable) -> str:
     """A lambda's own source text (`lambda x: x * x`), else the function's name."""
     name = getattr(fn, "__name__", type(fn).__name__)
-    if name != "<lambda>":
+    code = getattr(fn, "__code__", None)
+    if name != "<lambda>" or code is None:
         return name
-    try:
-        source = textwrap.dedent(inspect.getsource(fn))
-        tree = ast.parse(source if not source.startswith(".") else "_" + source)
-    except (OSError, TypeError, SyntaxError):
+    # the body's span in the file, from the positions Python records for each instruction
+    spans = [p for p in code.co_positions() if None not in p and p[2:] != (0, 0)]
+    lines = linecache.getlines(code.co_filename)
+    if not spans or not lines:
         return name
-    args = list(fn.__code__.co_varnames[:fn.__code__.co_argcount])
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Lambda) and [a.arg for a in node.args.args] == args:
-            return ast.get_source_segment(source, node) or name
-    return name
+    (l0, c0), (l1, c1) = min((p[0], p[2]) for p in spans), max((p[1], p[3]) for p in spans)
+    raw = [line.encode() for line in lines[l0 - 1:l1]]  # columns count UTF-8 bytes
+    if not raw:
+        return name
+    raw[-1] = raw[-1][:c1]
+    raw[0] = raw[0][c0:]
+    body = " ".join(b"".join(raw).decode(errors="replace").split())
+    return f"lambda {', '.join(code.co_varnames[:code.co_argcount])}: {body}"
