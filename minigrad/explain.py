@@ -242,7 +242,8 @@ class _Narrator:
             target = node.label + (f"[{j}]" if len(step.grad_outputs) > 1 else "")
             text = f"d {root}/d {target} = {self.value(g)}"
             out.append(indent + pad(self.say("incoming"), col) + _hang(text, width(indent) + col))
-        out.append(indent + pad(self.say("rule"), col) + self.rule(node, constant))
+        rule = self.rule(node, constant).replace("\n", "\n" + " " * (width(indent) + col))
+        out.append(indent + pad(self.say("rule"), col) + rule)
         incoming = step.grad_outputs[0] if step.grad_outputs else None
         g_text = self.inline(incoming) or "grad"
         column = width(indent) + col
@@ -277,17 +278,22 @@ class _Narrator:
             text = text.replace(" ;  ", self.p["semi"])
         notes = []
         if node.name in op_text.TAKES_CONSTANTS and any(constant) and not all(constant):
+            uses_c = op_text.uses_c(node.name, constant)
             for i, c in enumerate(constant):
                 if c:
                     value = node.args[i] if i < len(node.args) else "c"
-                    notes.append(self.say("constant_unknown", c=value) if value == "c"
-                                 else self.say("constant", c="c", value=value))
+                    notes.append(self.say("constant", c="c", value=value)
+                                 if uses_c and value != "c" else
+                                 self.say("constant_unknown", c=value))
         remark = op_text.note(node.name, self.lang, _count(node, self.nodes))
         if remark:
             notes.append(remark)
         if not notes:
             return text
-        return f"{text}   {self.p['open']}{self.p['sep'].join(notes)}{self.p['close']}"
+        remark = f"{self.p['open']}{self.p['sep'].join(notes)}{self.p['close']}"
+        if width(text) + width(remark) > 72:  # too long for one line: the remark goes below
+            return f"{text}\n{remark}"
+        return f"{text}   {remark}"
 
     def accumulated(self, step: Any, node: Any) -> str:
         incoming = step.grad_outputs[0] if step.grad_outputs else None

@@ -19,6 +19,7 @@ import operator
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from minigrad.ops.reduce import ValuesIndices
 from minigrad.tensor import Tensor
 
 __all__ = ["ExpressionError", "FUNCTIONS", "METHODS", "evaluate", "parse"]
@@ -39,7 +40,7 @@ METHODS = FUNCTIONS - {"cat", "stack", "where"} | frozenset({
     "sum_to_size", "multiply", "subtract", "divide", "true_divide", "negative", "swapaxes",
     "float", "double",
 })
-ATTRIBUTES = frozenset({"T"})
+ATTRIBUTES = frozenset({"T", "values", "indices"})  # x.T; x.max(dim=0).values
 NAMESPACES = frozenset({"minigrad", "torch"})
 KEYWORDS = frozenset({"dim", "keepdim", "min", "max", "exponent", "alpha", "dim0", "dim1",
                       "start_dim", "end_dim", "input", "other", "condition"})
@@ -94,16 +95,27 @@ def parse(source: str, names: Iterable[str]) -> ast.Expression:
 def evaluate(source: str | ast.Expression, inputs: Mapping[str, Any]) -> Tensor:
     """The value of `source` with `inputs` (name -> Tensor), computed with minigrad ops.
 
+    `source` is a string or a tree (from `parse`, or built by hand: it is checked again).
     Refused expressions raise `ExpressionError` before anything is computed; errors of the
     computation itself (shapes that do not broadcast, ...) are minigrad's own.
     """
-    tree = source if isinstance(source, ast.Expression) else parse(source, inputs)
-    text = source if isinstance(source, str) else ast.unparse(tree)
+    if isinstance(source, ast.Expression):  # a tree from parse() or made by hand: check it
+        tree, text = source, ast.unparse(source)
+        try:
+            _Checker(text, frozenset(inputs)).expr(tree.body)
+        except RecursionError:
+            raise ExpressionError("the expression is nested too deeply") from None
+    else:
+        tree, text = parse(source, inputs), source
     try:
         value = _Evaluator(dict(inputs), text.strip()).expr(tree.body)
     except RecursionError:
         raise ExpressionError("the expression is nested too deeply") from None
-    return value if isinstance(value, Tensor) else Tensor(value)
+    if isinstance(value, Tensor):
+        return value
+    if isinstance(value, bool | int | float):
+        return Tensor(value)
+    raise ExpressionError(f"the expression gives a {type(value).__name__}, not a tensor")
 
 
 def _piece(source: str, node: ast.AST) -> str:
@@ -163,7 +175,8 @@ class _Checker:
             self.receiver(node.value)
             if node.attr not in ATTRIBUTES:
                 raise self.refuse(node, f"attribute `.{node.attr}` is not allowed (only Tensor "
-                                        "methods such as x.sum() and the attribute x.T)")
+                                        "methods such as x.sum(), x.T, and .values/.indices "
+                                        "of max(dim=...))")
             return
         if isinstance(node, ast.Subscript):
             self.receiver(node.value)
@@ -262,7 +275,14 @@ class _Evaluator:
         if isinstance(node, ast.List):
             return [self.expr(item) for item in node.elts]
         if isinstance(node, ast.Attribute):
-            return self.tensor(node.value).T
+            if node.attr == "T":
+                return self.tensor(node.value).T
+            value = self.expr(node.value)
+            if not isinstance(value, ValuesIndices):
+                piece = _piece(self.source, node)
+                raise ExpressionError(f"`{piece}`: .{node.attr} belongs to what max(dim=...) "
+                                      "and min(dim=...) return", piece)
+            return getattr(value, node.attr)
         if isinstance(node, ast.Subscript):
             return self.tensor(node.value)[self.index(node.slice)]
         if isinstance(node, ast.Call):

@@ -440,9 +440,13 @@ class _Recorder:
             return live
         saved = node._saved
         nf = node.next_functions
-        for i, (nxt, _) in enumerate(nf):
-            if nxt is None:
-                live.consts[i] = saved[i] if len(saved) == len(nf) else _UNKNOWN
+        free = [i for i, (nxt, _) in enumerate(nf) if nxt is None]
+        if len(saved) == len(nf):
+            live.consts.update((i, saved[i]) for i in free)
+        else:  # match the saved tensors that need no gradient to the constant inputs, in order
+            plain = [s for s in saved if isinstance(s, Tensor) and not s.requires_grad]
+            found = plain if len(plain) == len(free) else [_UNKNOWN] * len(free)
+            live.consts.update(zip(free, found))
         for i, s in enumerate(saved):
             if isinstance(s, Tensor):
                 edge = (s.grad_fn, s._output_nr) if s.grad_fn is not None else (s._grad_acc, 0)
@@ -516,7 +520,7 @@ class _Recorder:
                                         id(leaf) in self.params))
                 live_leaves[ids[node]] = weakref.ref(leaf)
                 continue
-            args = [self._arg_text(live, i, nxt, nr, labels)
+            args = [self._arg_text(live, i, nxt, nr, labels, names)
                     for i, (nxt, nr) in enumerate(node.next_functions)]
             saved = [(args[w] if isinstance(w, int) else w, v) for w, v in live.saved]
             nodes.append(TraceNode(
@@ -585,10 +589,14 @@ class _Recorder:
             labels[node] = name
         return labels
 
-    def _arg_text(self, live: _Live, i: int, nxt: Any, nr: int, labels: dict) -> str:
+    def _arg_text(self, live: _Live, i: int, nxt: Any, nr: int, labels: dict,
+                  names: dict[int, str]) -> str:
         if nxt is not None:
             return labels[nxt] + (f"#{nr}" if nr else "")
-        return constant_text(live.consts.get(i, _UNKNOWN))
+        value = live.consts.get(i, _UNKNOWN)
+        if isinstance(value, Tensor) and not value.name and id(value) in names:
+            return names[id(value)]
+        return constant_text(value)
 
 
 class _Unknown:

@@ -74,8 +74,9 @@ def draw(tensor_or_trace: Any, params: Any = None, show_grads: bool = True,
         for i, src in enumerate(n.inputs):
             if src is None:
                 continue
-            dot.edge(src, n.id, label=_edge_label(trace.node(src), edge_grads.get((n.id, i)),
-                                                  show_grads, show_values))
+            label = _edge_label(trace.node(src), edge_grads.get((n.id, i)), show_grads,
+                                show_values)
+            dot.edge(src, n.id, **({"label": label} if label else {}))
         if show_saved:
             for k, (what, value) in enumerate(n.saved):
                 sid = f"{n.id}_s{k}"

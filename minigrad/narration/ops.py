@@ -224,11 +224,16 @@ CONSTANT_RULES: dict[tuple[str, int], str] = {
 }
 
 
+def uses_c(name: str, constant: list[bool]) -> bool:
+    """True when `rule` rewrites the formula with `c` standing for the constant input."""
+    return constant.count(True) == 1 and (name, constant.index(True)) in CONSTANT_RULES
+
+
 def rule(name: str, formula: str, constant: list[bool]) -> str:
     """The node's formula, keeping only the parts for inputs that get a gradient."""
     if not any(constant) or all(constant):
         return formula
-    if constant.count(True) == 1 and (name, constant.index(True)) in CONSTANT_RULES:
+    if uses_c(name, constant):
         return CONSTANT_RULES[(name, constant.index(True))]
     parts = [p.strip() for p in formula.split(";")]
     if len(parts) == len(constant):

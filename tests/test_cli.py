@@ -1,0 +1,95 @@
+"""`python -m minigrad explain ...` and `python -m minigrad demo`, run as a learner runs them."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from minigrad.__main__ import parse_input
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def run(*args: str, cwd: Path, path: str | None = None) -> subprocess.CompletedProcess:
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    if path is not None:
+        env["PATH"] = path
+    return subprocess.run([sys.executable, "-m", "minigrad", *args], cwd=cwd, env=env,
+                          capture_output=True, text=True, timeout=120)
+
+
+def test_explain_prints_the_narration(tmp_path):
+    done = run("explain", "sum(x*y)*3", "x=1,2,3", "y=4,5,6", "--no-timing", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("Forward pass: 3 operations\n")
+    assert "  t1   = x * y        MulBackward0    shape (3,)  tensor([ 4., 10., 18.])" in \
+        done.stdout
+    assert "to x      [3., 3., 3.] * y = tensor([12., 15., 18.])" in done.stdout
+    assert done.stdout.rstrip().endswith("Summary: 3 operations, 5 backward steps, 2 leaves")
+
+
+def test_explain_in_chinese_with_matrices_and_a_drawing(tmp_path, dot_bin):
+    done = run("explain", "(w @ x).relu().sum()", "w=[[1,-2],[3,4]]", "x=1,1", "--lang", "zh",
+               "--dot", "g.svg", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "前向传播：共 3 个运算" in done.stdout and "叶子节点：" in done.stdout
+    assert "Graph drawn to g.svg" in done.stdout
+    assert "<svg" in (tmp_path / "g.svg").read_text()
+
+
+def test_explain_refuses_unsafe_text_and_bad_inputs(tmp_path):
+    done = run("explain", "__import__('os').system('touch pwned')", cwd=tmp_path)
+    assert done.returncode == 2
+    assert "refused `__import__`" in done.stderr
+    assert not (tmp_path / "pwned").exists()
+    done = run("explain", "x*2", "x=a,b", cwd=tmp_path)
+    assert done.returncode == 2 and "cannot read the values of x" in done.stderr
+    done = run("explain", "x*y", "x=1,2", "y=1,2,3", cwd=tmp_path)
+    assert done.returncode == 2 and "broadcast" in done.stderr
+
+
+def test_demo_explains_and_draws(tmp_path, dot_bin):
+    done = run("demo", "--no-timing", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "minigrad.trace(lambda: (x * y).sum() * 3).explain()" in done.stdout
+    assert "Leaves: x.grad = tensor([12., 15., 18.]), y.grad = tensor([3., 6., 9.])" in \
+        done.stdout
+    svg = tmp_path / "minigrad-demo" / "graph.svg"
+    assert f"Graph drawn to {Path('minigrad-demo') / 'graph.svg'}" in done.stdout
+    assert "<svg" in svg.read_text()
+
+
+def test_demo_without_graphviz_writes_dot_text_and_says_how(tmp_path):
+    bare = tmp_path / "bin"
+    bare.mkdir()
+    done = run("demo", "--lang", "zh", cwd=tmp_path, path=str(bare))
+    assert done.returncode == 0, done.stderr
+    assert "反向传播" in done.stdout
+    assert "apt-get install graphviz" in done.stderr and "dot -Tsvg" in done.stderr
+    assert (tmp_path / "minigrad-demo" / "graph.dot").read_text().startswith("digraph {")
+
+
+def test_help_lists_the_commands(tmp_path):
+    done = run("--help", cwd=tmp_path)
+    assert done.returncode == 0 and "explain" in done.stdout and "demo" in done.stdout
+
+
+@pytest.mark.parametrize("text, name, value", [
+    ("x=1,2,3", "x", [1.0, 2.0, 3.0]),
+    ("x=2", "x", 2.0),
+    ("x=2,", "x", [2.0]),
+    ("w=[[1,2],[3,4]]", "w", [[1.0, 2.0], [3.0, 4.0]]),
+])
+def test_parse_input(text, name, value):
+    got_name, got = parse_input(text)
+    assert got_name == name and got.tolist() == value and got.dtype.name == "float32"
+
+
+def test_parse_input_refuses_nonsense():
+    for text in ["x", "1x=2", "x=__import__('os')", "x=[1,'a']"]:
+        with pytest.raises(ValueError):
+            parse_input(text)

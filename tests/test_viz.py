@@ -1,0 +1,114 @@
+"""Drawing: DOT text without graphviz's binary; real SVG/PNG with it (the `dot_bin` fixture)."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import minigrad
+from minigrad import viz
+
+
+def classic():
+    x = minigrad.tensor([1.0, 2.0, 3.0], requires_grad=True, name="x")
+    y = minigrad.tensor([4.0, 5.0, 6.0], requires_grad=True, name="y")
+    return minigrad.trace(lambda: (x * y).sum() * 3)
+
+
+def small_net():
+    minigrad.manual_seed(0)
+    model = minigrad.nn.Linear(3, 2)
+    x = minigrad.tensor([[1.0, 2.0, 3.0]])
+    return model, x
+
+
+def test_draw_shows_names_steps_and_gradients():
+    src = classic().to_dot().source
+    for text in ["MulBackward0", "SumBackward0", "t1 = x * y", "out = t2 * 3",
+                 "step 1", "step 3", "step 4", "grad [12., 15., 18.]", "grad [3., 6., 9.]",
+                 "= [1., 2., 3.]", "fillcolor=darkolivegreen1", "fillcolor=lightblue"]:
+        assert text in src, text
+    # ids are the trace's node ids: stable, in forward order
+    assert re.findall(r"^\t(n\d+\w*) \[", src, re.M) == ["n1", "n2", "n3", "n4", "n5", "n5_out"]
+    assert "\tn1 -> n3" in src and "\tn2 -> n3" in src and "\tn5 -> n5_out" in src
+
+
+def test_intermediate_tensors_carry_their_gradient_on_the_edge():
+    src = classic().to_dot().source
+    assert 'n3 -> n4 [label="t1 (3,)\n= [ 4., 10., 18.]\ngrad [3., 3., 3.]"]' in src
+
+
+def test_parameter_names_from_params_on_a_tensor_and_on_a_trace():
+    model, x = small_net()
+    loss = model(x).sum()
+    src = viz.draw(loss, params=dict(model.named_parameters())).source
+    assert "weight\n(2, 3)" in src and "bias\n(2,)" in src
+    assert "AddmmBackward0" in src and "TBackward0" in src
+    assert "step" not in src  # drawn from the graph alone: no backward ran
+    t = minigrad.trace(lambda: model(x).sum())
+    src = t.to_dot(params=model).source
+    assert "weight\n(2, 3)" in src and "grad (2, 3) norm" in src
+
+
+def test_options_hide_values_and_gradients_and_show_saved_tensors():
+    t = classic()
+    src = t.to_dot(show_grads=False, show_values=False).source
+    assert "grad " not in src and "\n= " not in src
+    src = t.to_dot(show_saved=True).source
+    assert 'n3_s0 [label="saved x\n(3,)" fillcolor=orange]' in src
+    assert "n3_s0 -> n3 [arrowhead=none style=dashed]" in src
+
+
+def test_large_tensors_show_shape_and_norm():
+    w = minigrad.tensor(np.ones((8, 8), np.float32), requires_grad=True, name="w")
+    src = minigrad.trace(lambda: (w * 2).sum()).to_dot().source
+    assert "grad (8, 8) norm 16" in src
+
+
+def test_graphviz_is_imported_only_when_drawing():
+    code = ("import sys, minigrad; before = 'graphviz' in sys.modules; "
+            "x = minigrad.tensor([1.], requires_grad=True); minigrad.viz.draw(x * 2); "
+            "print(before, 'graphviz' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout
+    assert out.split() == ["False", "True"]
+
+
+def test_dot_text_is_written_without_the_binary(tmp_path, monkeypatch):
+    monkeypatch.setenv("PATH", str(tmp_path))  # no `dot` anywhere
+    path = classic().render(tmp_path / "graph.dot")
+    assert path.read_text().startswith("digraph {")
+
+
+def test_missing_dot_says_how_to_install(tmp_path, monkeypatch):
+    monkeypatch.setenv("PATH", str(tmp_path))
+    t = classic()
+    with pytest.raises(viz.GraphvizNotFound, match="apt-get install graphviz"):
+        t.render(tmp_path / "graph.svg")
+    assert t._repr_svg_() is None
+
+
+def test_render_real_svg_with_node_titles(dot_bin, tmp_path):
+    t = classic()
+    path = t.render(tmp_path / "graph.svg")
+    svg = path.read_text()
+    assert svg.lstrip().startswith("<?xml") and "<svg" in svg
+    titles = re.findall(r'<g id="node\d+" class="node">\s*<title>(\w+)</title>', svg)
+    assert sorted(titles) == sorted([n.id for n in t.nodes] + ["n5_out"])
+    assert "MulBackward0" in svg and "step 3" in svg
+    assert t._repr_svg_().lstrip().startswith("<?xml")
+
+
+def test_render_png(dot_bin, tmp_path):
+    model, x = small_net()
+    path = viz.render(model(x).sum(), tmp_path / "net.png", params=model)
+    assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_draw_refuses_other_things():
+    with pytest.raises(TypeError, match="Tensor or a Trace"):
+        viz.draw([1, 2, 3])
