@@ -146,7 +146,9 @@ class BinaryCrossEntropy(Function):
 
 def _softplus(x: Any) -> Any:
     """log(1 + e^x), computed without overflow (Tensor ops, so it can be differentiated)"""
-    return x.relu() + ((-x.abs()).exp() + 1).log()
+    # maximum(x, 0) sends half the gradient at x == 0, so the kinks of the two terms cancel
+    # and the derivative is sigmoid(0) = 0.5 there (relu would give 0)
+    return x.maximum(0) + ((-x.abs()).exp() + 1).log()
 
 
 class BinaryCrossEntropyWithLogits(Function):

@@ -1,0 +1,368 @@
+"""gradcheck and gradgradcheck: is a backward right? Compare it with finite differences.
+
+`gradcheck(fn, inputs)` builds two Jacobians per (output, input) pair, as PyTorch's slow mode:
+the *numerical* one by central differences, `(fn(x + eps) - fn(x - eps)) / (2 * eps)` for
+each element of each input, and the *analytical* one by running backward once per element
+of each output, seeded with that basis vector (`autograd.grad`). Row r of a Jacobian is
+input element r, column c output element c. On a mismatch the `GradcheckError` reads like
+PyTorch's and then says what PyTorch leaves you to find: which element is worst, the
+numerical and analytical value there, and how many elements are wrong.
+
+`gradgradcheck` runs gradcheck on the gradient function itself (built with
+`create_graph=True`), which checks that a backward is differentiable in turn.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from minigrad import autograd
+from minigrad.printing import tensor_repr
+from minigrad.tensor import Tensor
+
+MAX_PRINTED = 100  # Jacobians with more entries are described, not printed
+
+FLOAT32_WARNING = (
+    "Input #{} requires gradient and is not a double precision floating point or complex. "
+    "This check will likely fail if all the inputs are not of double precision floating point "
+    "or complex. "
+)
+NOT_REENTRANT = (
+    "Backward is not reentrant, i.e., running backward with same input and grad_output "
+    "multiple times gives different values, although analytical gradient matches numerical "
+    "gradient.The tolerance for nondeterminism was 0.0."
+)
+
+
+class GradcheckError(RuntimeError):
+    """A gradient check failed. For a Jacobian mismatch the attributes say where:
+    `output_index`, `input_index`, `input_element`, `output_element` (index tuples),
+    `numerical_value`, `analytical_value`, and the two Jacobians `numerical`/`analytical`."""
+
+    def __init__(self, message: str, **details: Any) -> None:
+        super().__init__(message)
+        self.__dict__.update(details)
+
+
+def gradcheck(fn: Callable[..., Any], inputs: Any, eps: float = 1e-6, atol: float = 1e-5,
+              rtol: float = 1e-3, raise_exception: bool = True) -> bool:
+    """Check the gradients of `fn(*inputs)` against finite differences (use float64).
+
+    Returns True when every Jacobian matches: `|analytical - numerical| <= atol + rtol *
+    |numerical|` element by element. Otherwise raises `GradcheckError`, or returns False
+    with `raise_exception=False`.
+    """
+    inputs = _as_tuple(inputs)
+    _warn_not_double(inputs)
+    return _checked(lambda: _gradcheck(fn, inputs, eps, atol, rtol, _Labels(inputs)),
+                    raise_exception)
+
+
+def gradgradcheck(fn: Callable[..., Any], inputs: Any, grad_outputs: Any = None,
+                  eps: float = 1e-6, atol: float = 1e-5, rtol: float = 1e-3,
+                  raise_exception: bool = True) -> bool:
+    """Check second derivatives: gradcheck of `(inputs, grad_outputs) -> autograd.grad(
+    fn(inputs), inputs, grad_outputs, create_graph=True)`.
+
+    `grad_outputs` default to fixed random values in [-1, 1] (seeded, so reruns agree).
+    """
+    inputs = _as_tuple(inputs)
+    diff = [i for i, x in enumerate(inputs) if _needs_grad(x)]
+    if grad_outputs is None:
+        rng = np.random.default_rng(0)
+        grad_outputs = tuple(
+            Tensor(rng.uniform(-1, 1, o.data.shape).astype(
+                o.data.dtype if o.data.dtype.kind == "f" else np.float64), requires_grad=True)
+            for o in _differentiable(fn(*inputs)))
+    grad_outputs = _as_tuple(grad_outputs)
+    n_out = len(grad_outputs)
+    returned: list[int] = []  # which inputs' gradients the gradient function returns
+
+    def grad_fn(*args: Any) -> tuple:
+        outputs = _differentiable(fn(*args[:-n_out]))
+        wrt = [args[i] for i in diff]
+        grads = autograd.grad(outputs, wrt, list(args[-n_out:]), create_graph=True,
+                              allow_unused=True)
+        returned[:] = [k for k, g in enumerate(grads) if g is not None]
+        return tuple(g for g in grads if g is not None)
+
+    all_inputs = inputs + grad_outputs
+    _warn_not_double(all_inputs)
+    labels = _SecondOrderLabels(all_inputs, len(inputs), [inputs[i] for i in diff], returned)
+    return _checked(lambda: _gradcheck(grad_fn, all_inputs, eps, atol, rtol, labels),
+                    raise_exception)
+
+
+def _warn_not_double(inputs: tuple) -> None:
+    """PyTorch's warning: finite differences with eps=1e-6 need float64."""
+    for idx, x in enumerate(inputs):
+        if _needs_grad(x) and x.data.dtype != np.float64:
+            warnings.warn(FLOAT32_WARNING.format(idx), UserWarning, stacklevel=3)
+
+
+def _checked(run: Callable[[], None], raise_exception: bool) -> bool:
+    try:
+        run()
+    except GradcheckError:
+        if raise_exception:
+            raise
+        return False
+    return True
+
+
+# -- the check -------------------------------------------------------------------------------
+def _gradcheck(fn: Callable, inputs: tuple, eps: float, atol: float, rtol: float,
+               labels: _Labels) -> None:
+    wrt = _check_inputs(inputs)
+    results = _as_tuple(fn(*inputs))
+    floats = [k for k, o in enumerate(results) if _is_float(o)]
+    keep = [k for k in floats if results[k].requires_grad]
+    numerical = _numerical(fn, inputs, wrt, floats, eps)  # [input][output in floats]
+    outputs = [results[k] for k in keep]
+    for i, out in enumerate(outputs):
+        analytical = _analytical(out, wrt)
+        if any(not np.array_equal(a, b) for a, b in zip(analytical, _analytical(out, wrt))):
+            raise GradcheckError(NOT_REENTRANT)
+        for j, a in enumerate(analytical):
+            n = numerical[j][floats.index(keep[i])]
+            if not _allclose(a, n, atol, rtol):
+                raise _mismatch(a, n, i, j, out.data.shape, wrt[j].data.shape, atol, rtol,
+                                labels)
+    for k in floats:
+        if k not in keep:
+            _expect_zero(numerical, floats.index(k), k, results[k].data.shape, wrt, labels)
+    if outputs:
+        _check_multiplied_by_grad_output(outputs, wrt, labels)
+
+
+def _check_inputs(inputs: tuple) -> list:
+    wrt = []
+    for idx, x in enumerate(inputs):
+        if not _needs_grad(x):
+            continue
+        if any(st == 0 and n > 1 for st, n in zip(x.data.strides, x.data.shape)) or \
+                not x.data.flags.writeable:
+            raise RuntimeError(
+                f"The {idx}th input has a dimension with stride 0. gradcheck only supports "
+                "inputs that are non-overlapping to be able to compute the numerical gradients "
+                "correctly. You should call .contiguous on the input before passing it to "
+                "gradcheck.")
+        wrt.append(x)
+    if not wrt:
+        raise ValueError("gradcheck expects at least one input tensor to require gradient, "
+                         "but none of them have requires_grad=True.")
+    return wrt
+
+
+def _numerical(fn: Callable, inputs: tuple, wrt: list, floats: list, eps: float) -> list:
+    """Central differences: jac[j][i][r, c] = d output_i[c] / d input_j[r]."""
+
+    def evaluate() -> list:
+        results = _as_tuple(fn(*inputs))
+        return [np.array(results[k].data, dtype=np.float64) for k in floats]
+
+    jacobians = []
+    for x in wrt:
+        data = x.data
+        per_output: list = []
+        for r in range(data.size):
+            idx = np.unravel_index(r, data.shape)
+            orig = data[idx].copy()
+            data[idx] = orig + eps
+            plus = evaluate()
+            data[idx] = orig - eps
+            minus = evaluate()
+            data[idx] = orig
+            if not per_output:
+                per_output = [np.zeros((data.size, p.size)) for p in plus]
+            for jac, p, m in zip(per_output, plus, minus):
+                jac[r] = ((p - m) / (2 * eps)).ravel()
+        if not per_output:  # an empty input: no rows
+            per_output = [np.zeros((0, np.size(o))) for o in evaluate()]
+        jacobians.append(per_output)
+    return jacobians
+
+
+def _analytical(out: Tensor, wrt: list) -> list[np.ndarray]:
+    """Backward seeded with each basis vector of `out`: column c of every Jacobian."""
+    jacs = [np.zeros((x.data.size, out.data.size)) for x in wrt]
+    for c in range(out.data.size):
+        seed = np.zeros(out.data.shape, dtype=out.data.dtype)
+        seed.flat[c] = 1
+        grads = autograd.grad([out], wrt, [Tensor._make(seed, None, 0)], retain_graph=True,
+                              allow_unused=True)
+        for jac, x, g in zip(jacs, wrt, grads):
+            if g is None:
+                continue
+            if g.data.shape != x.data.shape:
+                raise GradcheckError("Analytical gradient has incorrect size")
+            jac[:, c] = g.data.ravel()
+    return jacs
+
+
+def _allclose(a: np.ndarray, n: np.ndarray, atol: float, rtol: float) -> bool:
+    return bool(np.all(np.abs(a - n) <= atol + rtol * np.abs(n)))
+
+
+def _check_multiplied_by_grad_output(outputs: list, wrt: list, labels: _Labels) -> None:
+    """With grad_output = 0 every gradient must be 0 (PyTorch checks this too)."""
+    zeros = [Tensor._make(np.zeros_like(o.data), None, 0) for o in outputs]
+    grads = autograd.grad(outputs, wrt, zeros, retain_graph=True, allow_unused=True)
+    for j, g in enumerate(grads):
+        if g is not None and np.any(g.data != 0):
+            r = int(np.flatnonzero(g.data)[0])
+            at = _at(np.unravel_index(r, g.data.shape))
+            raise GradcheckError(
+                f"backward not multiplied by grad_output\nWith every grad_output = 0, the "
+                f"gradient of {labels.input(j)}{at} is {float(g.data.flat[r])!r} instead of 0: "
+                "a backward must multiply what it returns by the incoming gradient (chain "
+                "rule).", input_index=j)
+
+
+def _expect_zero(numerical: list, i: int, k: int, shape: tuple, wrt: list,
+                 labels: _Labels) -> None:
+    """An output that does not require grad must not change with the inputs."""
+    for j, per_output in enumerate(numerical):
+        jac = per_output[i]
+        if np.any(jac != 0):
+            r, c = np.unravel_index(int(np.argmax(np.abs(jac))), jac.shape)
+            raise GradcheckError(
+                "Numerical gradient for function expected to be zero\n"
+                f"The {labels.output(k)} does not require grad, yet it changes with "
+                f"{labels.input(j)}:\nd output {k}{_index(np.unravel_index(c, shape))} / "
+                f"d {labels.short(j)}"
+                f"{_index(np.unravel_index(r, wrt[j].data.shape))} = {float(jac[r, c])!r} "
+                f"numerically.{labels.detached_hint}", input_index=j)
+
+
+# -- the report ------------------------------------------------------------------------------
+def _mismatch(a: np.ndarray, n: np.ndarray, i: int, j: int, out_shape: tuple, in_shape: tuple,
+              atol: float, rtol: float, labels: _Labels) -> GradcheckError:
+    diff = np.abs(a - n)
+    allowed = atol + rtol * np.abs(n)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        ratio = np.where(diff <= allowed, 0.0,
+                         np.where(np.isnan(diff), np.inf, diff / allowed))
+    r, c = np.unravel_index(int(np.argmax(ratio)), ratio.shape)
+    in_el = tuple(int(v) for v in np.unravel_index(r, in_shape))
+    out_el = tuple(int(v) for v in np.unravel_index(c, out_shape))
+    wrong = int(np.sum(~(diff <= allowed)))
+    lines = [
+        f"Jacobian mismatch for output {i:d} with respect to input {j:d},",
+        f"numerical:{_jacobian_text(n, 'numerical')}",
+        f"analytical:{_jacobian_text(a, 'analytical')}",
+        "",
+        f"Worst element: {labels.input(j)}{_at(in_el)}, {labels.output(i)}{_at(out_el)} "
+        f"(Jacobian row {r}, column {c}):",
+        f"    numerical  = {float(n[r, c])!r}",
+        f"    analytical = {float(a[r, c])!r}",
+        f"    |analytical - numerical| = {diff[r, c]:.6g} > atol + rtol * |numerical| = "
+        f"{allowed[r, c]:.6g}",
+        f"{wrong} of {a.size} elements of this Jacobian differ (rows: the {a.shape[0]} elements "
+        f"of input {j}, shape {tuple(in_shape)};",
+        f"columns: the {a.shape[1]} elements of output {i}, shape {tuple(out_shape)}).",
+    ]
+    lines += labels.notes()
+    return GradcheckError("\n".join(lines), output_index=i, input_index=j, input_element=in_el,
+                          output_element=out_el, numerical_value=float(n[r, c]),
+                          analytical_value=float(a[r, c]), numerical=n, analytical=a)
+
+
+def _jacobian_text(jac: np.ndarray, which: str) -> str:
+    if jac.size <= MAX_PRINTED:
+        return tensor_repr(jac, ["dtype=minigrad.float64"])
+    return (f"<a {jac.shape[0]} x {jac.shape[1]} Jacobian, too big to print: see "
+            f"GradcheckError.{which}>")
+
+
+def _index(idx: tuple) -> str:
+    return f"[{', '.join(str(int(v)) for v in idx)}]" if len(idx) else ""
+
+
+def _at(idx: tuple) -> str:
+    return f" at index {_index(idx)}" if len(idx) else " (a scalar)"
+
+
+class _Labels:
+    """How a report names inputs and outputs: `input 1 (b)` when the tensor has a name."""
+
+    detached_hint = ""
+
+    def __init__(self, inputs: tuple) -> None:
+        self.wrt = [x for x in inputs if _needs_grad(x)]
+
+    def input(self, j: int) -> str:
+        name = getattr(self.wrt[j], "name", None) if j < len(self.wrt) else None
+        return f"input {j} ({name})" if name else f"input {j}"
+
+    def short(self, j: int) -> str:
+        name = getattr(self.wrt[j], "name", None) if j < len(self.wrt) else None
+        return name or f"input {j}"
+
+    def output(self, i: int) -> str:
+        return f"output {i}"
+
+    def notes(self) -> list[str]:
+        return []
+
+
+class _SecondOrderLabels(_Labels):
+    """gradgradcheck's inputs are fn's inputs then the grad_outputs; its outputs are the
+    first-order gradients."""
+
+    detached_hint = ("\nThe first-order gradient was computed outside the graph: a backward "
+                     "that uses .data or numpy\ncannot be differentiated again; compute it "
+                     "with Tensor operations.")
+
+    def __init__(self, inputs: tuple, n_fn_inputs: int, fn_wrt: list, returned: list) -> None:
+        super().__init__(inputs)
+        self.n_wrt = len(fn_wrt)
+        self.fn_labels = _Labels(tuple(fn_wrt))
+        self.returned = returned
+
+    def input(self, j: int) -> str:
+        if j < self.n_wrt:
+            return self.fn_labels.input(j)
+        return f"grad_outputs[{j - self.n_wrt}]"
+
+    def short(self, j: int) -> str:
+        return self.fn_labels.short(j) if j < self.n_wrt else self.input(j)
+
+    def output(self, i: int) -> str:
+        if i < len(self.returned):
+            return f"output {i} (the gradient of {self.fn_labels.short(self.returned[i])})"
+        return f"output {i}"
+
+    def notes(self) -> list[str]:
+        return ["gradgradcheck checks the function (inputs, grad_outputs) -> the gradients "
+                "backward computes",
+                "with create_graph=True: a mismatch here is a wrong or non-differentiable "
+                "backward."]
+
+
+# -- helpers ---------------------------------------------------------------------------------
+def _as_tuple(x: Any) -> tuple:
+    if isinstance(x, tuple):
+        return x
+    if isinstance(x, list):
+        return tuple(x)
+    return (x,)
+
+
+def _needs_grad(x: Any) -> bool:
+    return isinstance(x, Tensor) and x.requires_grad
+
+
+def _is_float(x: Any) -> bool:
+    return isinstance(x, Tensor) and x.data.dtype.kind == "f"
+
+
+def _differentiable(results: Any) -> list:
+    return [o for o in _as_tuple(results) if _needs_grad(o)]
+
+
+__all__: Sequence[str] = ("GradcheckError", "gradcheck", "gradgradcheck")
