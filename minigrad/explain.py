@@ -51,8 +51,10 @@ PHRASES: dict[str, dict[str, str]] = {
         "not_stored": "{label} receives {value} (not accumulated)",
         "hook_changed": "{where} {name} changed the gradient: {before} -> {after}",
         "hook_same": "{where} {name} ran (gradient unchanged)",
+        "hook_changed_long": "{where} {name} changed the gradient:",
+        "before": "before", "after": "after",
         "where_tensor": "tensor hook", "where_prehook": "pre-hook", "where_hook": "node hook",
-        "at": "(line {line})",
+        "at": "(at {line})",
         "no_backward": "No backward pass was run.",
         "leaves": "Leaves: ",
         "sep": ", ",
@@ -85,8 +87,10 @@ PHRASES: dict[str, dict[str, str]] = {
         "not_stored": "{label} 收到 {value}（没有累加）",
         "hook_changed": "{where} {name} 改变了梯度：{before} -> {after}",
         "hook_same": "{where} {name} 运行了（梯度不变）",
+        "hook_changed_long": "{where} {name} 改变了梯度：",
+        "before": "改变前", "after": "改变后",
         "where_tensor": "张量钩子", "where_prehook": "前置钩子", "where_hook": "节点钩子",
-        "at": "（第 {line} 行）",
+        "at": "（源代码 {line}）",
         "no_backward": "没有运行反向传播。",
         "leaves": "叶子节点：",
         "sep": "，",
@@ -228,8 +232,9 @@ class _Narrator:
         name = pad(node.name, name_width)
         if node.is_leaf:
             start = width(head) + width(name)
-            return [head + name + _hang(self.accumulated(step, node), start)] + [
-                indent + line for line in self.hooks(step, width(self.say("hook")) + 2)]
+            hooks = self.hooks(step, width(self.say("hook")) + 2, width(indent), ("tensor",
+                                                                                   "prehook"))
+            return [head + name + _hang(self.accumulated(step, node), start)] + hooks
         out = [head + name + f"{node.label} = {node.source}"]
         constant = [src is None for src in node.inputs]
         labels = [self.say("to", label=node.args[i] if i < len(node.args) else "?")
@@ -247,6 +252,7 @@ class _Narrator:
         incoming = step.grad_outputs[0] if step.grad_outputs else None
         g_text = self.inline(incoming) or "grad"
         column = width(indent) + col
+        hooks_before = self.hooks(step, col, width(indent), ("tensor", "prehook"))
         n = _count(node, self.nodes)
         for i, src in enumerate(node.inputs):
             if src is None:
@@ -267,8 +273,8 @@ class _Narrator:
                 note = self.say("summed", dims=self.dims(dims), label=label,
                                 shape=_shape(shape) if shape is not None else "?")
                 out.append(indent + " " * col + self.p["open"] + note + self.p["close"])
-        out += [indent + line for line in self.hooks(step, col)]
-        return out
+        out += self.hooks(step, col, width(indent), ("hook",))
+        return out[:1] + hooks_before + out[1:]
 
     def rule(self, node: Any, constant: list[bool]) -> str:
         if not node.formula:
@@ -310,21 +316,32 @@ class _Narrator:
             parts.append(target + body)
         return "; ".join(parts)
 
-    def hooks(self, step: Any, col: int) -> list[str]:
+    def hooks(self, step: Any, col: int, indent: int, kinds: tuple) -> list[str]:
+        """The hooks of `kinds` that ran in this step, with before/after when they changed."""
         out = []
+        start = " " * indent + pad(self.say("hook"), col)
         for hook in step.hooks:
+            if hook.where not in kinds:
+                continue
             where = self.p.get(f"where_{hook.where}", hook.where)
-            if hook.changed:
-                pairs = [(b, a) for b, a in zip(hook.before, hook.after)
-                         if (a is None) != (b is None) or
-                         (a is not None and not np.array_equal(a, b))]
-                before = ", ".join(self.value(b) for b, _ in pairs)
-                after = ", ".join(self.value(a) for _, a in pairs)
-                text = self.say("hook_changed", where=where, name=hook.name, before=before,
-                                after=after)
-            else:
-                text = self.say("hook_same", where=where, name=hook.name)
-            out.append(pad(self.say("hook"), col) + text)
+            if not hook.changed:
+                out.append(start + self.say("hook_same", where=where, name=hook.name))
+                continue
+            pairs = [(b, a) for b, a in zip(hook.before, hook.after)
+                     if (a is None) != (b is None) or (a is not None and not np.array_equal(a, b))]
+            before = ", ".join(self.value(b) for b, _ in pairs)
+            after = ", ".join(self.value(a) for _, a in pairs)
+            text = self.say("hook_changed", where=where, name=hook.name, before=before,
+                            after=after)
+            if "\n" not in text and width(text) <= 90:
+                out.append(start + text)
+                continue
+            out.append(start + self.say("hook_changed_long", where=where, name=hook.name))
+            labels = [self.say("before"), self.say("after")]
+            label_width = max(width(x) for x in labels) + 1
+            for label, value in zip(labels, (before, after)):
+                lead = " " * (indent + col + 2) + pad(label, label_width)
+                out.append(lead + _hang(value, width(lead)))
         return out
 
     def dims(self, dims: tuple) -> str:
@@ -337,8 +354,7 @@ class _Narrator:
         one_line = head + self.p["sep"].join(leaves)
         if len(leaves) > 3 or "\n" in one_line or width(one_line) > 100:
             out = [head.rstrip()] + [
-                "  " + _hang(x, 2 + width(f"{leaf.label}.grad = "))
-                for x, leaf in zip(leaves, self.trace.leaves)]
+                "  " + _hang(x, 2) for x in leaves]
         else:
             out = [one_line] if leaves else []
         ops = sum(1 for n in self.trace.nodes if not n.is_leaf)
@@ -392,10 +408,17 @@ def _shape(shape: tuple | None) -> str:
 
 
 def _hang(text: str, column: int) -> str:
-    """Indent the continuation lines of a multi-line value under its first line."""
-    if "\n" not in text:
+    """Indent the continuation lines of a multi-line tensor under its first line.
+
+    `text` starts at `column`; continuation lines are aligned with the last `tensor(` of
+    the first line (PyTorch indents them relative to it).
+    """
+    first, newline, _ = text.partition("\n")
+    if not newline:
         return text
-    return text.replace("\n", "\n" + " " * column)
+    at = first.rfind("tensor(")
+    shift = column + (width(first[:at]) if at > 0 else 0)
+    return text.replace("\n", "\n" + " " * shift)
 
 
 def _count(node: Any, nodes: dict) -> Any:

@@ -262,3 +262,70 @@ def test_display_width_counts_chinese_as_two_columns():
     assert width("x * y") == 5
     assert width("传给 t2") == 7
     assert width("（原来为 None）") == 15
+
+
+BROADCAST_HOOK_EN = """\
+Forward pass: 2 operations
+  t1   = a * b        MulBackward0    shape (2, 3)  tensor([[1., 2., 3.],
+                                                            [1., 2., 3.]])
+  out  = t1.mean()    MeanBackward0   shape ()      tensor(2.)
+
+Backward pass from out (seed gradient 1, since out is a scalar): 4 steps
+  step 1  MeanBackward0  out = t1.mean()
+          incoming  d out/d out = tensor(1.)
+          rule      d(mean a)/da_i = 1/n   (each element gets 1/n of it, n = 6)
+          to t1     1. / 6 = tensor([[0.1667, 0.1667, 0.1667],
+                                     [0.1667, 0.1667, 0.1667]])
+  step 2  MulBackward0   t1 = a * b
+          hook      tensor hook double changed the gradient:
+                      before tensor([[0.1667, 0.1667, 0.1667],
+                                     [0.1667, 0.1667, 0.1667]])
+                      after  tensor([[0.3333, 0.3333, 0.3333],
+                                     [0.3333, 0.3333, 0.3333]])
+          incoming  d out/d t1 = tensor([[0.3333, 0.3333, 0.3333],
+                                         [0.3333, 0.3333, 0.3333]])
+          rule      d(a*b)/da = b ;  d(a*b)/db = a
+          to a      grad * b = tensor([[0.3333, 0.6667, 1.0000],
+                                       [0.3333, 0.6667, 1.0000]])
+          to b      grad * a = tensor([0.6667, 0.6667, 0.6667])
+                    (summed over dim 0 to match b's shape (3,))
+  step 3  AccumulateGrad a.grad = tensor([[0.3333, 0.6667, 1.0000],
+                                          [0.3333, 0.6667, 1.0000]])   (was None)
+  step 4  AccumulateGrad b.grad = tensor([1., 1., 1.]) + tensor([0.6667, 0.6667, 0.6667]) \
+= tensor([1.6667, 1.6667, 1.6667])
+
+Leaves:
+  a.grad = tensor([[0.3333, 0.6667, 1.0000],
+                   [0.3333, 0.6667, 1.0000]])
+  b.grad = tensor([1.6667, 1.6667, 1.6667])
+Summary: 2 operations, 4 backward steps, 2 leaves"""
+
+
+def broadcast_and_hook() -> minigrad.Trace:
+    a = minigrad.tensor(np.ones((2, 3), np.float32), requires_grad=True, name="a")
+    b = minigrad.tensor([1.0, 2.0, 3.0], requires_grad=True, name="b")
+    b.grad = minigrad.tensor([1.0, 1.0, 1.0])
+
+    def double(g):
+        return g * 2
+
+    def run():
+        h = a * b
+        h.register_hook(double)
+        return h.mean()
+
+    return minigrad.trace(run)
+
+
+def test_broadcasting_hooks_and_matrices_snapshot():
+    assert broadcast_and_hook().explanation(timing=False) == BROADCAST_HOOK_EN
+    zh = broadcast_and_hook().explanation("zh", timing=False)
+    assert "钩子      张量钩子 double 改变了梯度：\n" in zh
+    assert "改变前 tensor([[0.1667" in zh and "改变后 tensor([[0.3333" in zh
+
+
+def test_source_lines_on_request():
+    text = broadcast_and_hook().explanation(lines=True, timing=False)
+    assert "  (at test_explain.py:" in text and ": h = a * b)\n" in text
+    assert ": return h.mean())\n" in text
+    assert "（源代码 test_explain.py:" in broadcast_and_hook().explanation("zh", lines=True)
