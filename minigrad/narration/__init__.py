@@ -1,7 +1,8 @@
-"""How the teaching tools put an op into words: its source form, its gradient in numbers.
+"""The pieces behind `minigrad.trace()` and `Trace.explain()`, one job per module.
 
-`narration.ops` is the one table that knows each node by its PyTorch name (`MulBackward0`):
-how the forward reads as source (`t3 = x * y`), what the gradient sent to each input is in
-terms of the incoming one (`grad * y`), and the remarks a teacher would add. `trace.py` uses
-it while recording; `explain.py` while writing the narration.
+- `records`: the plain data a Trace is made of (`TraceNode`, `TraceStep`, ...);
+- `recorder`: the events listener that turns a live forward/backward into those records;
+- `ops`: each node, by its PyTorch name (`MulBackward0`), put into words: its source form
+  (`t3 = x * y`), the gradient each input gets (`grad * y`), a teacher's remarks.
+The layout of the narration itself is `minigrad.explain`.
 """

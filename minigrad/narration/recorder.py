@@ -1,0 +1,370 @@
+"""Recording: the engine's events in, Trace records out.
+
+`Recorder` is an events listener (`minigrad.events.listen(recorder)`). While ops run it keeps
+what the records will need and what the backward pass would free: each node's constant
+inputs, saved tensors, settings (`dims`, `p`, ...), output value and the user's source line;
+during backward each step's gradients, accumulations and hooks. `build(names)` then orders
+the nodes (forward order, each leaf just before its first use), gives ids (`n1`, `n2`, ...)
+and labels (tensor name, parameter name, variable name, `out`, `t1`, `t2`, ...), and returns
+the records.
+"""
+
+from __future__ import annotations
+
+import linecache
+import os
+import sys
+import weakref
+from collections.abc import Callable, Iterable
+from typing import Any
+
+import numpy as np
+
+from minigrad.events import (
+    BackwardBegin,
+    BackwardEnd,
+    BackwardStep,
+    ForwardOp,
+    GradAccumulated,
+    HookFired,
+)
+from minigrad.narration.ops import source_form
+from minigrad.narration.records import (
+    TraceAccumulation,
+    TraceBackward,
+    TraceHook,
+    TraceLeaf,
+    TraceNode,
+    TraceStep,
+)
+from minigrad.printing import format_values
+from minigrad.tensor import Tensor
+
+_PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep  # minigrad/
+_CTX_SKIP = frozenset({"next_functions", "needs_input_grad", "metadata", "in_shape", "mask",
+                       "share", "result", "condition"})
+
+
+class _Live:
+    """What is known of one node while recording (before backward frees its saved values)."""
+
+    __slots__ = ("node", "consts", "out", "value", "shape", "line", "attrs", "saved")
+
+    def __init__(self, node: Any) -> None:
+        self.node = node
+        self.consts: dict[int, Any] = {}
+        self.out: Any = None
+        self.value: np.ndarray | None = None
+        self.shape: tuple | None = None
+        self.line: str | None = None
+        self.attrs: dict[str, Any] = {}
+        self.saved: list[tuple[Any, Any]] = []
+
+
+class Recorder:
+    """An events listener that keeps what the records need, then `build()`s them."""
+
+    def __init__(self, params: Any = None) -> None:
+        if params is not None and hasattr(params, "named_parameters"):
+            params = dict(params.named_parameters())
+        self.params = {id(t): name for name, t in (params or {}).items()}
+        self.live: dict[Any, _Live] = {}
+        self.roots: dict[Any, Tensor] = {}  # root node -> the tensor backward started from
+        self.passes: list[list] = []  # [roots, seeds, steps, seconds]
+        self.depth = 0
+        self.hooks: list[TraceHook] = []
+        self.accumulations: list[tuple] = []
+
+    def __call__(self, event: Any) -> None:
+        kind = type(event)
+        if kind is ForwardOp:
+            if not self.depth:  # ops recorded by a backward (create_graph) are not forward
+                self._forward(event)
+        elif kind is BackwardStep:
+            self._step(event)
+        elif kind is GradAccumulated:
+            self.accumulations.append((event.tensor, _data(event.grad), _data(event.total)))
+        elif kind is HookFired:
+            self.hooks.append(TraceHook(event.where, getattr(event.hook, "__name__", "hook"),
+                                        _datas(event.before), _datas(event.after)))
+        elif kind is BackwardBegin:
+            self.depth += 1
+            edges = self.add_roots(event.roots)
+            self.passes.append([edges, [_data(g) for g in event.gradients], [], 0.0])
+        elif kind is BackwardEnd:
+            self.depth -= 1
+            if self.passes:
+                self.passes[-1][3] = event.seconds
+
+    def _forward(self, event: ForwardOp) -> None:
+        node = event.node
+        live = self.live.get(node) or self._register(node)
+        out = event.output
+        if isinstance(out, tuple):
+            out = next((o for o in out if isinstance(o, Tensor)), None)
+        if isinstance(out, Tensor):
+            live.out, live.value, live.shape = out, np.array(out.data), out.data.shape
+        for i, (arg, (nxt, _)) in enumerate(zip(event.inputs, node.next_functions)):
+            if nxt is None:
+                live.consts[i] = arg
+        live.line = _caller_line()
+
+    def _register(self, node: Any) -> _Live:
+        live = self.live[node] = _Live(node)
+        if node.name() == "AccumulateGrad":
+            v = node.variable
+            live.value, live.shape, live.out = np.array(v.data), v.data.shape, v
+            return live
+        saved = node._saved
+        nf = node.next_functions
+        free = [i for i, (nxt, _) in enumerate(nf) if nxt is None]
+        if len(saved) == len(nf):
+            live.consts.update((i, saved[i]) for i in free)
+        else:  # match the saved tensors that need no gradient to the constant inputs, in order
+            plain = [s for s in saved if isinstance(s, Tensor) and not s.requires_grad]
+            found = plain if len(plain) == len(free) else [_UNKNOWN] * len(free)
+            live.consts.update(zip(free, found))
+        for i, s in enumerate(saved):
+            if isinstance(s, Tensor):
+                edge = (s.grad_fn, s._output_nr) if s.grad_fn is not None else (s._grad_acc, 0)
+                where = next((j for j, e in enumerate(nf) if e == edge and e[0] is not None),
+                             None)
+                live.saved.append((where if where is not None else f"saved[{i}]", s.data))
+        if node._saved_output is not None:
+            live.value = node._saved_output[0]
+            live.saved.append(("result", live.value))
+        live.attrs = {k: v for k, v in vars(node).items()
+                      if not k.startswith("_") and k not in _CTX_SKIP and _displayable(v)}
+        return live
+
+    def add_roots(self, roots: Iterable[Tensor]) -> list:
+        """Register the graph behind `roots` (iteratively); return their root nodes."""
+        edges = []
+        for t in roots:
+            node = t.grad_fn if t.grad_fn is not None else (
+                t._accumulator() if t.requires_grad else None)
+            if node is None:
+                continue
+            edges.append(node)
+            self.roots.setdefault(node, t)
+            live = self.live.get(node) or self._register(node)
+            if live.value is None and not node.name() == "AccumulateGrad":
+                live.value, live.shape = np.array(t.data), t.data.shape
+        stack, seen = list(edges), set(edges)
+        while stack:
+            node = stack.pop()
+            if node not in self.live:
+                self._register(node)
+            for i, (nxt, _) in enumerate(node.next_functions):
+                if nxt is None:
+                    continue
+                live = self.live.get(nxt) or self._register(nxt)
+                if live.shape is None and i < len(node._input_shapes):
+                    live.shape = node._input_shapes[i]
+                if nxt not in seen:
+                    seen.add(nxt)
+                    stack.append(nxt)
+        return edges
+
+    def _step(self, event: BackwardStep) -> None:
+        if event.node not in self.live:
+            self._register(event.node)
+        step = [event.index, event.node, _datas(event.grad_outputs), _datas(event.grad_inputs),
+                list(event.summed_dims), self.accumulations, self.hooks, event.seconds]
+        self.accumulations, self.hooks = [], []
+        if not self.passes:
+            self.passes.append([[], [], [], 0.0])
+        self.passes[-1][2].append(step)
+
+    # -- build ---------------------------------------------------------------------------------
+    def build(self, names: dict[int, str]) -> tuple:
+        """The records: nodes (forward order), leaves, backward passes, live leaf refs."""
+        order = self._forward_order()
+        ids = {node: f"n{i + 1}" for i, node in enumerate(order)}
+        labels = self._labels(order, names)
+        leaf_labels = {id(self.live[n].out): labels[n] for n in order
+                       if n.name() == "AccumulateGrad"}
+        nodes, leaves, live_leaves = [], [], {}
+        for node in order:
+            live = self.live[node]
+            if node.name() == "AccumulateGrad":
+                nodes.append(TraceNode(ids[node], "AccumulateGrad", labels[node],
+                                       formula=node.formula, shape=live.shape, value=live.value))
+                leaf = live.out
+                grad = leaf._grad
+                leaves.append(TraceLeaf(labels[node], ids[node], live.shape, live.value,
+                                        None if grad is None else np.array(grad.data),
+                                        id(leaf) in self.params))
+                live_leaves[ids[node]] = weakref.ref(leaf)
+                continue
+            args = [self._arg_text(live, i, nxt, nr, labels, names)
+                    for i, (nxt, nr) in enumerate(node.next_functions)]
+            saved = [(args[w] if isinstance(w, int) else w, v) for w, v in live.saved]
+            nodes.append(TraceNode(
+                ids[node], node.name(), labels[node],
+                source_form(node.name(), args, live.attrs, live.shape),
+                type(node).formula, live.shape, live.value,
+                [None if nxt is None else ids.get(nxt) for nxt, _ in node.next_functions],
+                args, live.attrs, live.line, saved))
+        backwards = []
+        for roots, seeds, steps, seconds in self.passes:
+            records = []
+            for index, node, g_out, g_in, summed, accs, hooks, secs in steps:
+                accs = [TraceAccumulation(leaf_labels.get(id(t), "?"), before, after)
+                        for t, before, after in accs]
+                records.append(TraceStep(index, ids[node], g_out, g_in, summed, accs, hooks,
+                                         secs))
+            backwards.append(TraceBackward([ids[r] for r in roots], seeds, records, seconds))
+        last = {a.leaf: a.after for b in backwards for s in b.steps for a in s.accumulations}
+        for leaf in leaves:
+            if leaf.label in last:
+                leaf.grad = last[leaf.label]
+        return nodes, leaves, backwards, live_leaves
+
+    def _forward_order(self) -> list:
+        """Ops by creation order; each leaf's AccumulateGrad just before its first user."""
+        ops = sorted((n for n in self.live if n.name() != "AccumulateGrad"),
+                     key=lambda n: n._sequence_nr)
+        order: list = []
+        placed: set = set()
+        for n in [r for r in self.roots if r.name() == "AccumulateGrad"]:
+            placed.add(n)
+            order.append(n)
+        for op in ops:
+            for nxt, _ in op.next_functions:
+                if nxt is not None and nxt.name() == "AccumulateGrad" and nxt not in placed:
+                    placed.add(nxt)
+                    order.append(nxt)
+            order.append(op)
+        order.extend(n for n in self.live if n.name() == "AccumulateGrad" and n not in placed)
+        return order
+
+    def _labels(self, order: list, names: dict[int, str]) -> dict:
+        """tensor.name, else parameter name, else variable name, else out / t1, t2, ..."""
+        labels, used, counter = {}, set(), 0
+        outs = 0
+        for node in order:
+            live = self.live[node]
+            t = live.out if live.out is not None else self.roots.get(node)
+            name = None
+            if t is not None:
+                name = t.name or self.params.get(id(t)) or names.get(id(t))
+            if name is None and node in self.roots and node.name() != "AccumulateGrad":
+                outs += 1
+                name = "out" if outs == 1 else f"out{outs}"
+            if name is None:
+                counter += 1
+                name = f"t{counter}"
+                while name in used:
+                    counter += 1
+                    name = f"t{counter}"
+            base, k = name, 1
+            while name in used:
+                k += 1
+                name = f"{base}_{k}"
+            used.add(name)
+            labels[node] = name
+        return labels
+
+    def _arg_text(self, live: _Live, i: int, nxt: Any, nr: int, labels: dict,
+                  names: dict[int, str]) -> str:
+        if nxt is not None:
+            return labels[nxt] + (f"#{nr}" if nr else "")
+        value = live.consts.get(i, _UNKNOWN)
+        if isinstance(value, Tensor) and not value.name and id(value) in names:
+            return names[id(value)]
+        return constant_text(value)
+
+
+class _Unknown:
+    def __repr__(self) -> str:
+        return "c"
+
+
+_UNKNOWN = _Unknown()
+
+
+def constant_text(value: Any) -> str:
+    """How a constant input reads in source form: `3`, `0.5`, `tensor([1., 0.])`, `mask`."""
+    if isinstance(value, Tensor):
+        if value.name:
+            return value.name
+        value = value.data
+    if isinstance(value, np.generic):
+        value = value.item()
+    if isinstance(value, np.ndarray):
+        if value.ndim == 0:
+            return format_values(value)
+        if value.size <= 4 and value.ndim == 1:
+            return f"tensor({format_values(value)})"
+        return f"const{tuple(value.shape)}"
+    return repr(value)
+
+
+def _data(t: Any) -> np.ndarray | None:
+    return None if t is None else t.data if isinstance(t, Tensor) else np.asarray(t)
+
+
+def _datas(values: Any) -> list[np.ndarray | None]:
+    if values is None or isinstance(values, Tensor):
+        return [_data(values)]
+    return [_data(v) for v in values]
+
+
+def _displayable(value: Any) -> bool:
+    """Settings worth keeping for source forms: numbers, dims, keys, dtypes (not arrays)."""
+    if value is None or isinstance(value, bool | int | float | str | slice | np.dtype):
+        return True
+    if value is Ellipsis or isinstance(value, np.integer | np.floating):
+        return True
+    if isinstance(value, np.ndarray):
+        return value.size <= 64
+    if isinstance(value, tuple | list):
+        return all(_displayable(v) for v in value)
+    return False
+
+
+def user_frame(frame: Any) -> Any:
+    """The first frame, from `frame` outwards, that is not minigrad's own code."""
+    while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE):
+        frame = frame.f_back
+    return frame
+
+
+def _caller_line() -> str | None:
+    """`file.py:12: y = x * w`: the first frame outside the minigrad package."""
+    frame = user_frame(sys._getframe(2))
+    if frame is None:
+        return None
+    filename = frame.f_code.co_filename
+    code = linecache.getline(filename, frame.f_lineno).strip()
+    return f"{os.path.basename(filename)}:{frame.f_lineno}: {code}"
+
+
+def frame_names(frame: Any) -> dict[int, str]:
+    """Variable names of the tensors bound in `frame` (for labels)."""
+    if frame is None:
+        return {}
+    return {id(v): k for k, v in list(frame.f_locals.items())
+            if isinstance(v, Tensor) and not k.startswith("_")}
+
+
+def callable_names(fn: Callable) -> dict[int, str]:
+    """The names under which a callable sees tensors: its closure cells and globals."""
+    code = getattr(fn, "__code__", None)
+    if code is None:
+        return {}
+    names: dict[int, str] = {}
+    for name, cell in zip(code.co_freevars, getattr(fn, "__closure__", None) or ()):
+        try:
+            value = cell.cell_contents
+        except ValueError:
+            continue
+        if isinstance(value, Tensor):
+            names.setdefault(id(value), name)
+    scope = getattr(fn, "__globals__", {})
+    for name in code.co_names:
+        value = scope.get(name)
+        if isinstance(value, Tensor):
+            names.setdefault(id(value), name)
+    return names

@@ -1,0 +1,109 @@
+"""The records a Trace is made of: plain data, no live objects.
+
+A `TraceNode` per node of the graph (an op such as `MulBackward0`, or a leaf's
+`AccumulateGrad`), a `TraceLeaf` per leaf tensor, and per backward pass a `TraceBackward` of
+`TraceStep`s (with the `TraceAccumulation`s and `TraceHook`s that happened in each). Arrays
+are numpy arrays. `minigrad.trace` re-exports them; anything that can fill them in (minigrad's
+recorder, compare.trace_torch for PyTorch) gets a Trace that explains and draws the same.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+__all__ = ["TraceAccumulation", "TraceBackward", "TraceHook", "TraceLeaf", "TraceNode",
+           "TraceStep"]
+
+
+@dataclass
+class TraceNode:
+    """One node of the graph: an op (`MulBackward0`) or a leaf's `AccumulateGrad`.
+
+    `inputs[i]` is the id of the node feeding input i (PyTorch's `next_functions`), or None
+    for an input that needs no gradient (a constant); `args[i]` is how input i reads in the
+    source form (`"x"`, `"t1"`, `"3"`). `label` names the node's output (`t1`, `out`; for an
+    AccumulateGrad, the leaf's label); `source` is the op as code (`"x * y"`).
+    """
+
+    id: str
+    name: str
+    label: str = ""
+    source: str = ""
+    formula: str = ""
+    shape: tuple | None = None
+    value: np.ndarray | None = None
+    inputs: list[str | None] = field(default_factory=list)
+    args: list[str] = field(default_factory=list)
+    attrs: dict[str, Any] = field(default_factory=dict)
+    line: str | None = None
+    saved: list[tuple[str, Any]] = field(default_factory=list)
+
+    @property
+    def is_leaf(self) -> bool:
+        return self.name == "AccumulateGrad"
+
+
+@dataclass
+class TraceLeaf:
+    """A tensor that requires grad and was made by the user (or a parameter)."""
+
+    label: str
+    node: str  # the id of its AccumulateGrad node
+    shape: tuple = ()
+    value: np.ndarray | None = None
+    grad: np.ndarray | None = None  # `.grad` when the trace ended
+    is_param: bool = False
+
+
+@dataclass
+class TraceHook:
+    """A hook that ran: "tensor", "prehook" or "hook", with the gradients before and after."""
+
+    where: str
+    name: str
+    before: list[np.ndarray | None]
+    after: list[np.ndarray | None]
+
+    @property
+    def changed(self) -> bool:
+        return any((a is None) != (b is None) or (a is not None and not np.array_equal(a, b))
+                   for a, b in zip(self.before, self.after))
+
+
+@dataclass
+class TraceAccumulation:
+    """`leaf.grad` went from `before` (None the first time) to `after`."""
+
+    leaf: str
+    before: np.ndarray | None
+    after: np.ndarray | None
+
+
+@dataclass
+class TraceStep:
+    """One backward step: node `node` received `grad_outputs` and sent `grad_inputs`.
+
+    `summed_dims[i]` lists the dims summed away to undo broadcasting for input i (or None).
+    """
+
+    index: int
+    node: str
+    grad_outputs: list[np.ndarray | None] = field(default_factory=list)
+    grad_inputs: list[np.ndarray | None] = field(default_factory=list)
+    summed_dims: list[tuple | None] = field(default_factory=list)
+    accumulations: list[TraceAccumulation] = field(default_factory=list)
+    hooks: list[TraceHook] = field(default_factory=list)
+    seconds: float = 0.0
+
+
+@dataclass
+class TraceBackward:
+    """One backward pass: from `roots` (node ids) seeded with `seeds`, in `steps`."""
+
+    roots: list[str]
+    seeds: list[np.ndarray | None]
+    steps: list[TraceStep] = field(default_factory=list)
+    seconds: float = 0.0
