@@ -8,7 +8,7 @@ large ones a shape and statistics. The text is deterministic except the time in 
 line (`timing=False` leaves it out).
 
 Works from the Trace's records only (see `minigrad.trace`); the per-op words live in
-`minigrad.narration.ops`, the sentences below in `PHRASES`.
+`minigrad.narration.ops`, the sentences in `minigrad.narration.phrases`.
 """
 
 from __future__ import annotations
@@ -20,85 +20,11 @@ from typing import Any
 import numpy as np
 
 from minigrad.narration import ops as op_text
+from minigrad.narration.phrases import PHRASES
 from minigrad.printing import format_values, tensor_repr
 
 SMALL = 20  # tensors with more elements are shown as shape and statistics
 INLINE = 6  # incoming gradients up to this size are written into the gradient expressions
-
-PHRASES: dict[str, dict[str, str]] = {
-    "en": {
-        "forward": "Forward pass{engine}: {n} operation{s}",
-        "engine": " (recorded by {engine})",
-        "shape": "shape {shape}",
-        "stats": "shape {shape}, mean {mean}, |max| {absmax}",
-        "backward": "Backward pass{k} from {root} ({seed}): {n} step{s}",
-        "seed_scalar": "seed gradient 1, since {root} is a scalar",
-        "seed_given": "seed gradient given: {value}",
-        "step": "step {i}",
-        "incoming": "incoming",
-        "rule": "rule",
-        "to": "to {label}",
-        "hook": "hook",
-        "no_formula": "(this Function gives no formula)",
-        "none": "no gradient (None)",
-        "constant": "{c} = {value} is a constant: no gradient for it",
-        "constant_unknown": "{c} is a constant: no gradient for it",
-        "summed": "summed over {dims} to match {label}'s shape {shape}",
-        "dim": "dim {d}",
-        "dims": "dims {d}",
-        "was_none": "(was None)",
-        "added": "{before} + {incoming} = {after}",
-        "not_stored": "{label} receives {value} (not accumulated)",
-        "hook_changed": "{where} {name} changed the gradient: {before} -> {after}",
-        "hook_same": "{where} {name} ran (gradient unchanged)",
-        "hook_changed_long": "{where} {name} changed the gradient:",
-        "before": "before", "after": "after",
-        "where_tensor": "tensor hook", "where_prehook": "pre-hook", "where_hook": "node hook",
-        "at": "(at {line})",
-        "no_backward": "No backward pass was run.",
-        "leaves": "Leaves: ",
-        "sep": ", ",
-        "summary": "Summary: {ops} operation{s}, {steps} backward step{ss}, {leaves} lea{ves}",
-        "took": "; backward took {ms} ms",
-        "open": "(", "close": ")", "semi": " ;  ",
-    },
-    "zh": {
-        "forward": "前向传播{engine}：共 {n} 个运算",
-        "engine": "（由 {engine} 记录）",
-        "shape": "形状 {shape}",
-        "stats": "形状 {shape}，均值 {mean}，最大绝对值 {absmax}",
-        "backward": "反向传播{k}：从 {root} 出发（{seed}），共 {n} 步",
-        "seed_scalar": "{root} 是标量，初始梯度为 1",
-        "seed_given": "初始梯度由你给出：{value}",
-        "step": "第 {i} 步",
-        "incoming": "传入梯度",
-        "rule": "求导法则",
-        "to": "传给 {label}",
-        "hook": "钩子",
-        "no_formula": "（这个 Function 没有给出求导公式）",
-        "none": "没有梯度（None）",
-        "constant": "{c} = {value} 是常数，不需要梯度",
-        "constant_unknown": "{c} 是常数，不需要梯度",
-        "summed": "对{dims}求和，以匹配 {label} 的形状 {shape}",
-        "dim": "第 {d} 维",
-        "dims": "第 {d} 维",
-        "was_none": "（原来为 None）",
-        "added": "{before} + {incoming} = {after}",
-        "not_stored": "{label} 收到 {value}（没有累加）",
-        "hook_changed": "{where} {name} 改变了梯度：{before} -> {after}",
-        "hook_same": "{where} {name} 运行了（梯度不变）",
-        "hook_changed_long": "{where} {name} 改变了梯度：",
-        "before": "改变前", "after": "改变后",
-        "where_tensor": "张量钩子", "where_prehook": "前置钩子", "where_hook": "节点钩子",
-        "at": "（源代码 {line}）",
-        "no_backward": "没有运行反向传播。",
-        "leaves": "叶子节点：",
-        "sep": "，",
-        "summary": "小结：{ops} 个运算，{steps} 个反向步骤，{leaves} 个叶子节点",
-        "took": "；反向传播用时 {ms} 毫秒",
-        "open": "（", "close": "）", "semi": " ； ",
-    },
-}
 
 
 def explain_trace(trace: Any, lang: str = "en", timing: bool = True, lines: bool = False
