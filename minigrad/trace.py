@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 
 from minigrad import events
-from minigrad.narration.ops import source_form
+from minigrad.narration.ops import formula_for, source_form
 from minigrad.narration.recorder import Recorder, callable_names, frame_names, user_frame
 from minigrad.narration.records import (
     TraceAccumulation,
@@ -66,7 +66,8 @@ class Trace:
 
         `nodes` in forward order (inputs before the ops that use them); each leaf's
         AccumulateGrad is a node too, named "AccumulateGrad" and labelled like the leaf.
-        Empty `source` fields are filled in from the node names (`narration.ops`).
+        Empty `source` and `formula` fields are filled in from the node names
+        (`narration.ops`). See `minigrad.narration.records` for a worked example.
         """
         made = cls(nodes, leaves, backwards, engine)
         ids = [n.id for n in made.nodes]
@@ -80,6 +81,8 @@ class Trace:
             if not n.source and not n.is_leaf:
                 n.source = source_form(n.name, n.args or ["?"] * len(n.inputs), n.attrs,
                                        n.shape)
+            if not n.formula and not n.is_leaf:
+                n.formula = formula_for(n.name)
         for leaf in made.leaves:
             if leaf.node not in made._by_id:
                 raise ValueError(f"Trace.from_records: leaf {leaf.label!r} points at unknown "

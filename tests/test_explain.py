@@ -200,14 +200,16 @@ def test_source_forms_of_common_ops():
         parts = [x.sum(dim=0, keepdim=True), x.mean(1), x.T, x[:, 1:], x.reshape(3, 2),
                  x.transpose(0, 1), x.unsqueeze(0), x.exp(), 1 - x, x ** 3, 2 ** x,
                  x.softmax(dim=1), x.clamp(min=0.5), minigrad.maximum(x, x * 2),
-                 minigrad.cat([x, x], dim=1), x.permute(1, 0), x.expand(4, 2, 3)]
+                 minigrad.cat([x, x], dim=1), x.permute(1, 0), x.expand(4, 2, 3), x.double(),
+                 x[[0, 1]], x.max(dim=1).values, x.amax(dim=0)]
         return sum(p.sum() for p in parts)
 
     sources = {n.source for n in minigrad.trace(run).nodes}
     for expected in ["x.sum(dim=0, keepdim=True)", "x.mean(dim=1)", "x.permute(1, 0)",
                      "x[:, 1:]", "x.view(3, 2)", "x.transpose(0, 1)", "x.unsqueeze(0)",
                      "x.exp()", "1 - x", "x ** 3", "2 ** x", "x.softmax(dim=1)",
-                     "x.clamp(min=0.5)", "cat([x, x], dim=1)", "x.expand(4, 2, 3)"]:
+                     "x.clamp(min=0.5)", "cat([x, x], dim=1)", "x.expand(4, 2, 3)",
+                     "x.to(float64)", "x[[0, 1]]", "x.max(dim=1)", "x.amax(dim=0)"]:
         assert expected in sources, (expected, sorted(sources))
     assert any(s.startswith("maximum(x, t") for s in sources)
 

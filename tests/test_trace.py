@@ -189,6 +189,7 @@ def test_from_records_builds_an_explainable_trace_and_checks_ids():
                                                                              steps)],
                            engine="PyTorch")
     assert [n.source for n in t.nodes[1:]] == ["w * 3", "t1.sum()"]
+    assert t.nodes[2].formula == "d(sum a)/da_i = 1"  # filled in from minigrad's own op
     assert "d(a*c)/da = c   (c = 3 is a constant" in t.explanation()
     assert t.graph["engine"] == "PyTorch"
     with pytest.raises(ValueError, match="not among the nodes"):

@@ -155,6 +155,23 @@ def source_form(name: str, args: list[str], attrs: Attrs | None = None,
     return f"{name}({', '.join(args)})"
 
 
+def formula_for(name: str) -> str:
+    """The derivative rule of minigrad's op whose node is called `name` ("" if none is).
+
+    Lets a Trace recorded elsewhere (PyTorch's `MulBackward0`) show minigrad's rule.
+    """
+    from minigrad.function import Function
+
+    stack = list(Function.__subclasses__())
+    while stack:
+        cls = stack.pop()
+        stack.extend(cls.__subclasses__())
+        node = cls.__dict__.get("_node_class")
+        if node is not None and node.__name__ == name and node.formula:
+            return node.formula
+    return ""
+
+
 # -- the gradient each input receives, written with the incoming gradient `{g}` ---------------
 # Placeholders: {g} the incoming gradient, {0} {1} ... the inputs' labels, {out} the output's
 # label, {p} the exponent, {n} how many elements were averaged. None: shown as a value only.

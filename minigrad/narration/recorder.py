@@ -104,6 +104,8 @@ class Recorder:
             out = next((o for o in out if isinstance(o, Tensor)), None)
         if isinstance(out, Tensor):
             live.out, live.value, live.shape = out, np.array(out.data), out.data.shape
+            if node.name() == "ToCopyBackward0":  # the target dtype is only seen in the output
+                live.attrs["dtype"] = out.data.dtype.name
         for i, (arg, (nxt, _)) in enumerate(zip(event.inputs, node.next_functions)):
             if nxt is None:
                 live.consts[i] = arg

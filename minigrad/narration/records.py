@@ -5,6 +5,22 @@ A `TraceNode` per node of the graph (an op such as `MulBackward0`, or a leaf's
 `TraceStep`s (with the `TraceAccumulation`s and `TraceHook`s that happened in each). Arrays
 are numpy arrays. `minigrad.trace` re-exports them; anything that can fill them in (minigrad's
 recorder, compare.trace_torch for PyTorch) gets a Trace that explains and draws the same.
+
+Built by hand, `loss = (w * 3).sum()` as PyTorch ran it:
+
+    nodes = [TraceNode("n1", "AccumulateGrad", "w", shape=(2,), value=w_values),
+             TraceNode("n2", "MulBackward0", "t1", inputs=["n1", None], args=["w", "3"],
+                       shape=(2,), formula="d(a*b)/da = b ;  d(a*b)/db = a"),
+             TraceNode("n3", "SumBackward0", "loss", inputs=["n2"], args=["t1"], shape=())]
+    steps = [TraceStep(1, "n3", grad_outputs=[one], grad_inputs=[ones]),
+             TraceStep(2, "n2", grad_outputs=[ones], grad_inputs=[threes, None]),
+             TraceStep(3, "n1", grad_outputs=[threes],
+                       accumulations=[TraceAccumulation("w", None, threes)])]
+    trace = Trace.from_records(nodes, [TraceLeaf("w", "n1", (2,), w_values, threes)],
+                               [TraceBackward(["n3"], [one], steps)], engine="PyTorch")
+
+`inputs` follow PyTorch's `next_functions` (None for an input without gradient), `args` say
+how each input reads in code; empty `source` fields are filled in from the node names.
 """
 
 from __future__ import annotations
