@@ -23,6 +23,9 @@ from minigrad.narration import ops as op_text
 from minigrad.narration.phrases import PHRASES
 from minigrad.printing import format_values, tensor_repr
 
+# also used by the HTML player: keep these names
+__all__ = ["PHRASES", "SMALL", "explain_trace", "fast_repr", "number", "pad", "width"]
+
 SMALL = 20  # tensors with more elements are shown as shape and statistics
 INLINE = 6  # incoming gradients up to this size are written into the gradient expressions
 
