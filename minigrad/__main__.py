@@ -21,6 +21,7 @@ import numpy as np
 
 from minigrad.expr import ExpressionError
 from minigrad.trace import Trace, trace
+from minigrad.tutorial import add_tutorial
 from minigrad.viz import GraphvizNotFound, render
 
 
@@ -131,7 +132,8 @@ def parse_input(text: str) -> tuple[str, Any]:
     return name, array
 
 
-COMMANDS: dict[str, Callable[[Any], None]] = {"explain": add_explain, "demo": add_demo}
+COMMANDS: dict[str, Callable[[Any], None]] = {"explain": add_explain, "demo": add_demo,
+                                              "tutorial": add_tutorial}
 
 if __name__ == "__main__":
     sys.exit(main())

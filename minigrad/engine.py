@@ -359,7 +359,7 @@ def _run_pre_hooks(node: Node, grads: list, journal: dict, recording: bool) -> l
 def _run_post_hooks(node: Node, grad_inputs: tuple, grads: list, recording: bool) -> tuple:
     if node._post_hooks:
         for hook in list(node._post_hooks):
-            new = hook(grad_inputs, tuple(grads))
+            new = hook(tuple(grad_inputs), tuple(grads))  # tuples, as in PyTorch
             if new is not None:
                 new = tuple(new)
                 if recording:

@@ -269,6 +269,12 @@ class Tensor:
 
     __str__ = __repr__
 
+    def __format__(self, spec: str) -> str:
+        """As in PyTorch, a 0-d tensor formats as its number: `f"loss {loss:.4f}"`."""
+        if self.data.ndim == 0:
+            return self.data.item().__format__(spec)
+        return object.__format__(self, spec)
+
     # -- dtype and device spellings from PyTorch code ----------------------------------------
     def type(self, dtype: Any = None) -> Any:
         if dtype is None:

@@ -1,0 +1,368 @@
+"""Run a Markdown lesson: its ```python blocks in order, in one namespace, each checked against
+the ```text block right after it (what the block printed when the lesson was written).
+
+    python -m minigrad.tutorial tutorials/en/01-first-backward.md           # check
+    python -m minigrad.tutorial --update tutorials/en/01-first-backward.md  # rewrite outputs
+    python -m minigrad.tutorial --notebook lesson01.ipynb tutorials/en/01-first-backward.md
+    python -m minigrad tutorial 1 [--lang zh] [--notebook lesson01.ipynb]
+
+Works for any Markdown file (README.md too). A ```python block runs; ```python no-run shows
+code without running it; other fences are prose. Only stdout is captured: warnings and
+anomaly-mode tracebacks go to stderr, so they never make a lesson's output unstable. The code
+is compiled under the Markdown file's own name and line numbers, so a traceback points at the
+lesson's line. A notebook is nbformat 4 JSON, written directly (no Jupyter packages needed).
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import difflib
+import io
+import json
+import linecache
+import os
+import re
+import sys
+import traceback
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+TUTORIALS = Path(__file__).resolve().parent.parent / "tutorials"
+FENCE = re.compile(r"^(`{3,}|~{3,})\s*([^\s`]*)\s*(.*)$")
+
+
+@dataclass
+class Block:
+    """A fenced block (`lang` "python", "text", ...) or a run of prose (`lang` "")."""
+
+    lang: str
+    text: str
+    start: int  # index of its first line in the file (the opening fence for a fence)
+    end: int  # index just after its last line (after the closing fence)
+    info: str = ""  # what follows the language on the opening fence ("no-run")
+
+
+@dataclass
+class Cell:
+    """A python block to run, with the text block after it (its recorded output), if any."""
+
+    code: Block
+    output: Block | None = None
+    printed: str = ""  # filled in by `run`
+    error: str | None = None  # the traceback, if the block raised
+
+    @property
+    def expected(self) -> str:
+        return self.output.text if self.output is not None else ""
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None and normalise(self.printed) == normalise(self.expected)
+
+
+@dataclass
+class Lesson:
+    """A parsed Markdown file: its blocks in order and the python cells among them."""
+
+    path: Path | None
+    lines: list[str]
+    blocks: list[Block]
+    cells: list[Cell] = field(default_factory=list)
+
+    @property
+    def title(self) -> str:
+        for line in self.lines:
+            if line.startswith("# "):
+                return line[2:].strip()
+        return self.path.stem if self.path else ""
+
+
+def parse(text: str, path: str | os.PathLike | None = None) -> Lesson:
+    """Split Markdown into prose and fenced blocks; pair each python block with its output."""
+    lines = text.splitlines()
+    blocks: list[Block] = []
+    prose_start, i = 0, 0
+    while i < len(lines):
+        m = FENCE.match(lines[i])
+        if not m:
+            i += 1
+            continue
+        fence, lang, info = m.groups()
+        close = next((j for j in range(i + 1, len(lines))
+                      if lines[j].startswith(fence[0] * len(fence))
+                      and not lines[j].strip(fence[0]).strip()), None)
+        if close is None:
+            raise ValueError(f"{path or 'markdown'}:{i + 1}: the ``` fence opened here is "
+                             "never closed")
+        if prose_start < i:
+            blocks.append(Block("", "\n".join(lines[prose_start:i]), prose_start, i))
+        blocks.append(Block(lang.lower(), "\n".join(lines[i + 1:close]), i, close + 1, info))
+        i = prose_start = close + 1
+    if prose_start < len(lines):
+        blocks.append(Block("", "\n".join(lines[prose_start:]), prose_start, len(lines)))
+    lesson = Lesson(Path(path) if path else None, lines, blocks)
+    for k, b in enumerate(blocks):
+        if b.lang != "python" or "no-run" in b.info:
+            continue
+        nxt = blocks[k + 1] if k + 1 < len(blocks) else None
+        if nxt is not None and nxt.lang == "" and not nxt.text.strip() and k + 2 < len(blocks):
+            nxt = blocks[k + 2]  # only blank lines between the code and its output
+        lesson.cells.append(Cell(b, nxt if nxt is not None and nxt.lang == "text" else None))
+    return lesson
+
+
+def load(path: str | os.PathLike) -> Lesson:
+    path = Path(path).resolve()
+    return parse(path.read_text(encoding="utf-8"), path)
+
+
+def normalise(text: str) -> str:
+    """Outputs compare without trailing spaces and trailing blank lines (Markdown loses them)."""
+    return "\n".join(line.rstrip() for line in text.rstrip().splitlines())
+
+
+def run(lesson: Lesson, workdir: str | os.PathLike | None = None, stop_on_error: bool = True,
+        echo: bool = False) -> Lesson:
+    """Run every cell in order in one fresh namespace, filling in `printed` and `error`.
+
+    `workdir`: the directory the code runs in (files a lesson writes land there). `echo`:
+    also print each block's code and output as it runs (the `tutorial` command).
+    """
+    filename = str(lesson.path) if lesson.path else "<markdown>"
+    if lesson.path is None:  # so tracebacks and traced source lines can show the code
+        linecache.cache[filename] = (0, None, [line + "\n" for line in lesson.lines], filename)
+    namespace: dict[str, Any] = {"__name__": "__main__", "__file__": filename}
+    previous = os.getcwd()
+    try:
+        if workdir is not None:
+            os.chdir(workdir)
+        for k, cell in enumerate(lesson.cells, 1):
+            if echo:
+                _echo_code(k, cell)
+            source = "\n" * (cell.code.start + 1) + cell.code.text + "\n"  # lines match file
+            buffer = io.StringIO()
+            try:
+                code = compile(source, filename, "exec")
+                with contextlib.redirect_stdout(buffer):
+                    exec(code, namespace)  # noqa: S102  (running the lesson is the point)
+            except Exception:  # noqa: BLE001  (reported as the cell's error)
+                cell.error = _traceback_of_lesson(filename)
+            cell.printed = buffer.getvalue()
+            if echo:
+                sys.stdout.write(cell.printed)
+                if cell.error:
+                    sys.stdout.write(cell.error)
+            if cell.error and stop_on_error:
+                break
+    finally:
+        os.chdir(previous)
+    return lesson
+
+
+def _traceback_of_lesson(filename: str) -> str:
+    """The traceback from the lesson's own frame down (the runner's frames left out)."""
+    etype, value, tb = sys.exc_info()
+    while tb is not None and tb.tb_frame.f_code.co_filename != filename:
+        tb = tb.tb_next
+    return "".join(traceback.format_exception(etype, value, tb))
+
+
+def _echo_code(k: int, cell: Cell) -> None:
+    line = cell.code.start + 2
+    print(f"\n# --- [{k}] line {line} " + "-" * max(0, 60 - len(str(k)) - len(str(line))))
+    print("\n".join("    " + row if row else "" for row in cell.code.text.splitlines()))
+    print("# ->")
+
+
+def failures(lesson: Lesson) -> list[str]:
+    """One message per cell that raised or printed something else than its output block."""
+    where = lesson.path or "markdown"
+    messages = []
+    for k, cell in enumerate(lesson.cells, 1):
+        line = cell.code.start + 1
+        if cell.error is not None:
+            messages.append(f"{where}:{line}: code block {k} raised:\n{cell.error}")
+            break
+        if not cell.ok:
+            diff = difflib.unified_diff(normalise(cell.expected).splitlines(),
+                                        normalise(cell.printed).splitlines(),
+                                        "lesson's text block", "printed now", lineterm="")
+            what = "has no ```text block after it" if cell.output is None else "printed"
+            messages.append(f"{where}:{line}: code block {k} {what} something else than "
+                            "the lesson shows:\n" + "\n".join(diff))
+    return messages
+
+
+def updated(lesson: Lesson) -> str:
+    """The Markdown with every output block replaced by what its code printed (run first).
+
+    A block that printed nothing loses its output block; one that printed something and had
+    none gets one, right after the code.
+    """
+    lines = list(lesson.lines)
+    for cell in reversed(lesson.cells):
+        if cell.error is not None:
+            raise RuntimeError(f"{lesson.path}:{cell.code.start + 1}: cannot update, this "
+                               f"code block raised:\n{cell.error}")
+        text = normalise(cell.printed)
+        new = ["```text", *text.splitlines(), "```"] if text else []
+        if cell.output is not None:
+            lines[cell.output.start:cell.output.end] = new
+        elif new:
+            lines[cell.code.end:cell.code.end] = ["", *new]
+    return "\n".join(lines) + "\n"
+
+
+# -- Jupyter ------------------------------------------------------------------------------------
+def notebook(lesson: Lesson) -> dict[str, Any]:
+    """The lesson as an nbformat 4.5 notebook: prose as markdown cells, each python block as a
+    code cell whose output is the lesson's recorded output block."""
+    outputs = {id(c.output): c for c in lesson.cells if c.output is not None}
+    cells: list[dict[str, Any]] = []
+    prose: list[str] = []
+
+    def flush() -> None:
+        text = "\n".join(prose).strip("\n")
+        prose.clear()
+        if text.strip():
+            cells.append({"cell_type": "markdown", "id": f"cell-{len(cells) + 1}",
+                          "metadata": {}, "source": _source(text)})
+
+    code_blocks = {id(c.code): c for c in lesson.cells}
+    for b in lesson.blocks:
+        if id(b) in outputs:
+            continue  # becomes the output of its code cell
+        cell = code_blocks.get(id(b))
+        if cell is None:
+            prose.append("\n".join(lesson.lines[b.start:b.end]))
+            continue
+        flush()
+        out = []
+        if cell.output is not None and cell.output.text:
+            out = [{"name": "stdout", "output_type": "stream",
+                    "text": _source(cell.output.text + "\n")}]
+        cells.append({"cell_type": "code", "execution_count": None, "id": f"cell-{len(cells) + 1}",
+                      "metadata": {}, "outputs": out, "source": _source(b.text)})
+    flush()
+    return {
+        "cells": cells,
+        "metadata": {
+            "kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"},
+            "language_info": {"name": "python"},
+        },
+        "nbformat": 4,
+        "nbformat_minor": 5,
+    }
+
+
+def _source(text: str) -> list[str]:
+    """Jupyter's multi-line string: a list of lines, each but the last ending in a newline."""
+    return text.splitlines(keepends=True)
+
+
+def write_notebook(lesson: Lesson, path: str | os.PathLike) -> Path:
+    path = Path(path)
+    path.write_text(json.dumps(notebook(lesson), indent=1, ensure_ascii=False) + "\n",
+                    encoding="utf-8")
+    return path
+
+
+# -- finding lessons ---------------------------------------------------------------------------
+def lessons(lang: str = "en", root: str | os.PathLike | None = None) -> list[Path]:
+    """The lesson files of one language, in order (`NN-name.md`)."""
+    folder = Path(root or TUTORIALS) / lang
+    return sorted(folder.glob("[0-9][0-9]-*.md"))
+
+
+def find(number: int, lang: str = "en", root: str | os.PathLike | None = None) -> Path:
+    for path in lessons(lang, root):
+        if int(path.name[:2]) == number:
+            return path
+    available = ", ".join(str(int(p.name[:2])) for p in lessons(lang, root)) or "none"
+    raise FileNotFoundError(f"there is no lesson {number} in {Path(root or TUTORIALS) / lang} "
+                            f"(lessons: {available})")
+
+
+# -- command lines -----------------------------------------------------------------------------
+def add_tutorial(commands: Any) -> None:
+    """The `python -m minigrad tutorial` subcommand."""
+    p = commands.add_parser(
+        "tutorial", help="run a lesson of the tutorial (or write it as a notebook)",
+        description="Run lesson N's code blocks in order and print what they print.",
+        epilog="example: python -m minigrad tutorial 2 --lang zh")
+    p.add_argument("number", nargs="?", type=int, help="the lesson number (omit to list them)")
+    p.add_argument("--lang", choices=("en", "zh"), default="en",
+                   help="the lesson's language (zh: Chinese)")
+    p.add_argument("--notebook", metavar="PATH",
+                   help="write the lesson as a Jupyter notebook to PATH instead of running it")
+    p.set_defaults(run=run_tutorial)
+
+
+def run_tutorial(args: argparse.Namespace) -> int:
+    if args.number is None:
+        for path in lessons(args.lang):
+            print(f"{int(path.name[:2]):3d}  {load(path).title}")
+        print(f"\nRun one with: python -m minigrad tutorial N --lang {args.lang}")
+        return 0
+    try:
+        lesson = load(find(args.number, args.lang))
+    except FileNotFoundError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    if args.notebook:
+        print(f"Wrote {write_notebook(lesson, args.notebook)} ({lesson.title})")
+        return 0
+    print(f"# {lesson.title}\n# ({lesson.path})")
+    run(lesson, echo=True)
+    if any(c.error for c in lesson.cells):
+        return 1
+    changed = [k for k, c in enumerate(lesson.cells, 1) if not c.ok]
+    if changed:
+        print(f"\nnote: block(s) {', '.join(map(str, changed))} printed something else than "
+              "the lesson shows", file=sys.stderr)
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m minigrad.tutorial",
+        description="Check (or --update) the outputs shown in Markdown lessons.")
+    parser.add_argument("files", nargs="+", help="Markdown files")
+    parser.add_argument("--update", action="store_true",
+                        help="rewrite each ```text block with what its code prints now")
+    parser.add_argument("--notebook", metavar="PATH",
+                        help="write the (single) file as a Jupyter notebook to PATH")
+    args = parser.parse_args(argv)
+    if args.notebook:
+        if len(args.files) != 1:
+            parser.error("--notebook takes exactly one Markdown file")
+        print(f"Wrote {write_notebook(load(args.files[0]), args.notebook)}")
+        return 0
+    status = 0
+    for name in args.files:
+        lesson = run(load(name))
+        if args.update:
+            try:
+                text = updated(lesson)
+            except RuntimeError as exc:
+                print(exc, file=sys.stderr)
+                status = 1
+                continue
+            if text != lesson.path.read_text(encoding="utf-8"):
+                lesson.path.write_text(text, encoding="utf-8")
+                print(f"updated {name}")
+            else:
+                print(f"unchanged {name}")
+            continue
+        problems = failures(lesson)
+        for message in problems:
+            print(message, file=sys.stderr)
+        print(f"{'FAIL' if problems else 'ok'}  {name} ({len(lesson.cells)} code blocks)")
+        status = status or (1 if problems else 0)
+    return status
+
+
+if __name__ == "__main__":
+    sys.exit(main())
