@@ -90,7 +90,7 @@ class Expression:
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         env = self._bind(args, kwargs)
-        return _run(self.root, env, lambda spec, xs, ps: spec.fn(*xs, **ps))
+        return evaluate(self.root, env)
 
     fn = __call__
 
@@ -99,7 +99,8 @@ class Expression:
 
         def run(*args: Any, **kwargs: Any) -> Any:
             env = self._bind(args, kwargs)
-            return _run(self.root, env, lambda spec, xs, ps: spec.call_torch(torch, *xs, **ps))
+            return evaluate(self.root, env,
+                            lambda spec, xs, ps: spec.call_torch(torch, *xs, **ps))
 
         return run
 
@@ -123,8 +124,8 @@ class Expression:
             return out
 
         with no_grad(), np.errstate(all="ignore"):
-            _run(self.root, {k: Tensor._make(np.array(v), None, 0) for k, v in env.items()},
-                 check)
+            evaluate(self.root,
+                     {k: Tensor._make(np.array(v), None, 0) for k, v in env.items()}, check)
         return ok[0]
 
     def __repr__(self) -> str:
@@ -137,8 +138,13 @@ def _tame(values: Any, limit: float) -> bool:
     return bool(np.all(np.isfinite(v)) and np.all(np.abs(v) <= limit))
 
 
-def _run(node: Node, env: dict, call: Callable[[OpSpec, list, dict], Any]) -> Any:
+def evaluate(node: Node, env: dict, call: Callable[[OpSpec, list, dict], Any] | None = None
+             ) -> Any:
+    """The value of the tree under `node` with leaves taken from `env` (name -> tensor);
+    `call(spec, args, params)` runs each op (default: the minigrad op)."""
     if isinstance(node, Leaf):
         return env[node.name]
-    args = [_run(a, env, call) for a in node.args]
+    args = [evaluate(a, env, call) for a in node.args]
+    if call is None:
+        return node.spec.fn(*args, **dict(node.params))
     return call(node.spec, args, dict(node.params))

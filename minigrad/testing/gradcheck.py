@@ -79,13 +79,13 @@ def gradgradcheck(fn: Callable[..., Any], inputs: Any, grad_outputs: Any = None,
                 o.data.dtype if o.data.dtype.kind == "f" else np.float64), requires_grad=True)
             for o in _differentiable(fn(*inputs)))
     grad_outputs = _as_tuple(grad_outputs)
-    n_out = len(grad_outputs)
+    n_in = len(inputs)
     returned: list[int] = []  # which inputs' gradients the gradient function returns
 
     def grad_fn(*args: Any) -> tuple:
-        outputs = _differentiable(fn(*args[:-n_out]))
+        outputs = _differentiable(fn(*args[:n_in]))
         wrt = [args[i] for i in diff]
-        grads = autograd.grad(outputs, wrt, list(args[-n_out:]), create_graph=True,
+        grads = autograd.grad(outputs, wrt, list(args[n_in:]), create_graph=True,
                               allow_unused=True)
         returned[:] = [k for k, g in enumerate(grads) if g is not None]
         return tuple(g for g in grads if g is not None)

@@ -30,7 +30,7 @@ Append entries with `OPS.append(OpSpec(...))`; names must stay unique (`by_name`
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -109,8 +109,7 @@ class OpSpec:
     domains: tuple[Domain, ...] = ()
     valid: Callable[..., bool] | None = None
     positive_output: bool = False  # its values are > 0 (log of it needs no guard)
-    in_expressions: bool = True
-    tags: tuple[str, ...] = field(default=())
+    in_expressions: bool = True  # strategies.expressions may use it
 
     def domain(self, i: int) -> Domain:
         return self.domains[i] if i < len(self.domains) else REAL

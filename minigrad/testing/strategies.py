@@ -18,14 +18,14 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from hypothesis import assume
+from hypothesis import assume, reject
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 import minigrad
 from minigrad.grad_mode import no_grad
 from minigrad.tensor import Tensor
-from minigrad.testing.expression import Apply, Expression, Leaf, Node
+from minigrad.testing.expression import Apply, Expression, Leaf, Node, evaluate
 from minigrad.testing.ops import (
     AWAY_FROM_BOUNDS,
     AWAY_FROM_ZERO,
@@ -355,7 +355,7 @@ def expressions(inputs: Sequence[str] | dict[str, tuple] = ("x", "y"), max_depth
 
 def _node(draw: Any, depth: int, leaves: list, specs: list, max_numel: int, root: bool = False
           ) -> Node:
-    if depth <= 0 or (not root and draw(st.integers(0, 2)) == 0):
+    if depth <= 0 or (not root and draw(st.integers(0, 3)) == 0):
         return draw(st.sampled_from(leaves))
     arities = sorted({s.arity for s in specs})
     arity = draw(st.sampled_from(arities))
@@ -369,7 +369,10 @@ def _node(draw: Any, depth: int, leaves: list, specs: list, max_numel: int, root
     params = draw(op_params(spec, tuple(a.shape for a in args)))
     args = [_apply(GUARD, [a], {}) if _needs_guard(spec.domain(i)) and not a.positive else a
             for i, a in enumerate(args)]
-    node = _apply(spec, args, params)
+    try:
+        node = _apply(spec, args, params)
+    except RuntimeError:  # e.g. view() of a transposed tensor: PyTorch refuses it too
+        reject()
     if int(np.prod(node.shape, dtype=np.int64)) > max_numel:
         node = _apply(by_name("sum"), [node], {})
     return node
@@ -386,10 +389,19 @@ def _needs_guard(domain: Domain) -> bool:
 
 
 def _apply(spec: OpSpec, args: list, params: dict) -> Apply:
-    """An Apply node; its shape comes from running the op on ones (shape rules stay simple)."""
+    """An Apply node. Its shape comes from running the subtree on ones: shape rules stay
+    simple, and what depends on memory layout (view after a transpose) shows up here."""
+    node = Apply(spec, tuple(args), tuple(params.items()), ())
+    leaves: dict = {}
+    stack: list = list(args)
+    while stack:
+        n = stack.pop()
+        if isinstance(n, Leaf):
+            leaves[n.name] = minigrad.ones(n.shape, dtype=minigrad.float64)
+        else:
+            stack.extend(n.args)
     with no_grad(), np.errstate(all="ignore"):
-        ones = [minigrad.ones(a.shape, dtype=minigrad.float64) for a in args]
-        shape = tuple(spec.fn(*ones, **params).shape)
+        shape = tuple(evaluate(node, leaves).shape)
     return Apply(spec, tuple(args), tuple(params.items()), shape)
 
 
