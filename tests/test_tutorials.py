@@ -53,6 +53,36 @@ def test_every_lesson_exists_in_both_languages() -> None:
         assert len(re.findall(r"[\u4e00-\u9fff]", text)) > 300, p
 
 
+# The learners' questions (issue 7): the lesson that answers each, a phrase its question
+# paragraph must contain in English and in Chinese, and a word its code or output must show.
+QUESTIONS = {
+    "see what loss.backward() does": ("01", "loss.backward()", "loss.backward()", "backward()"),
+    "walk grad_fn": ("02", "walk the graph back", "往回走", "next_functions"),
+    "print every parameter's gradient": ("05", "print the gradient of every parameter",
+                                         "每个参数的梯度都打印出来", "named_parameters()"),
+    "the scalar-output error": ("04", "grad can be implicitly created only for scalar outputs",
+                                "grad can be implicitly created only for scalar outputs",
+                                "grad can be implicitly created only for scalar outputs"),
+    "the gradient= argument": ("04", "`gradient=` argument", "`gradient=` 参数", "gradient="),
+    "write my own Function": ("07", "write my own autograd Function",
+                              "自定义的 autograd Function", "minigrad.Function"),
+    "debug backward": ("09", "How do I find out what went wrong", "怎么找出问题在哪儿",
+                       "detect_anomaly"),
+}
+
+
+@pytest.mark.parametrize("question", QUESTIONS)
+def test_every_question_has_a_lesson_in_both_languages(question: str) -> None:
+    number, en, zh, shown = QUESTIONS[question]
+    for lang, phrase in (("en", en), ("zh", zh)):
+        lesson = tutorial.load(tutorial.find(int(number), lang, ROOT))
+        text = "\n".join(lesson.lines)
+        asked = " ".join(text[:text.index("\n## ")].split())  # the question paragraph
+        assert phrase in asked, f"{lang} lesson {number} does not ask {phrase!r}"
+        code = "\n".join(c.code.text + "\n" + c.expected for c in lesson.cells)
+        assert shown in code, f"{lang} lesson {number} never shows {shown!r}"
+
+
 def test_lessons_end_with_a_link_to_the_next() -> None:
     for lang in LANGS:
         paths = tutorial.lessons(lang, ROOT)
