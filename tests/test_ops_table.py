@@ -145,6 +145,8 @@ def test_every_built_in_function_has_a_table_entry() -> None:
         if not fn.__module__.startswith("minigrad.") or fn.__module__.startswith(
                 "minigrad.testing") or fn.__name__.startswith("_"):
             continue
+        if name.endswith(("BackwardBackward0", "BackwardBackward1")):
+            continue  # the backward of a backward: gradgradcheck of its op checks it
         if name not in nodes and name not in NOT_IN_TABLE:
             missing.append(f"{fn.__module__}.{fn.__name__} ({name})")
     assert not missing, f"add these to minigrad/testing/ops.py: {missing}"
