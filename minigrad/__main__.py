@@ -95,6 +95,8 @@ def run_demo(args: argparse.Namespace) -> int:
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     draw_to(t, out / "graph.svg")
+    t.to_html(out / "player.html")
+    print(f"Backward player written to {out / 'player.html'} (open it in a browser).")
     return 0
 
 

@@ -193,6 +193,22 @@ class Trace:
 
         return viz.svg_or_none(self.to_dot())
 
+    def to_html(self, path: str | os.PathLike | None = None, svg: str | None = None,
+                lang: str = "en") -> str:
+        """The backward player: one self-contained HTML page that steps through the backward
+        pass on the graph (`minigrad.player`). Written to `path` when given; returned."""
+        from minigrad import player
+
+        page = player.page(self, svg=svg, lang=lang)
+        if path is not None:
+            Path(path).write_text(page, encoding="utf-8")
+        return page
+
+    def _repr_html_(self) -> str:
+        from minigrad import player
+
+        return player.jupyter(self)
+
     def __repr__(self) -> str:
         ops = sum(1 for n in self.nodes if not n.is_leaf)
         return (f"<Trace ({self.engine}): {ops} operations, {len(self.leaves)} leaves, "
