@@ -3,7 +3,7 @@
 `page(trace)` draws the graph with graphviz (`viz.draw`: each node's SVG `<title>` is its
 node id), takes each step's narration from `explain` in English and in Chinese, works out
 what every step changes (the node run, the edges its gradients travel along, the leaves'
-`.grad`) and inlines all of it, with `player_assets/player.js` and `player.css`, into one file
+`.grad`) and inlines all of it, with the script and style of `player_assets`, into one file
 that loads nothing from the network. The script in the page only switches between these
 precomputed steps, so a graph of a few hundred nodes steps without lag.
 
@@ -15,16 +15,14 @@ from __future__ import annotations
 import html
 import json
 import re
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from minigrad.explain import PHRASES, SMALL, fast_repr, number, width
+from minigrad.player_assets import SCRIPT, STYLE
 
 __all__ = ["jupyter", "page"]
-
-ASSETS = Path(__file__).with_name("player_assets")
 
 # The page's own words; the narration itself comes from explain.py. "{k}"/"{n}" are filled in
 # by the script. The language switch shows the language it switches to.
@@ -94,7 +92,7 @@ def page(trace: Any, svg: str | None = None, lang: str = "en") -> str:
         '<meta charset="utf-8">',
         '<meta name="viewport" content="width=device-width, initial-scale=1">',
         f"<title>{html.escape(ui['title'])}</title>",
-        f"<style>\n{_asset('player.css')}</style>",
+        f"<style>{_closed(STYLE, 'style')}</style>",
         "</head>",
         '<body data-step="0">',
         '<header><h1 data-ui="title">' + html.escape(ui["title"]) + "</h1>",
@@ -128,7 +126,7 @@ def page(trace: Any, svg: str | None = None, lang: str = "en") -> str:
         "</div>",
         "</main>",
         f'<script type="application/json" id="player-data">{_json(data)}</script>',
-        f"<script>\n{_asset('player.js')}</script>",
+        f"<script>{_closed(SCRIPT, 'script')}</script>",
         "</body>",
         "</html>",
     ]
@@ -301,10 +299,10 @@ def _dedent(chunk: list[str], name: str) -> str:
 
 
 # -- assembling ---------------------------------------------------------------------------------
-def _asset(name: str) -> str:
-    text = (ASSETS / name).read_text(encoding="utf-8")
-    if "</script" in text.lower() or "</style" in text.lower():
-        raise ValueError(f"player_assets/{name} must not contain a closing </script> or </style>")
+def _closed(text: str, tag: str) -> str:
+    """The script or style as it goes between its tags (where "</tag" would end it early)."""
+    if f"</{tag}" in text.lower():
+        raise ValueError(f"the player's {tag} must not contain </{tag}")
     return text
 
 

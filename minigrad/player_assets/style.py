@@ -1,3 +1,9 @@
+"""The player's style sheet (CSS), inlined into the page by `minigrad.player`.
+
+Kept as a Python string so that it ships inside the package like any module.
+"""
+
+STYLE = r"""
 /* minigrad backward player: the page around graphviz's drawing, and the step highlights.
  * Colours: amber + red = the node running now; red = gradients it sends; blue = the
  * gradient it received; pale green = nodes already run. */
@@ -152,7 +158,11 @@ button, select {
 }
 button:hover:not(:disabled) { border-color: var(--incoming); }
 button:disabled { opacity: 0.4; cursor: default; }
-button[data-action="next"] { color: #fff; background: var(--incoming); border-color: var(--incoming); }
+button[data-action="next"] {
+  color: #fff;
+  background: var(--incoming);
+  border-color: var(--incoming);
+}
 button[data-action="play"].playing { background: #fff1c7; border-color: #e0a800; }
 select { padding: 4px 6px; }
 .speed { display: inline-flex; align-items: center; gap: 4px; color: var(--muted); }
@@ -213,3 +223,4 @@ pre {
 #leaf-grads tr.none pre { color: #9aa5b1; font-style: italic; }
 #leaf-grads tr.changed td { background: #fff4d1; }
 #leaf-grads tr.changed td:first-child { box-shadow: inset 4px 0 0 var(--current-edge); }
+"""

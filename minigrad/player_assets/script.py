@@ -1,3 +1,9 @@
+"""The player's script (JavaScript), inlined into the page by `minigrad.player`.
+
+Kept as a Python string so that it ships inside the package like any module.
+"""
+
+SCRIPT = r"""
 /* minigrad backward player: steps through a recorded backward pass on its drawn graph.
  *
  * minigrad/player.py builds the page around this script:
@@ -305,3 +311,4 @@
   go(0);
   document.body.dataset.ready = "true";
 })();
+"""
