@@ -66,8 +66,8 @@ def page(trace: Any, svg: str | None = None, lang: str = "en") -> str:
     """The whole player page for `trace` as one self-contained HTML string.
 
     `svg`: a drawing of the trace made elsewhere (e.g. `viz.pipe(trace.to_dot())`), whose node
-    `<title>`s are the trace's node ids; by default it is drawn here. Without graphviz's `dot`
-    the page says so in place of the graph, and the steps still work.
+    `<title>`s are the trace's node ids; by default it is drawn here ("" leaves it out). Without
+    graphviz's `dot` the page says so in place of the graph, and the steps still work.
     """
     if lang not in UI:
         raise ValueError(f"to_html(): lang must be one of {sorted(UI)}, not {lang!r}")
@@ -75,19 +75,14 @@ def page(trace: Any, svg: str | None = None, lang: str = "en") -> str:
         svg = _draw(trace)
     data = {"lang": lang, "ui": UI, "steps": _steps(trace), "reveal": _reveals(trace),
             "leaves": _leaves(trace), "text": {code: _narration(trace, code) for code in UI}}
+    ui = UI[lang]
     if svg:
         graph = _inline_svg(svg)
     else:
-        graph = f'<p class="no-graph" data-ui="no_graph">{html.escape(UI[lang]["no_graph"])}</p>'
-    ui = UI[lang]
-    def button(action: str, key: str | None = None) -> str:
-        key = key or action
-        return (f'<button type="button" data-action="{action}" data-ui="{key}">'
-                f"{html.escape(ui[key])}</button>")
-
+        graph = f'<p class="no-graph" data-ui="no_graph">{html.escape(ui["no_graph"])}</p>'
     parts = [
         "<!DOCTYPE html>",
-        f'<html lang="{_html_lang(lang)}">',
+        f'<html lang="{"zh-CN" if lang == "zh" else lang}">',
         "<head>",
         '<meta charset="utf-8">',
         '<meta name="viewport" content="width=device-width, initial-scale=1">',
@@ -95,32 +90,20 @@ def page(trace: Any, svg: str | None = None, lang: str = "en") -> str:
         f"<style>{_closed(STYLE, 'style')}</style>",
         "</head>",
         '<body data-step="0">',
-        '<header><h1 data-ui="title">' + html.escape(ui["title"]) + "</h1>",
-        '<p id="pass-header"></p>', button("lang"), "</header>",
+        f'<header>{_words("h1", "title", ui)}<p id="pass-header"></p>{_button("lang", ui)}'
+        "</header>",
         "<main>",
         '<div class="left">',
         f'<div class="graph-box{"" if svg else " empty"}"><div id="graph">\n{graph}\n</div>',
-        button("zoom", "actual") if svg else "", "</div>",
-        '<nav id="controls">',
-        button("prev"), button("play"), button("next"),
-        '<input type="range" id="step-slider" data-action="seek" min="0" value="0" '
-        f'max="{len(trace.steps)}" aria-label="step">',
-        '<span id="step-count">0</span>',
-        '<label class="speed"><span data-ui="speed">' + html.escape(ui["speed"]) + "</span>"
-        '<select data-action="speed"><option value="2000">½×</option>'
-        '<option value="1000" selected>1×</option><option value="500">2×</option>'
-        '<option value="200">5×</option></select></label>',
-        "</nav>",
-        '<div class="legend">' + "".join(
-            f'<span class="key {name}"><i></i><span data-ui="legend_{name}">'
-            f'{html.escape(ui["legend_" + name])}</span></span>'
-            for name in ("current", "done", "sent", "incoming")) + "</div>" if svg else "",
-        '<p class="keys" data-ui="keys">' + html.escape(ui["keys"]) + "</p>",
+        _button("zoom", ui, "actual") if svg else "", "</div>",
+        _controls(ui, len(trace.steps)),
+        _legend(ui) if svg else "",
+        _words("p", "keys", ui, ' class="keys"'),
         "</div>",
         '<div class="right">',
         '<section id="step-panel" aria-live="polite"><h2 id="step-title"></h2>',
         '<p id="step-hint"></p><pre id="step-text"></pre></section>',
-        '<section id="leaves"><h2 data-ui="leaves">' + html.escape(ui["leaves"]) + "</h2>",
+        f'<section id="leaves">{_words("h2", "leaves", ui)}',
         '<div class="table-box"><table id="leaf-grads"><tbody></tbody></table></div>',
         "</section>",
         "</div>",
@@ -306,12 +289,40 @@ def _closed(text: str, tag: str) -> str:
     return text
 
 
+def _words(tag: str, key: str, ui: dict[str, str], attrs: str = "") -> str:
+    """An element whose text the script swaps when the language changes (`data-ui`)."""
+    return f'<{tag}{attrs} data-ui="{key}">{html.escape(ui[key])}</{tag}>'
+
+
+def _button(action: str, ui: dict[str, str], key: str | None = None) -> str:
+    key = key or action
+    return f'<button type="button" data-action="{action}" data-ui="{key}">' \
+        f"{html.escape(ui[key])}</button>"
+
+
+def _controls(ui: dict[str, str], steps: int) -> str:
+    """Previous, play/pause, next, the step slider and count, the playing speed."""
+    speeds = "".join(f'<option value="{ms}"{" selected" if ms == 1000 else ""}>{name}</option>'
+                     for ms, name in ((2000, "½×"), (1000, "1×"), (500, "2×"), (200, "5×")))
+    return "".join([
+        '<nav id="controls">',
+        _button("prev", ui), _button("play", ui), _button("next", ui),
+        f'<input type="range" id="step-slider" data-action="seek" min="0" max="{steps}" '
+        'value="0" aria-label="step">',
+        '<span id="step-count">0</span>',
+        f'<label class="speed">{_words("span", "speed", ui)}',
+        f'<select data-action="speed">{speeds}</select></label>',
+        "</nav>"])
+
+
+def _legend(ui: dict[str, str]) -> str:
+    keys = "".join(f'<span class="key {name}"><i></i>{_words("span", "legend_" + name, ui)}'
+                   "</span>" for name in ("current", "done", "sent", "incoming"))
+    return f'<div class="legend">{keys}</div>'
+
+
 def _json(data: Any) -> str:
     """JSON safe inside <script>: no "<" (so no "</script>" or "<!--"), no line separators."""
     text = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
     return (text.replace("<", "\\u003c").replace("\u2028", "\\u2028")
             .replace("\u2029", "\\u2029"))
-
-
-def _html_lang(lang: str) -> str:
-    return {"zh": "zh-CN"}.get(lang, lang)
