@@ -161,6 +161,8 @@ def execute(roots: list, seeds: list, retain_graph: bool | None = None,
 
     captured: list = [None] * len(targets)
     journal: dict[Any, Any] = {}  # tensor -> its .grad before this backward (for rollback)
+    # ids of the arrays already given out (seeds, a .grad): another .grad must copy them
+    handed_out: set[int] = {id(seed.data) for seed in seeds}
     executed: list[Node] = []
     if recording:
         _emit(BackwardBegin(tuple(roots), tuple(seeds)))
@@ -171,7 +173,7 @@ def execute(roots: list, seeds: list, retain_graph: bool | None = None,
             step_start = time.perf_counter() if recording else 0.0
             grads = buffers.pop(node)
             if node._tensor_pre_hooks or node._retained or node._pre_hooks:
-                grads = _run_pre_hooks(node, grads, journal, recording)
+                grads = _run_pre_hooks(node, grads, journal, handed_out, recording)
             skip = False
             if targets:
                 for nr in range(len(grads)):
@@ -181,7 +183,8 @@ def execute(roots: list, seeds: list, retain_graph: bool | None = None,
                 skip = capture is not None and isinstance(node, AccumulateGrad)
             if isinstance(node, AccumulateGrad):
                 if not skip and (accumulate_only is None or (node, 0) in targets):
-                    _accumulate(node.variable, grads[0], journal, create_graph, recording)
+                    _accumulate(node.variable, grads[0], journal, handed_out, create_graph,
+                                recording)
                 grad_inputs: tuple = ()
                 summed: tuple = ()
             else:
@@ -323,7 +326,8 @@ def _sum_to(node: Node, i: int, g: Any, shape: tuple) -> tuple[Any, tuple]:
     return _tensor.Tensor._make(data, None, 0), dims
 
 
-def _run_pre_hooks(node: Node, grads: list, journal: dict, recording: bool) -> list:
+def _run_pre_hooks(node: Node, grads: list, journal: dict, handed_out: set, recording: bool
+                   ) -> list:
     """Tensor hooks, then retain_grad, then the node's own pre-hooks (PyTorch's order)."""
     if node._tensor_pre_hooks:
         for nr, hooks in node._tensor_pre_hooks.items():
@@ -344,6 +348,7 @@ def _run_pre_hooks(node: Node, grads: list, journal: dict, recording: bool) -> l
             if t is not None and grads[nr] is not None:
                 journal.setdefault(t, t._grad)
                 g = grads[nr] if state.grad_enabled else grads[nr].detach()
+                handed_out.add(id(g.data))
                 t._grad = g if t._grad is None else t._grad + g
     if node._pre_hooks:
         for hook in list(node._pre_hooks):
@@ -370,9 +375,14 @@ def _run_post_hooks(node: Node, grad_inputs: tuple, grads: list, recording: bool
     return grad_inputs
 
 
-def _accumulate(leaf: Any, grad: Any, journal: dict, create_graph: bool, recording: bool
-                ) -> None:
-    """`leaf.grad += grad`, as a new tensor (so a failed backward can put the old one back)."""
+def _accumulate(leaf: Any, grad: Any, journal: dict, handed_out: set, create_graph: bool,
+                recording: bool) -> None:
+    """`leaf.grad += grad`, as a new tensor (so a failed backward can put the old one back).
+
+    The first gradient is taken as it is, without a copy, unless somebody else may hold the
+    same memory: an array already handed out in this backward (a seed, another leaf's .grad:
+    `a + b` sends one gradient to both), or a view of another array.
+    """
     if grad is None:
         return
     old = leaf._grad
@@ -382,8 +392,11 @@ def _accumulate(leaf: Any, grad: Any, journal: dict, create_graph: bool, recordi
     if create_graph:
         total = grad if old is None else old + grad
     elif old is None:
-        # a copy: the same gradient tensor may also be flowing to another leaf
-        total = _tensor.Tensor._make(np.array(grad.data, copy=True), None, 0)
+        data = grad.data
+        if id(data) in handed_out or data.base is not None or not data.flags.writeable:
+            data = data.copy()
+        handed_out.add(id(data))
+        total = _tensor.Tensor._make(data, None, 0)
     else:
         total = _tensor.Tensor._make(old.data + grad.data, None, 0)
     leaf._grad = total

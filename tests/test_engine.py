@@ -344,3 +344,20 @@ def test_every_builtin_op_has_a_formula_and_docstring():
             continue
         assert cls._node_class.formula, f"{cls.__name__} has no formula"
         assert cls.__doc__, f"{cls.__name__} has no docstring"
+
+
+def test_grads_never_share_memory():
+    """`a + b` sends one gradient to both leaves; each .grad must still be its own array."""
+    a = minigrad.ones(3, requires_grad=True)
+    b = minigrad.ones(3, requires_grad=True)
+    c = minigrad.ones(2, 3, requires_grad=True)
+    seed = minigrad.ones(3)
+    (a + b).backward(seed)
+    (c + 0).sum().backward()
+    arrays = [a.grad.data, b.grad.data, c.grad.data, seed.data]
+    for i, x in enumerate(arrays):
+        for y in arrays[i + 1:]:
+            assert not np.shares_memory(x, y)
+    a.grad.zero_()
+    assert b.grad.data.tolist() == [1.0, 1.0, 1.0] and seed.data.tolist() == [1.0, 1.0, 1.0]
+    assert c.grad.data.flags.writeable

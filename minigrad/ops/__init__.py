@@ -11,6 +11,7 @@ from typing import Any
 
 import numpy as np
 
+from minigrad import tensor as _tensor  # Tensor is looked up at call time (it imports us)
 from minigrad.function import Function
 from minigrad.grad_mode import no_grad, state
 from minigrad.ops import elementwise as ew
@@ -27,9 +28,14 @@ __all__ = ["matmul", "constant", "as_operand"]
 # -- elementwise --------------------------------------------------------------------------
 def _binary(fn: Any, name: str, a: Any, b: Any, **config: Any) -> Any:
     """Apply a two-input op; shapes that do not broadcast get an error naming both."""
-    a, b = as_operand(a), as_operand(b)
-    if isinstance(b, float) and is_tensor(a) and a.data.dtype.kind in "iub":
-        a = cast(a, np.float32)  # int tensor * 2.5 is float32 in PyTorch, not float64
+    Tensor = _tensor.Tensor
+    if not isinstance(a, Tensor):
+        a = as_operand(a)
+    if isinstance(b, float):
+        if isinstance(a, Tensor) and a.data.dtype.kind in "iub":
+            a = cast(a, np.float32)  # int tensor * 2.5 is float32 in PyTorch, not float64
+    elif not isinstance(b, Tensor):
+        b = as_operand(b)
     try:
         return fn.apply(a, b, **config)
     except ValueError as exc:

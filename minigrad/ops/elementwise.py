@@ -304,8 +304,26 @@ class Tanh(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        out = ctx.output
-        return grad * (1 - out * out)
+        return TanhBackward.apply(grad, ctx.output)
+
+
+class TanhBackward(Function):
+    """grad * (1 - y^2) as one op, where y = tanh(a) (PyTorch's tanh_backward)"""
+
+    node_name = "TanhBackwardBackward0"
+    formula = r"d(g*(1-y^2))/dg = 1 - y^2 ;  d(g*(1-y^2))/dy = -2*g*y"
+
+    @staticmethod
+    def forward(ctx, grad, y):
+        ctx.save_for_backward(grad, y)
+        return grad.data * (1 - y.data * y.data)
+
+    @staticmethod
+    def backward(ctx, gg):
+        grad, y = ctx.saved_tensors
+        need_grad, need_y = ctx.needs_input_grad
+        return (gg * (1 - y * y) if need_grad else None,
+                gg * grad * y * -2 if need_y else None)
 
 
 class Sigmoid(Function):
@@ -324,8 +342,26 @@ class Sigmoid(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        out = ctx.output
-        return grad * out * (1 - out)
+        return SigmoidBackward.apply(grad, ctx.output)
+
+
+class SigmoidBackward(Function):
+    """grad * y * (1 - y) as one op, where y = sigmoid(a) (PyTorch's sigmoid_backward)"""
+
+    node_name = "SigmoidBackwardBackward0"
+    formula = r"d(g*y*(1-y))/dg = y*(1-y) ;  d(g*y*(1-y))/dy = g*(1-2y)"
+
+    @staticmethod
+    def forward(ctx, grad, y):
+        ctx.save_for_backward(grad, y)
+        return grad.data * y.data * (1 - y.data)
+
+    @staticmethod
+    def backward(ctx, gg):
+        grad, y = ctx.saved_tensors
+        need_grad, need_y = ctx.needs_input_grad
+        return (gg * y * (1 - y) if need_grad else None,
+                gg * grad * (1 - 2 * y) if need_y else None)
 
 
 class Relu(Function):
