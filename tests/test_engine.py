@@ -361,3 +361,13 @@ def test_grads_never_share_memory():
     a.grad.zero_()
     assert b.grad.data.tolist() == [1.0, 1.0, 1.0] and seed.data.tolist() == [1.0, 1.0, 1.0]
     assert c.grad.data.flags.writeable
+
+
+def test_code_between_backward_steps_runs_in_the_callers_grad_mode():
+    x = minigrad.ones(2, requires_grad=True)
+    steps = backward_steps((x * 2).sum())
+    next(steps)
+    assert minigrad.is_grad_enabled()
+    assert (x * 3).grad_fn is not None
+    list(steps)
+    assert minigrad.is_grad_enabled()

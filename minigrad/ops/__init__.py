@@ -550,6 +550,11 @@ def inplace(target: Any, op: Any, arg: Any) -> Any:
         new = op(old, arg)
         _write(target, new.data)
         target.grad_fn, target._output_nr, target._requires_grad = new.grad_fn, 0, True
+    elif op in _IN_PLACE_UFUNCS and (is_tensor(arg) or isinstance(arg, int | float)):
+        # nothing to record: let numpy write straight into the tensor (an optimizer's update)
+        value = unwrap(arg)
+        _write_check(target, np.broadcast_shapes(target.data.shape, np.shape(value)))
+        _IN_PLACE_UFUNCS[op](target.data, value, out=target.data, casting="same_kind")
     else:
         with no_grad():
             new = op(target, arg)
@@ -558,15 +563,23 @@ def inplace(target: Any, op: Any, arg: Any) -> Any:
     return target
 
 
+_IN_PLACE_UFUNCS = {add: np.add, sub: np.subtract, mul: np.multiply, div: np.true_divide}
+
+
 def _write(target: Any, values: np.ndarray) -> None:
-    if values.shape != target.data.shape:
+    _write_check(target, values.shape)
+    target.data[...] = values
+
+
+def _write_check(target: Any, result_shape: tuple) -> None:
+    """An in-place result must have the target's shape, and the target must be writable."""
+    if tuple(result_shape) != target.data.shape:
         raise RuntimeError(f"output with shape {list(target.data.shape)} doesn't match the "
-                           f"broadcast shape {list(values.shape)}")
+                           f"broadcast shape {list(result_shape)}")
     if not target.data.flags.writeable:
         raise RuntimeError("unsupported operation: more than one element of the written-to "
                            "tensor refers to a single memory location (an expanded tensor). "
                            "Please clone() the tensor before performing the operation.")
-    target.data[...] = values
 
 
 def setitem_(target: Any, key: Any, value: Any) -> None:
