@@ -193,6 +193,7 @@ class Function:
 
     node_name: str = ""
     formula: str = ""
+    _scratch: Node | None = None
     saves_output = False  # built-in ops whose backward reads their own result set this
     is_view = False  # outputs share memory (and so the version counter) with input 0
     _node_class: type = Node
@@ -204,6 +205,12 @@ class Function:
         cls._node_class = type(name, (Node,), {"_function": cls, "formula": formula,
                                                "__module__": cls.__module__,
                                                "__doc__": cls.__doc__})
+        # Built-in ops compute forward with numpy alone; when nothing is recorded (inside
+        # backward, under no_grad) they may all share one scratch ctx instead of a new Node.
+        cls._scratch = None
+        if cls.__module__.startswith("minigrad.ops."):
+            cls._scratch = cls._node_class()
+            cls._scratch._recording = False
 
     @staticmethod
     def forward(ctx: Node, *args: Any, **kwargs: Any) -> Any:
@@ -221,7 +228,6 @@ class Function:
         `next_functions`, as in PyTorch, where `x.sum(0)` has one edge and `x * 3` two.
         """
         Tensor = _tensor.Tensor
-        ctx = cls._node_class()
         record = False
         if state.grad_enabled:
             for a in args:
@@ -229,8 +235,12 @@ class Function:
                     record = True
                     break
         if record:
+            ctx = cls._node_class()
             _link(ctx, args)
+        elif cls._scratch is not None:
+            ctx = cls._scratch
         else:
+            ctx = cls._node_class()
             ctx._recording = False
         prev, state.grad_enabled = state.grad_enabled, False  # forward itself is not recorded
         try:

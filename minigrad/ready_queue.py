@@ -33,16 +33,18 @@ class ReadyQueue:
         return len(self.heap)
 
     def push(self, node: Any) -> None:
-        self.heap.append(node)
-        self._sift_up(len(self.heap) - 1, 0, node)
+        heap = self.heap
+        heap.append(node)
+        if len(heap) > 1:
+            self._sift_up(len(heap) - 1, 0, node)
 
     def pop(self) -> Any:
         heap = self.heap
-        top = heap[0]
         last = heap.pop()
-        if heap:
-            heap[0] = top  # pop_heap: the old last element is re-placed from the root down
-            self._adjust(0, len(heap), last)
+        if not heap:
+            return last
+        top = heap[0]  # pop_heap: the old last element is re-placed from the root down
+        self._adjust(0, len(heap), last)
         return top
 
     def _sift_up(self, hole: int, top: int, value: Any) -> None:
