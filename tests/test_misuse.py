@@ -321,3 +321,18 @@ def test_requires_grad_on_non_leaf():
     with pytest.raises(RuntimeError, match="you can only change requires_grad flags of leaf "
                                            "variables"):
         y.requires_grad = False
+
+
+def test_inplace_on_view_created_in_no_grad():
+    x = minigrad.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
+    a = x * 2
+    with minigrad.no_grad():
+        v = a[0]
+    data = a.data.copy()
+    with pytest.raises(RuntimeError, match="^A view was created in no_grad mode and is being "
+                                           "modified inplace with grad mode enabled"):
+        v.mul_(2)
+    np.testing.assert_array_equal(a.data, data)
+    with minigrad.no_grad():
+        v.mul_(2)  # both inside no_grad: allowed, not tracked
+    assert a.data[0].tolist() == [4.0, 8.0]

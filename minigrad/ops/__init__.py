@@ -523,6 +523,12 @@ def fill_random(input: Any, how: tuple) -> Any:
 
 
 LEAF_INPLACE = "a leaf Variable that requires grad is being used in an in-place operation."
+NO_GRAD_VIEW_INPLACE = (
+    "A view was created in no_grad mode and is being modified inplace with grad mode enabled. "
+    "Given that this use case is ambiguous and error-prone, it is forbidden. You can clarify "
+    "your code by moving both the view and the inplace either both inside the no_grad block "
+    "(if you don't want the inplace to be tracked) or both outside (if you want the inplace "
+    "to be tracked).")
 
 
 def inplace(target: Any, op: Any, arg: Any) -> Any:
@@ -536,7 +542,11 @@ def inplace(target: Any, op: Any, arg: Any) -> Any:
         target._requires_grad or (is_tensor(arg) and arg._requires_grad))
     if target._requires_grad and target.grad_fn is None and state.grad_enabled:
         raise RuntimeError(LEAF_INPLACE)
-    if recording and target._base is not None and target._base._requires_grad:
+    base = target._base
+    if state.grad_enabled and base is not None and base._requires_grad \
+            and not target._requires_grad and target.grad_fn is None and base.grad_fn is not None:
+        raise RuntimeError(NO_GRAD_VIEW_INPLACE)
+    if recording and base is not None and base._requires_grad:
         raise RuntimeError(
             "minigrad does not record in-place operations on a view of a tensor that requires "
             "grad; use the out-of-place op (e.g. `y = y * 2` instead of `y.mul_(2)`).")
