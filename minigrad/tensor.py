@@ -164,9 +164,7 @@ class Tensor:
 
     def detach(self) -> Tensor:
         """The same data, cut from the graph (shares memory and version counter)."""
-        t = Tensor._make(self.data, None, 0, self._vc)
-        t._base = self
-        return t
+        return Tensor._make(self.data, None, 0, self._vc)
 
     def detach_(self) -> Tensor:
         self.grad_fn, self._output_nr, self._requires_grad = None, 0, False
