@@ -28,6 +28,7 @@ _EXPORTS = {
     "outline": "compare.graph",
     "Graph": "compare.graph",
     "KNOWN_DIFFERENCES": "compare.graph",
+    "trace_torch": "compare.trace_torch",
 }
 
 __all__ = sorted(_EXPORTS)

@@ -207,6 +207,8 @@ class _Narrator:
 
     def rule(self, node: Any, constant: list[bool]) -> str:
         if not node.formula:
+            if self.trace.engine != "minigrad":  # an op of the recording engine minigrad lacks
+                return self.say("engine_rule", engine=self.trace.engine, name=node.name)
             return self.say("no_formula")
         text = op_text.rule(node.name, node.formula, constant)
         if self.lang == "zh":

@@ -70,13 +70,13 @@ def linear(input: Any, weight: Any, bias: Any = None) -> Any:
     if not is_tensor(input):
         raise TypeError(f"linear(): argument 'input' must be Tensor, not {type(input).__name__}")
     _check(input, weight)
+    if bias is not None and input.data.ndim != 2:  # PyTorch views the input before weight.t()
+        rows = ops.view(input, (-1, input.data.shape[-1]))
+        return ops.view(Addmm.apply(bias, rows, ops.t(weight)),
+                        input.data.shape[:-1] + (weight.data.shape[0],))
     w_t = ops.t(weight)
     if bias is None:
         if input.data.ndim == 2:
             return ops.mm(input, w_t)
         return ops.matmul(input, w_t)
-    if input.data.ndim == 2:
-        return Addmm.apply(bias, input, w_t)
-    lead = input.data.shape[:-1]
-    rows = ops.view(input, (-1, input.data.shape[-1]))
-    return ops.view(Addmm.apply(bias, rows, w_t), lead + (weight.data.shape[0],))
+    return Addmm.apply(bias, input, w_t)

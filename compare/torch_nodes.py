@@ -1,0 +1,382 @@
+"""How a PyTorch node reads in minigrad's words: its settings, constant inputs and rule.
+
+A torch node (`MulBackward0`, `SumBackward1`, ...) keeps what its backward needs as
+`_saved_<name>` attributes: tensors (`_saved_self`, `_saved_result`) and settings (`_saved_dim`,
+`_saved_exponent`). `read(...)` turns them into the `attrs` minigrad's recorder would keep for
+the same op (`dims`, `keepdim`, `p`, `key`, ...), so that `minigrad.narration` writes the same
+source form (`t1.sum(dim=0)`) and gradient expressions; it finds the values of the constant
+inputs (`x * 3`: the 3) and picks minigrad's derivative rule by node name. Nodes minigrad has no
+op for (`ConvolutionBackward0`) keep PyTorch's own settings and no rule.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from minigrad.function import Function
+
+UNSIGNED = 2 ** 64
+REDUCTIONS = {0: "none", 1: "mean", 2: "sum"}
+_SIZES = ("_sym_sizes", "_sym_strides", "_sym_numel", "_sym_sizes_opt", "_sym_argsize_0",
+          "_sym_argsize_1")
+
+# torch's names of each input (as in `_saved_<name>`), in `next_functions` order, for the ops
+# whose constant inputs may be saved; anything else is read as ("self", "other")
+INPUT_NAMES: dict[str, tuple[str, ...]] = {
+    "MvBackward0": ("self", "vec"),
+    "DotBackward0": ("self", "tensor"),
+    "MmBackward0": ("self", "mat2"),
+    "BmmBackward0": ("self", "mat2"),
+    "AddmmBackward0": ("self", "mat1", "mat2"),
+    "PowBackward1": ("self", "exponent"),
+    "MseLossBackward0": ("self", "target"),
+    "NllLossBackward0": ("self", "target", "weight"),
+    "BinaryCrossEntropyBackward0": ("self", "target", "weight"),
+    "BinaryCrossEntropyWithLogitsBackward0": ("self", "target", "weight", "pos_weight"),
+    "ConvolutionBackward0": ("input", "weight", "bias"),
+}
+
+# minigrad ops whose backward returns the gradient of these inputs in the output's (broadcast)
+# shape and leaves the summing back to the engine (`sum_to`): their steps report summed dims
+BROADCASTING: dict[str, tuple[int, ...] | None] = {  # None: every input
+    "AddBackward0": None, "SubBackward0": None, "MulBackward0": None, "DivBackward0": None,
+    "PowBackward1": None, "MaximumBackward0": None, "MinimumBackward0": None,
+    "WhereBackward0": None, "ExpandBackward0": None, "AddmmBackward0": (0,),
+}
+
+
+def signed(value: Any) -> Any:
+    """torch hands int64 settings to Python as unsigned (-1 reads 18446744073709551615)."""
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, int):
+        return value - UNSIGNED if value >= UNSIGNED // 2 else value
+    if isinstance(value, tuple | list):
+        return tuple(signed(v) for v in value)
+    return value
+
+
+def saved_values(node: Any) -> dict[str, Any]:
+    """`{"self": tensor, "dim": 1, ...}`: every `_saved_*` a node exposes (unreadable: left out)."""
+    out = {}
+    for attr in dir(node):
+        if not attr.startswith("_saved_"):
+            continue
+        try:
+            out[attr[len("_saved_"):]] = signed(getattr(node, attr))
+        except RuntimeError:  # freed by an earlier backward, or modified in place
+            continue
+    return out
+
+
+@dataclass
+class Reading:
+    """What `read` found: minigrad's settings, the constant inputs, the rule."""
+
+    attrs: dict[str, Any] = field(default_factory=dict)
+    consts: dict[int, Any] = field(default_factory=dict)  # input index -> value
+    formula: str = ""
+
+
+@dataclass
+class NodeFacts:
+    """What is known of one torch node before its backward runs."""
+
+    name: str
+    saved: dict[str, Any]
+    in_shapes: list[tuple | None]  # per input (None: a constant)
+    out_shape: tuple | None
+    out_dtype: Any = None  # numpy dtype of the output
+    in_dtypes: list[Any] = field(default_factory=list)
+    call: Any = None  # the recorded forward call that made it (args, kwargs), if any
+
+
+def read(facts: NodeFacts, is_tensor: Callable[[Any], bool]) -> Reading:
+    """minigrad's reading of one torch node (see the module docstring)."""
+    reading = Reading(formula=formula_for(facts.name, facts.saved))
+    settings = SETTINGS.get(facts.name)
+    if settings is not None:
+        try:
+            reading.attrs = settings(facts)
+        except (KeyError, IndexError, TypeError, ValueError, ZeroDivisionError):
+            reading.attrs = {}
+    elif not reading.formula:  # PyTorch's own op: keep its settings as they are
+        reading.attrs = {k: v for k, v in facts.saved.items()
+                         if not is_tensor(v) and not k.endswith(_SIZES) and _plain(v)}
+    reading.consts = constants(facts, is_tensor)
+    return reading
+
+
+def constants(facts: NodeFacts, is_tensor: Callable[[Any], bool]) -> dict[int, Any]:
+    """The values of the inputs that need no gradient: from the forward call, else saved."""
+    free = [i for i, s in enumerate(facts.in_shapes) if s is None]
+    if not free:
+        return {}
+    found: dict[int, Any] = {}
+    if facts.call is not None:
+        data = [a for a in facts.call[0] if is_tensor(a) or isinstance(a, int | float)
+                and not isinstance(a, bool)]
+        if facts.name == "WhereBackward0" and len(data) == len(facts.in_shapes) + 1:
+            data = data[1:]  # where(condition, a, b): the condition is not an input
+        if len(data) == len(facts.in_shapes):
+            found.update((i, data[i]) for i in free)
+    names = INPUT_NAMES.get(facts.name, ("self", "other"))
+    for i in free:
+        if i not in found and i < len(names) and facts.saved.get(names[i]) is not None:
+            found[i] = facts.saved[names[i]]
+    return found
+
+
+# -- minigrad's rule for a node name ---------------------------------------------------------
+def _functions() -> dict[str, list[type]]:
+    by_name: dict[str, list[type]] = {}
+    stack = list(Function.__subclasses__())
+    while stack:
+        cls = stack.pop()
+        stack.extend(cls.__subclasses__())
+        node = cls.__dict__.get("_node_class")
+        if node is not None and node.formula:
+            by_name.setdefault(node.__name__, []).append(cls)
+    return by_name
+
+
+_BY_NAME: dict[str, list[type]] | None = None
+
+
+def minigrad_function(name: str, saved: dict[str, Any] | None = None) -> type | None:
+    """minigrad's Function whose node is called `name` (add/sub: the alpha variant if alpha)."""
+    global _BY_NAME
+    if _BY_NAME is None:
+        import minigrad  # noqa: F401 - every op of minigrad is defined once it is imported
+
+        _BY_NAME = _functions()
+    found = _BY_NAME.get(name, [])
+    if len(found) > 1:
+        scaled = (saved or {}).get("alpha", 1) != 1
+        found = [c for c in found if ("alpha" in c.formula) == scaled] or found
+    return min(found, key=lambda c: c.__qualname__) if found else None
+
+
+def formula_for(name: str, saved: dict[str, Any] | None = None) -> str:
+    function = minigrad_function(name, saved)
+    return function._node_class.formula if function is not None else ""
+
+
+# -- settings, per node name, in minigrad's words ----------------------------------------------
+def _ndim(facts: NodeFacts, i: int = 0) -> int:
+    shape = facts.in_shapes[i] if i < len(facts.in_shapes) else None
+    if shape is None:
+        shape = facts.saved.get("self_sym_sizes")
+    if shape is None:
+        raise ValueError("input shape unknown")
+    return len(shape)
+
+
+def _dims(facts: NodeFacts) -> tuple[int, ...]:
+    dim = facts.saved["dim"]
+    dims = (dim,) if isinstance(dim, int) else tuple(dim)
+    n = max(_ndim(facts), 1)
+    return tuple(sorted(d % n for d in dims)) if dims else tuple(range(_ndim(facts)))
+
+
+def _reduced(facts: NodeFacts) -> dict[str, Any]:
+    return {"dims": _dims(facts), "keepdim": bool(facts.saved.get("keepdim", False))}
+
+
+def _alpha(facts: NodeFacts) -> dict[str, Any]:
+    alpha = facts.saved.get("alpha", 1)
+    return {"alpha": alpha} if alpha != 1 else {}
+
+
+def _rsub(facts: NodeFacts) -> dict[str, Any]:
+    if facts.call is None or len(facts.call[0]) < 2:
+        return {}
+    return {"c": facts.call[0][1]}
+
+
+def _select(facts: NodeFacts) -> dict[str, Any]:
+    dim = facts.saved["dim"] % _ndim(facts)
+    return {"key": (slice(None),) * dim + (facts.saved["index"],)}
+
+
+def _slice(facts: NodeFacts) -> dict[str, Any]:
+    s = facts.saved
+    dim = s["dim"] % _ndim(facts)
+    start = s.get("start") or None
+    end = s.get("end")
+    end = None if end is None or end >= 2 ** 62 else end
+    step = s.get("step", 1)
+    return {"key": (slice(None),) * dim + (slice(start, end, None if step == 1 else step),)}
+
+
+def _index(facts: NodeFacts) -> dict[str, Any]:
+    key = tuple(slice(None) if t is None else np.asarray(t.detach().cpu().numpy())
+                for t in facts.saved["indices"])
+    return {"key": key[0] if len(key) == 1 else key}
+
+
+def _cat(facts: NodeFacts) -> dict[str, Any]:
+    dim = facts.saved["dim"] % _ndim(facts)
+    return {"dim": dim, "sizes": [s[dim] if s is not None else None for s in facts.in_shapes]}
+
+
+def _loss(facts: NodeFacts) -> dict[str, Any]:
+    attrs: dict[str, Any] = {"reduction": REDUCTIONS.get(facts.saved.get("reduction"), "mean")}
+    shape = facts.in_shapes[0] if facts.in_shapes else None
+    if shape is not None and facts.name != "NllLossBackward0":
+        attrs["numel"] = int(np.prod(shape, dtype=np.int64))
+    if facts.name == "NllLossBackward0":
+        attrs["single"] = shape is not None and len(shape) == 1
+    return attrs
+
+
+def _dtype_name(dtype: Any) -> str:
+    return np.dtype(dtype).name
+
+
+SETTINGS: dict[str, Callable[[NodeFacts], dict[str, Any]]] = {
+    "AddBackward0": _alpha,
+    "SubBackward0": _alpha,
+    "RsubBackward1": _rsub,
+    "PowBackward0": lambda f: {"p": f.saved["exponent"]},
+    "PowBackward2": lambda f: {"base": f.saved["self"]},
+    "ClampBackward1": lambda f: {"lo": f.saved.get("min"), "hi": f.saved.get("max")},
+    "SumBackward1": _reduced,
+    "MeanBackward1": _reduced,
+    "AmaxBackward0": _reduced,
+    "AminBackward0": _reduced,
+    "MaxBackward0": _reduced,
+    "MinBackward0": _reduced,
+    "SoftmaxBackward0": lambda f: {"dim": f.saved["dim"] % max(_ndim(f), 1)},
+    "LogSoftmaxBackward0": lambda f: {"dim": f.saved["dim"] % max(_ndim(f), 1)},
+    "TransposeBackward0": lambda f: {"d0": f.saved["dim0"], "d1": f.saved["dim1"]},
+    "PermuteBackward0": lambda f: {"inverse": tuple(np.argsort(
+        [d % _ndim(f) for d in f.saved["dims"]]))},
+    "UnsqueezeBackward0": lambda f: {"dim": f.saved["dim"] % (_ndim(f) + 1)},
+    "SqueezeBackward0": lambda f: {"dims": tuple(range(_ndim(f)))},
+    "SqueezeBackward1": lambda f: {"dims": _dims(f)},
+    "SqueezeBackward4": lambda f: {"dims": _dims(f)},
+    "SelectBackward0": _select,
+    "SliceBackward0": _slice,
+    "IndexBackward0": _index,
+    "CatBackward0": _cat,
+    "StackBackward0": lambda f: {"dim": f.saved["dim"] % (_ndim(f) + 1)},
+    "ToCopyBackward0": lambda f: {"dtype": _dtype_name(f.out_dtype),
+                                  "in_dtype": np.dtype(f.in_dtypes[0])},
+    "MseLossBackward0": _loss,
+    "NllLossBackward0": _loss,
+    "BinaryCrossEntropyBackward0": _loss,
+    "BinaryCrossEntropyWithLogitsBackward0": _loss,
+}
+
+
+def _plain(value: Any) -> bool:
+    if value is None or isinstance(value, bool | int | float | str):
+        return True
+    return isinstance(value, tuple | list) and all(_plain(v) for v in value)
+
+
+# -- values torch did not keep, recomputed from the inputs' values ---------------------------
+def _softmax(a: np.ndarray, dim: int) -> np.ndarray:
+    e = np.exp(a - a.max(axis=dim, keepdims=True))
+    return e / e.sum(axis=dim, keepdims=True)
+
+
+def _log_softmax(a: np.ndarray, dim: int) -> np.ndarray:
+    shifted = a - a.max(axis=dim, keepdims=True)
+    return shifted - np.log(np.exp(shifted).sum(axis=dim, keepdims=True))
+
+
+# ops whose output holds the input's values in another shape
+RESHAPES = frozenset({"ViewBackward0", "UnsafeViewBackward0", "ReshapeAliasBackward0",
+                      "SqueezeBackward0", "SqueezeBackward1", "SqueezeBackward4",
+                      "UnsqueezeBackward0", "CloneBackward0"})
+
+
+def _same_shape(a: list, k: dict, s: tuple) -> np.ndarray:
+    return np.reshape(a[0], s)
+
+
+_FORWARD: dict[str, Callable[[list, dict, tuple], Any]] = {
+    "AddBackward0": lambda a, k, s: a[0] + k.get("alpha", 1) * a[1],
+    "SubBackward0": lambda a, k, s: a[0] - k.get("alpha", 1) * a[1],
+    "MulBackward0": lambda a, k, s: a[0] * a[1],
+    "DivBackward0": lambda a, k, s: a[0] / a[1],
+    "RsubBackward1": lambda a, k, s: k["c"] - a[0],
+    "NegBackward0": lambda a, k, s: -a[0],
+    "PowBackward0": lambda a, k, s: a[0] ** k["p"],
+    "PowBackward1": lambda a, k, s: a[0] ** a[1],
+    "PowBackward2": lambda a, k, s: k["base"] ** a[0],
+    "ReciprocalBackward0": lambda a, k, s: 1 / a[0],
+    "ExpBackward0": lambda a, k, s: np.exp(a[0]),
+    "LogBackward0": lambda a, k, s: np.log(a[0]),
+    "SqrtBackward0": lambda a, k, s: np.sqrt(a[0]),
+    "AbsBackward0": lambda a, k, s: np.abs(a[0]),
+    "TanhBackward0": lambda a, k, s: np.tanh(a[0]),
+    "SigmoidBackward0": lambda a, k, s: 1 / (1 + np.exp(-a[0])),
+    "ReluBackward0": lambda a, k, s: np.maximum(a[0], 0),
+    "SinBackward0": lambda a, k, s: np.sin(a[0]),
+    "CosBackward0": lambda a, k, s: np.cos(a[0]),
+    "MaximumBackward0": lambda a, k, s: np.maximum(a[0], a[1]),
+    "MinimumBackward0": lambda a, k, s: np.minimum(a[0], a[1]),
+    "ClampBackward1": lambda a, k, s: np.clip(a[0], k.get("lo"), k.get("hi")),
+    "CloneBackward0": lambda a, k, s: np.array(a[0]),
+    "ToCopyBackward0": lambda a, k, s: a[0].astype(k["dtype"]),
+    "SumBackward0": lambda a, k, s: a[0].sum(),
+    "SumBackward1": lambda a, k, s: a[0].sum(axis=k["dims"], keepdims=k["keepdim"]),
+    "MeanBackward0": lambda a, k, s: a[0].mean(),
+    "MeanBackward1": lambda a, k, s: a[0].mean(axis=k["dims"], keepdims=k["keepdim"]),
+    "AmaxBackward0": lambda a, k, s: a[0].max(axis=k["dims"], keepdims=k["keepdim"]),
+    "AminBackward0": lambda a, k, s: a[0].min(axis=k["dims"], keepdims=k["keepdim"]),
+    "MaxBackward0": lambda a, k, s: a[0].max(axis=k["dims"], keepdims=k["keepdim"]),
+    "MinBackward0": lambda a, k, s: a[0].min(axis=k["dims"], keepdims=k["keepdim"]),
+    "MaxBackward1": lambda a, k, s: a[0].max(),
+    "MinBackward1": lambda a, k, s: a[0].min(),
+    "ViewBackward0": _same_shape,
+    "UnsafeViewBackward0": _same_shape,
+    "ReshapeAliasBackward0": _same_shape,
+    "SqueezeBackward0": _same_shape,
+    "SqueezeBackward1": _same_shape,
+    "SqueezeBackward4": _same_shape,
+    "UnsqueezeBackward0": _same_shape,
+    "ExpandBackward0": lambda a, k, s: np.broadcast_to(a[0], s).copy(),
+    "TBackward0": lambda a, k, s: a[0].T.copy(),
+    "TransposeBackward0": lambda a, k, s: np.swapaxes(a[0], k["d0"], k["d1"]).copy(),
+    "PermuteBackward0": lambda a, k, s: np.transpose(a[0], np.argsort(k["inverse"])).copy(),
+    "SelectBackward0": lambda a, k, s: np.array(a[0][k["key"]]),
+    "SliceBackward0": lambda a, k, s: np.array(a[0][k["key"]]),
+    "IndexBackward0": lambda a, k, s: np.array(a[0][k["key"]]),
+    "MmBackward0": lambda a, k, s: a[0] @ a[1],
+    "BmmBackward0": lambda a, k, s: a[0] @ a[1],
+    "MvBackward0": lambda a, k, s: a[0] @ a[1],
+    "DotBackward0": lambda a, k, s: a[0] @ a[1],
+    "AddmmBackward0": lambda a, k, s: a[0] + a[1] @ a[2],
+    "SoftmaxBackward0": lambda a, k, s: _softmax(a[0], k["dim"]),
+    "LogSoftmaxBackward0": lambda a, k, s: _log_softmax(a[0], k["dim"]),
+    "CatBackward0": lambda a, k, s: np.concatenate(a, axis=k["dim"]),
+    "StackBackward0": lambda a, k, s: np.stack(a, axis=k["dim"]),
+}
+
+
+def recompute(name: str, inputs: list[np.ndarray | None], attrs: dict[str, Any],
+              shape: tuple | None, dtype: Any) -> np.ndarray | None:
+    """The output of op `name` from its inputs' values (None when it cannot be known).
+
+    For the values of a graph torch did not keep (it saves only what backward needs); the
+    result is checked against the shape torch recorded for the output.
+    """
+    forward = _FORWARD.get(name)
+    if forward is None or shape is None or any(a is None for a in inputs):
+        return None
+    try:
+        with np.errstate(all="ignore"):
+            out = np.asarray(forward([np.asarray(a) for a in inputs], attrs, shape))
+    except (KeyError, IndexError, TypeError, ValueError):
+        return None
+    if out.shape != tuple(shape):
+        return None
+    return out.astype(dtype, copy=False) if dtype is not None else out
