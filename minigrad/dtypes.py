@@ -53,3 +53,16 @@ def check_device(device: str) -> None:
         raise RuntimeError(
             f"minigrad computes on the CPU with numpy; there is no '{device}' device. "
             "Remove .cuda()/.to('cuda') or use device='cpu'.")
+
+
+def parse_to(args: tuple, kwargs: dict) -> Any:
+    """The dtype asked for by `.to(...)` (None if only a device was given); refuses non-CPU."""
+    dtype = kwargs.get("dtype")
+    for a in list(args) + [kwargs.get("device")]:
+        if a is None:
+            continue
+        if isinstance(a, str) or type(a).__name__ == "device":
+            check_device(str(a))
+        else:
+            dtype = a
+    return dtype

@@ -281,14 +281,7 @@ class Tensor:
 
     def to(self, *args: Any, **kwargs: Any) -> Tensor:
         """`to(dtype)`, `to("cpu")`; any other device raises (minigrad computes on the CPU)."""
-        dtype = kwargs.get("dtype")
-        for a in list(args) + [kwargs.get("device")]:
-            if a is None:
-                continue
-            if isinstance(a, str) or type(a).__name__ == "device":
-                dtypes.check_device(str(a))
-            else:
-                dtype = a
+        dtype = dtypes.parse_to(args, kwargs)
         if dtype is None or np.dtype(dtype) == self.data.dtype:
             return self
         return ops.cast(self, np.dtype(dtype))

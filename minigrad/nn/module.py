@@ -303,14 +303,7 @@ class Module:
 
     def to(self, *args: Any, **kwargs: Any) -> Module:
         """`to("cpu")` does nothing; `to(minigrad.float64)` converts every parameter."""
-        dtype = kwargs.get("dtype")
-        for a in list(args) + [kwargs.get("device")]:
-            if a is None:
-                continue
-            if isinstance(a, str) or type(a).__name__ == "device":
-                dtypes.check_device(str(a))
-            else:
-                dtype = a
+        dtype = dtypes.parse_to(args, kwargs)
         if dtype is None:
             return self
         dtype = np.dtype(dtype)

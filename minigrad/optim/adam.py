@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from typing import Any
 
 import numpy as np
 
-from minigrad.grad_mode import no_grad
 from minigrad.optim.optimizer import Optimizer, state_tensor, subtract_
 
 
@@ -37,16 +36,6 @@ class Adam(Optimizer):
         super().__init__(params, dict(lr=lr, betas=tuple(betas), eps=eps,
                                       weight_decay=weight_decay, amsgrad=amsgrad,
                                       maximize=maximize))
-
-    def step(self, closure: Callable[[], Any] | None = None) -> Any:
-        """Update every parameter that has a gradient (those with `.grad` None are skipped)."""
-        loss = self._closure(closure)
-        with no_grad():
-            for group in self.param_groups:
-                for p in group["params"]:
-                    if p.grad is not None:
-                        self._update(p, group)
-        return loss
 
     def _decay(self, p: Any, g: np.ndarray, group: dict) -> np.ndarray:
         """Adam's L2 penalty: added to the gradient."""

@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from minigrad.grad_mode import enable_grad
+from minigrad.grad_mode import enable_grad, no_grad
 from minigrad.nn.module import _zero_grad
 from minigrad.tensor import Tensor
 
@@ -83,7 +83,18 @@ class Optimizer:
                 _zero_grad(p, set_to_none)
 
     def step(self, closure: Callable[[], Any] | None = None) -> Any:
-        raise NotImplementedError(f"{type(self).__name__} must implement step()")
+        """Update every parameter that has a gradient (those with `.grad` None are skipped)."""
+        loss = self._closure(closure)
+        with no_grad():
+            for group in self.param_groups:
+                for p in group["params"]:
+                    if p.grad is not None:
+                        self._update(p, group)
+        return loss
+
+    def _update(self, p: Any, group: dict) -> None:
+        """One parameter's update from its `.grad` (each optimizer's own rule)."""
+        raise NotImplementedError(f"{type(self).__name__} must implement _update(p, group)")
 
     def _closure(self, closure: Callable[[], Any] | None) -> Any:
         """Re-evaluate the loss with `closure()` (with grad mode on), if one is given."""

@@ -3,12 +3,11 @@ weight decay)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from typing import Any
 
 import numpy as np
 
-from minigrad.grad_mode import no_grad
 from minigrad.optim.optimizer import Optimizer, state_tensor, subtract_
 
 
@@ -36,16 +35,6 @@ class SGD(Optimizer):
         super().__init__(params, dict(lr=lr, momentum=momentum, dampening=dampening,
                                       weight_decay=weight_decay, nesterov=nesterov,
                                       maximize=maximize))
-
-    def step(self, closure: Callable[[], Any] | None = None) -> Any:
-        """Update every parameter that has a gradient (those with `.grad` None are skipped)."""
-        loss = self._closure(closure)
-        with no_grad():
-            for group in self.param_groups:
-                for p in group["params"]:
-                    if p.grad is not None:
-                        self._update(p, group)
-        return loss
 
     def _update(self, p: Any, group: dict) -> None:
         g = -p.grad.data if group["maximize"] else p.grad.data
