@@ -70,6 +70,11 @@ def saved_values(node: Any) -> dict[str, Any]:
             out[attr[len("_saved_"):]] = signed(getattr(node, attr))
         except RuntimeError:  # freed by an earlier backward, or modified in place
             continue
+    if hasattr(node, "_forward_cls"):  # a user's torch.autograd.Function: ctx.saved_tensors
+        try:
+            out.update((f"saved[{i}]", t) for i, t in enumerate(node.saved_tensors))
+        except RuntimeError:
+            pass
     return out
 
 
@@ -93,11 +98,12 @@ class NodeFacts:
     out_dtype: Any = None  # numpy dtype of the output
     in_dtypes: list[Any] = field(default_factory=list)
     call: Any = None  # the recorded forward call that made it (args, kwargs), if any
+    formula: str = ""  # a user's torch.autograd.Function may say its rule, as minigrad's do
 
 
 def read(facts: NodeFacts, is_tensor: Callable[[Any], bool]) -> Reading:
     """minigrad's reading of one torch node (see the module docstring)."""
-    reading = Reading(formula=formula_for(facts.name, facts.saved))
+    reading = Reading(formula=formula_for(facts.name, facts.saved) or facts.formula)
     settings = SETTINGS.get(facts.name)
     if settings is not None:
         try:

@@ -306,7 +306,7 @@ def test_cnn_grads_equal_a_plain_backward_and_no_hook_is_left(cnn_trace, monkeyp
     for (name, p), q in zip(model.named_parameters(), plain.parameters()):
         assert torch_mod.equal(p.grad, q.grad), name
     assert _no_hooks_left(_graph_nodes(loss))
-    module = importlib.import_module("compare.trace_torch")
+    module = importlib.import_module("compare.torch_graph")
 
     calls = []
     monkeypatch.setattr(module._Observer, "before", lambda *a: calls.append(a))
@@ -347,6 +347,28 @@ def test_cnn_trace_opens_in_the_player(cnn_trace, tmp_path):
     for leaf in t.leaves:
         assert leaf.label in page
     assert "PyTorch" in page
+
+
+def test_cnn_trace_steps_in_the_player(cnn_trace, browser, dot_bin, tmp_path):
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    t = cnn_trace[0]
+    path = tmp_path / "cnn.html"
+    t.to_html(path)
+    browser.get(path.as_uri())
+    WebDriverWait(browser, 20).until(
+        lambda d: d.execute_script("return document.body.dataset.ready === 'true'"))
+    for step in t.steps:
+        browser.find_element(By.CSS_SELECTOR, 'button[data-action="next"]').click()
+        assert browser.execute_script("return document.body.dataset.step") == str(step.index)
+        current = browser.execute_script(
+            "return [...document.querySelectorAll('g.node.current')]"
+            ".map(g => g.querySelector(':scope > title').textContent)")
+        assert current == [step.node]
+        panel = browser.execute_script(
+            "return document.querySelector('#step-panel').textContent")
+        assert t.node(step.node).name in panel
 
 
 # -- the command line -------------------------------------------------------------------------

@@ -1,0 +1,369 @@
+"""PyTorch's graph behind a loss, read node by node, and its backward watched with hooks.
+
+`TorchGraph(torch, loss, ...)` reads the graph from `loss.grad_fn` before anything is freed:
+every node (`next_functions`, `AccumulateGrad.variable`), what each one saved (`_saved_*`:
+the values of the tensors that made them), its output's shape and dtype; it orders the nodes
+and labels them as minigrad's recorder does. `observe()` puts a pre-hook and a hook on every
+node, runs the backward and removes them all; `records()` returns the Trace records
+(`minigrad.narration.records`). `compare.trace_torch` is the public entry point.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import numpy as np
+
+from compare.torch_nodes import (
+    BROADCASTING,
+    RESHAPES,
+    NodeFacts,
+    read,
+    recompute,
+    saved_values,
+)
+from minigrad.function import AccumulateGrad as _MinigradAccumulate
+from minigrad.narration.ops import source_form
+from minigrad.narration.recorder import constant_text
+from minigrad.narration.records import (
+    TraceAccumulation,
+    TraceBackward,
+    TraceLeaf,
+    TraceNode,
+    TraceStep,
+)
+from minigrad.ops.reduce import sum_to_array
+
+__all__ = ["ACCUMULATE", "TorchGraph", "array", "tensors"]
+
+ACCUMULATE = "AccumulateGrad"
+
+
+class _Observer:
+    """The hooks' side: each step's gradients, in the order PyTorch runs the nodes."""
+
+    def __init__(self) -> None:
+        self.steps: list[list] = []  # [node, grad_outputs, grad_inputs, before, after, t0, t1]
+        self.open: dict[Any, list] = {}
+
+    def before(self, node: Any, grad_outputs: tuple, leaf: Any) -> None:
+        grad = None if leaf is None or leaf.grad is None else array(leaf.grad)
+        step = [node, arrays(grad_outputs), [], grad, None, time.perf_counter(), None]
+        self.steps.append(step)
+        self.open[node] = step
+
+    def after(self, node: Any, grad_inputs: tuple, leaf: Any) -> None:
+        step = self.open.pop(node, None)
+        if step is None:
+            return
+        step[2] = arrays(grad_inputs)
+        step[4] = None if leaf is None or leaf.grad is None else array(leaf.grad)
+        step[6] = time.perf_counter()
+
+
+class TorchGraph:
+    """PyTorch's graph behind `loss`, read before its backward frees what it saved."""
+
+    def __init__(self, torch: Any, loss: Any, forward: Any, params: Any,
+                 names: dict[int, str]) -> None:
+        self.torch, self.loss = torch, loss
+        if params is not None and hasattr(params, "named_parameters"):
+            params = dict(params.named_parameters())
+        self.params = {id(t): name for name, t in (params or {}).items()}
+        self.names = names
+        calls = forward.calls if forward is not None else {}
+        self.line: dict[Any, str | None] = dict(forward.lines) if forward is not None else {}
+        self.root = torch.autograd.graph.get_gradient_edge(loss).node
+        self.name: dict[Any, str] = {}
+        self.facts: dict[Any, NodeFacts] = {}
+        self.value: dict[Any, np.ndarray] = {}
+        self.out: dict[Any, Any] = {self.root: loss}
+        found = self._walk()
+        for node in found:  # what each node saved: values of the tensors that made them
+            for tensor in tensors(self.facts[node].saved.values(), torch):
+                made_by = tensor.grad_fn
+                if made_by is not None and tensor.output_nr == 0 and made_by in self.name:
+                    self.value.setdefault(made_by, array(tensor))
+                    self.out.setdefault(made_by, tensor)
+        for node, (args, kwargs, value, out, line) in calls.items():
+            if node in self.name:
+                self.value[node], self.out[node], self.line[node] = value, out, line
+                self.facts[node].call = (args, kwargs)
+        if self.root not in self.value and self.name[self.root] != ACCUMULATE:
+            self.value[self.root] = array(loss)
+        self.order = self._forward_order(found)
+        is_tensor = lambda v: isinstance(v, torch.Tensor)  # noqa: E731
+        self.reading = {n: read(self.facts[n], is_tensor) for n in self.order
+                        if self.name[n] != ACCUMULATE}
+        self._fill_values()
+        self.ids = {node: f"n{i + 1}" for i, node in enumerate(self.order)}
+        self.labels = self._labels()
+
+    def _walk(self) -> list:
+        """Every node behind the root (iteratively), with what is known of it."""
+        found, stack = [], [self.root]
+        self.name[self.root] = _name(self.root)
+        while stack:
+            node = stack.pop()
+            found.append(node)
+            self.facts[node] = self._facts(node)
+            for nxt, _ in node.next_functions:
+                if nxt is not None and nxt not in self.name:
+                    self.name[nxt] = _name(nxt)
+                    stack.append(nxt)
+        return found
+
+    def _facts(self, node: Any) -> NodeFacts:
+        name = self.name[node]
+        if name == ACCUMULATE:
+            v = node.variable
+            self.value[node], self.out[node] = array(v), v
+            return NodeFacts(name, {}, [], tuple(v.shape), _np_dtype(v.dtype, self.torch))
+        in_shapes, in_dtypes = [], []
+        for nxt, nr in node.next_functions:
+            meta = None
+            if nxt is not None and _name(nxt) == ACCUMULATE:
+                meta = tuple(nxt.variable.shape), nxt.variable.dtype
+            elif nxt is not None:
+                outputs = _metadata(nxt)
+                meta = outputs[nr] if nr < len(outputs) else None
+            in_shapes.append(None if meta is None else meta[0])
+            in_dtypes.append(None if meta is None else _np_dtype(meta[1], self.torch))
+        metadata = _metadata(node)
+        out_shape, out_dtype = metadata[0] if metadata else (None, None)
+        formula = getattr(getattr(node, "_forward_cls", None), "formula", "")
+        return NodeFacts(name, saved_values(node), in_shapes, out_shape,
+                         _np_dtype(out_dtype, self.torch), in_dtypes,
+                         formula=formula if isinstance(formula, str) else "")
+
+    def _fill_values(self) -> None:
+        """Values torch kept nowhere: recomputed from the inputs' values, or, for a reshape
+        whose result is known (`flatten` after a max-pool), read back from that result."""
+        for node in self.order:
+            if node not in self.value and node in self.reading:
+                self._recompute(node)
+        for node in reversed(self.order):
+            nxt, nr = node.next_functions[0] if node.next_functions else (None, 0)
+            if (self.name[node] in RESHAPES and node in self.value and nxt is not None
+                    and nr == 0 and nxt not in self.value
+                    and self.facts[node].in_shapes[0] is not None):
+                self.value[nxt] = self.value[node].reshape(self.facts[node].in_shapes[0])
+        for node in self.order:
+            if node not in self.value and node in self.reading:
+                self._recompute(node)
+
+    def _recompute(self, node: Any) -> None:
+        facts, reading = self.facts[node], self.reading[node]
+        inputs = []
+        for i, (nxt, nr) in enumerate(node.next_functions):
+            if nxt is None:
+                value = reading.consts.get(i)
+                inputs.append(array(value) if isinstance(value, self.torch.Tensor) else value)
+            else:
+                inputs.append(self.value.get(nxt) if nr == 0 else None)
+        value = recompute(facts.name, inputs, reading.attrs, facts.out_shape, facts.out_dtype)
+        if value is not None:
+            self.value[node] = value
+
+    def _forward_order(self, found: list) -> list:
+        """Ops by creation order (sequence number); each leaf just before its first user."""
+        ops = sorted((n for n in found if self.name[n] != ACCUMULATE),
+                     key=lambda n: n._sequence_nr())
+        order: list = [self.root] if self.name[self.root] == ACCUMULATE else []
+        placed = set(order)
+        for op in ops:
+            for nxt, _ in op.next_functions:
+                if nxt is not None and self.name[nxt] == ACCUMULATE and nxt not in placed:
+                    placed.add(nxt)
+                    order.append(nxt)
+            order.append(op)
+        order.extend(n for n in found if self.name[n] == ACCUMULATE and n not in placed)
+        return order
+
+    def _labels(self) -> dict:
+        """Parameter name, else input or variable name, else `out`, else t1, t2, ..."""
+        labels, used, counter = {}, set(), 0
+        for node in self.order:
+            t = self.out.get(node)
+            name = None if t is None else self.params.get(id(t)) or self.names.get(id(t))
+            if name is None and node is self.root and self.name[node] != ACCUMULATE:
+                name = "out"
+            if name is None:
+                counter += 1
+                name = f"t{counter}"
+                while name in used:
+                    counter += 1
+                    name = f"t{counter}"
+            base, k = name, 1
+            while name in used:
+                k += 1
+                name = f"{base}_{k}"
+            used.add(name)
+            labels[node] = name
+        return labels
+
+    # -- the backward pass ---------------------------------------------------------------
+    def observe(self, gradient: Any, retain_graph: bool) -> list:
+        """Hook every node, run the backward, unhook; return [(steps, seed, seconds)]."""
+        observer = _Observer()
+        handles = []
+        seed = self._seed(gradient)
+        try:
+            for node in self.order:
+                leaf = node.variable if self.name[node] == ACCUMULATE else None
+                handles.append(node.register_prehook(
+                    lambda g, node=node, leaf=leaf: observer.before(node, g, leaf)))
+                handles.append(node.register_hook(
+                    lambda g_in, g_out, node=node, leaf=leaf: observer.after(node, g_in, leaf)))
+            start = time.perf_counter()
+            self.loss.backward(seed, retain_graph=retain_graph)
+            seconds = time.perf_counter() - start
+        finally:
+            for handle in handles:
+                handle.remove()
+        seed_array = array(seed) if seed is not None else np.ones(
+            tuple(self.loss.shape), _np_dtype(self.loss.dtype, self.torch))
+        return [(observer.steps, seed_array, seconds)]
+
+    def _seed(self, gradient: Any) -> Any:
+        if gradient is None or isinstance(gradient, self.torch.Tensor):
+            return gradient
+        return self.torch.as_tensor(np.asarray(gradient), dtype=self.loss.dtype)
+
+    # -- records -------------------------------------------------------------------------------
+    def records(self, passes: list) -> tuple[list, list, list]:
+        nodes, leaves = [], []
+        for node in self.order:
+            nodes.append(self._node_record(node))
+            if self.name[node] == ACCUMULATE:
+                v = node.variable
+                leaves.append(TraceLeaf(self.labels[node], self.ids[node], tuple(v.shape),
+                                        self.value[node], None, id(v) in self.params))
+        backwards = []
+        for steps, seed, seconds in passes:
+            records = [self._step_record(i + 1, *raw) for i, raw in enumerate(steps)]
+            backwards.append(TraceBackward([self.ids[self.root]], [seed], records, seconds))
+        last = {a.leaf: a.after for b in backwards for s in b.steps for a in s.accumulations}
+        for leaf, node in zip(leaves, [n for n in self.order if self.name[n] == ACCUMULATE]):
+            grad = node.variable.grad
+            leaf.grad = last.get(leaf.label, None if grad is None else array(grad))
+        return nodes, leaves, backwards
+
+    def _node_record(self, node: Any) -> TraceNode:
+        facts, label, value = self.facts[node], self.labels[node], self.value.get(node)
+        if facts.name == ACCUMULATE:
+            return TraceNode(self.ids[node], ACCUMULATE, label,
+                             formula=_MinigradAccumulate.formula, shape=facts.out_shape,
+                             value=value)
+        reading = self.reading[node]
+        args = [self._arg_text(reading.consts, i, nxt, nr)
+                for i, (nxt, nr) in enumerate(node.next_functions)]
+        return TraceNode(
+            self.ids[node], facts.name, label,
+            source_form(facts.name, args, reading.attrs, facts.out_shape), reading.formula,
+            facts.out_shape, value,
+            [None if nxt is None else self.ids[nxt] for nxt, _ in node.next_functions],
+            args, reading.attrs, self.line.get(node), self._saved(node, args))
+
+    def _arg_text(self, consts: dict, i: int, nxt: Any, nr: int) -> str:
+        if nxt is not None:
+            return self.labels[nxt] + (f"#{nr}" if nr else "")
+        if i not in consts:
+            return "c"
+        value = consts[i]
+        if isinstance(value, self.torch.Tensor):
+            if id(value) in self.names:
+                return self.names[id(value)]
+            value = array(value)
+        return constant_text(value)
+
+    def _saved(self, node: Any, args: list[str]) -> list[tuple[Any, Any]]:
+        """The tensors the node saved, named by the input they are, or by torch's name."""
+        out = []
+        edges = list(node.next_functions)
+        for key, v in self.facts[node].saved.items():
+            if not isinstance(v, self.torch.Tensor):
+                continue
+            where: Any = "result" if key == "result" else key
+            if v.requires_grad:
+                edge = self.torch.autograd.graph.get_gradient_edge(v)
+                for i, (nxt, nr) in enumerate(edges):
+                    if nxt is edge.node and nr == edge.output_nr and key != "result":
+                        where = args[i]
+            out.append((where, array(v)))
+        return out
+
+    def _step_record(self, index: int, node: Any, g_out: list, g_in: list, before: Any,
+                     after: Any, t0: float, t1: float | None) -> TraceStep:
+        facts = self.facts[node]
+        seconds = 0.0 if t1 is None else t1 - t0
+        if facts.name == ACCUMULATE:
+            if after is None and node.variable.grad is not None:
+                after = array(node.variable.grad)
+            accs = [] if not g_out or g_out[0] is None else [
+                TraceAccumulation(self.labels[node], before, after)]
+            return TraceStep(index, self.ids[node], g_out, [], [], accs, [], seconds)
+        return TraceStep(index, self.ids[node], g_out, g_in, _summed(facts, g_in), [], [],
+                         seconds)
+
+
+def _summed(facts: NodeFacts, grads: list) -> list[tuple | None]:
+    """Dims minigrad's engine sums away for the same op (PyTorch's op sums them itself)."""
+    which = BROADCASTING.get(facts.name, ())
+    out: list[tuple | None] = [None] * len(grads)
+    if facts.out_shape is None:
+        return out
+    for i, (shape, g) in enumerate(zip(facts.in_shapes, grads)):
+        if g is None or shape is None or shape == facts.out_shape:
+            continue
+        if which is None or i in which:
+            out[i] = sum_to_array(np.empty(facts.out_shape, dtype=bool), shape)[1]
+    return out
+
+
+# -- small pieces --------------------------------------------------------------------------
+def _name(node: Any) -> str:
+    return ACCUMULATE if hasattr(node, "variable") else node.name().removeprefix(
+        "torch::autograd::")
+
+
+def _metadata(node: Any) -> list[tuple]:
+    try:
+        return [(tuple(m.shape), m.dtype) for m in node._input_metadata]
+    except (AttributeError, RuntimeError):
+        return []
+
+
+def _np_dtype(dtype: Any, torch: Any) -> Any:
+    if dtype is None:
+        return None
+    try:
+        return torch.empty((), dtype=dtype).numpy().dtype
+    except (TypeError, RuntimeError):
+        return np.dtype(np.float32)
+
+
+def array(t: Any) -> np.ndarray:
+    """A numpy copy of a torch tensor (bfloat16 and such as float32)."""
+    t = t.detach().cpu()
+    try:
+        return t.numpy().copy()
+    except TypeError:
+        return t.float().numpy().copy()
+
+
+def arrays(values: Any) -> list[np.ndarray | None]:
+    return [None if v is None else array(v) for v in values]
+
+
+def tensors(values: Any, torch: Any) -> list:
+    """The tensors among `values`, looking into tuples (`max(dim)` gives values, indices)."""
+    out, stack = [], list(values)
+    while stack:
+        v = stack.pop(0)
+        if isinstance(v, torch.Tensor):
+            out.append(v)
+        elif isinstance(v, tuple | list):
+            stack[:0] = list(v)
+    return out
