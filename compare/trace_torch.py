@@ -10,13 +10,18 @@ on every node see each step as PyTorch runs it (its incoming and outgoing gradie
 PyTorch's order), `loss.backward()` runs, and every hook is removed again. Nothing changes
 the gradients: `.grad` ends as after a plain `loss.backward()`.
 
-A tensor only remembers the values its graph saved for backward, so intermediate values
-torch did not keep are not shown. Pass the forward itself to see every value: a callable
-(`trace_torch(lambda: F.cross_entropy(model(x), y), params=model)`) or a string over named
-inputs (`trace_torch("sum(x*y)*3", x=[1, 2, 3], y=[4, 5, 6])`) runs under a recorder of torch
-calls first. Labels follow `minigrad.trace`: parameter names, input names, the caller's
-variable names, `out`, then t1, t2, ... in forward order. Ops minigrad knows are explained
-with minigrad's rule; the others (`ConvolutionBackward0`) by name, shapes and statistics.
+A graph only keeps the values its backward needs. The forward values it did not keep are
+recomputed (numpy) from their inputs' values for the ops minigrad knows, and left out for
+the others (a convolution's output). Pass the forward itself to see every value as torch
+computed it: a callable (`trace_torch(lambda: F.cross_entropy(model(x), y), params=model)`)
+or a string over named inputs (`trace_torch("sum(x*y)*3", x=[1, 2, 3], y=[4, 5, 6])`) runs
+under a recorder of torch calls (a TorchFunctionMode) first, which also keeps the constants
+as written (`x * 3`, not `x * tensor(3.)`) and each op's source line.
+
+Labels follow `minigrad.trace`: parameter names, input names, the caller's variable names,
+`out`, then t1, t2, ... in forward order. Ops minigrad knows are explained with minigrad's
+rule; the others (`ConvolutionBackward0`) by name, shapes and gradient statistics, with a rule
+line saying the rule is PyTorch's own.
 """
 
 from __future__ import annotations
