@@ -163,7 +163,7 @@ def execute(roots: list, seeds: list, retain_graph: bool | None = None,
     captured: list = [None] * len(targets)
     journal: dict[Any, Any] = {}  # tensor -> its .grad before this backward (for rollback)
     # ids of the arrays already given out (seeds, a .grad): another .grad must copy them
-    handed_out: set[int] = {id(seed.data) for seed in seeds}
+    handed_out: set[int] = {id(s.data if s.data.base is None else s.data.base) for s in seeds}
     executed: list[Node] = []
     if recording:
         _emit(BackwardBegin(tuple(roots), tuple(seeds)))
@@ -359,7 +359,7 @@ def _run_pre_hooks(node: Node, grads: list, journal: dict, handed_out: set, reco
             if t is not None and grads[nr] is not None:
                 journal.setdefault(t, t._grad)
                 g = grads[nr] if state.grad_enabled else grads[nr].detach()
-                handed_out.add(id(g.data))
+                handed_out.add(id(g.data if g.data.base is None else g.data.base))
                 t._grad = g if t._grad is None else t._grad + g
     if node._pre_hooks:
         for hook in list(node._pre_hooks):
@@ -391,8 +391,9 @@ def _accumulate(leaf: Any, grad: Any, journal: dict, handed_out: set, create_gra
     """`leaf.grad += grad`, as a new tensor (so a failed backward can put the old one back).
 
     The first gradient is taken as it is, without a copy, unless somebody else may hold the
-    same memory: an array already handed out in this backward (a seed, another leaf's .grad:
-    `a + b` sends one gradient to both), or a view of another array.
+    same memory (an array already handed out in this backward: a seed, another leaf's .grad,
+    since `a + b` sends one gradient to both) or it is not laid out plainly (a transposed or
+    broadcast view), as PyTorch's AccumulateGrad decides.
     """
     if grad is None:
         return
@@ -404,9 +405,10 @@ def _accumulate(leaf: Any, grad: Any, journal: dict, handed_out: set, create_gra
         total = grad if old is None else old + grad
     elif old is None:
         data = grad.data
-        if id(data) in handed_out or data.base is not None or not data.flags.writeable:
-            data = data.copy()
-        handed_out.add(id(data))
+        owner = data if data.base is None else data.base
+        if id(owner) in handed_out or not data.flags.c_contiguous or not data.flags.writeable:
+            data = owner = data.copy()
+        handed_out.add(id(owner))
         total = _tensor.Tensor._make(data, None, 0)
     else:
         total = _tensor.Tensor._make(old.data + grad.data, None, 0)

@@ -371,3 +371,14 @@ def test_code_between_backward_steps_runs_in_the_callers_grad_mode():
     assert (x * 3).grad_fn is not None
     list(steps)
     assert minigrad.is_grad_enabled()
+
+
+def test_views_of_one_gradient_do_not_share_memory_between_leaves():
+    """`x.view(6) + y`: x's gradient is a view of the same array that y gets."""
+    x = minigrad.ones(2, 3, requires_grad=True)
+    y = minigrad.ones(6, requires_grad=True)
+    (x.view(6) + y).sum().backward()
+    assert not np.shares_memory(x.grad.data, y.grad.data)
+    w = minigrad.ones(4, 3, requires_grad=True)
+    (minigrad.ones(2, 3) @ w.t()).sum().backward()
+    assert w.grad.data.flags.c_contiguous

@@ -50,7 +50,19 @@ class Mm(Function):
     def backward(ctx, grad):
         a, b = ctx.saved_tensors
         need_a, need_b = ctx.needs_input_grad
-        return grad.mm(b.t()) if need_a else None, a.t().mm(grad) if need_b else None
+        return grad.mm(b.t()) if need_a else None, mat2_grad(grad, a, b) if need_b else None
+
+
+def mat2_grad(grad: Any, a: Any, b: Any) -> Any:
+    """`A^T @ grad`, laid out like `b` (as PyTorch's mm_mat2_backward).
+
+    When `b` is a transposed view (a Linear's `weight.t()`), computing `(grad^T @ A)^T`
+    gives a gradient whose transpose back to the weight is contiguous, so it can become
+    `.grad` without a copy.
+    """
+    if b.data.ndim == 2 and b.data.flags.f_contiguous and not b.data.flags.c_contiguous:
+        return grad.t().mm(a).t()
+    return a.t().mm(grad)
 
 
 class Mv(Function):

@@ -14,6 +14,7 @@ import numpy as np
 
 from minigrad.function import Function
 from minigrad.ops.base import as_operand, is_tensor, unwrap
+from minigrad.ops.linalg import mat2_grad
 
 
 class Addmm(Function):
@@ -35,7 +36,7 @@ class Addmm(Function):
         # the bias gradient is `grad` itself: the engine sums it over the rows (sum_to)
         return (grad if need_bias else None,
                 grad.mm(mat2.t()) if need_1 else None,
-                mat1.t().mm(grad) if need_2 else None)
+                mat2_grad(grad, mat1, mat2) if need_2 else None)
 
 
 def _dtype_name(dtype: np.dtype) -> str:
