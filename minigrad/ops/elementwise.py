@@ -378,7 +378,7 @@ class Relu(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        return grad * constant(ctx.output.data > 0)
+        return where(ctx.output.data > 0, grad, 0.0)  # where, not *: no -0. where a < 0
 
 
 class Sin(Function):
@@ -497,7 +497,7 @@ class Clamp(Function):
             inside &= a.data >= unwrap(ctx.lo)
         if ctx.hi is not None:
             inside &= a.data <= unwrap(ctx.hi)
-        return grad * constant(inside)
+        return where(inside, grad, 0.0)
 
 
 def where(condition: Any, a: Any, b: Any) -> Any:
