@@ -152,6 +152,8 @@ def source_form(name: str, args: list[str], attrs: Attrs | None = None,
             return form(list(args), attrs or {}, shape)
         except (KeyError, IndexError, TypeError, ValueError):
             pass
+    if name.endswith("Backward") and name != "Backward":  # a user's Function: Cube.apply(x)
+        return f"{name[:-len('Backward')]}.apply({', '.join(args)})"
     return f"{name}({', '.join(args)})"
 
 
