@@ -79,6 +79,7 @@ from minigrad.ops import (
     mv,
     narrow,
     neg,
+    norm,
     permute,
     pow,
     reciprocal,

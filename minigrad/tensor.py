@@ -334,7 +334,7 @@ class Tensor:
     reciprocal, square, exp, log, sqrt = ops.reciprocal, ops.square, ops.exp, ops.log, ops.sqrt
     tanh, sigmoid, relu, sin, cos = ops.tanh, ops.sigmoid, ops.relu, ops.sin, ops.cos
     maximum, minimum, clamp, clip = ops.maximum, ops.minimum, ops.clamp, ops.clip
-    sum, mean, max, min = ops.sum, ops.mean, ops.max, ops.min
+    sum, mean, max, min, norm = ops.sum, ops.mean, ops.max, ops.min, ops.norm
     amax, amin, argmax, argmin = ops.amax, ops.amin, ops.argmax, ops.argmin
     sum_to_size = ops.sum_to_size
     mm, mv, dot, bmm = ops.mm, ops.mv, ops.dot, ops.bmm

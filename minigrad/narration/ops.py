@@ -107,6 +107,7 @@ SOURCE_FORMS: dict[str, Callable[[list[str], Attrs, Any], str]] = {
     "MaxBackward0": _reduction("max"),
     "MinBackward0": _reduction("min"),
     "AmaxBackward0": _reduction("amax"),
+    "LinalgVectorNormBackward0": _reduction("norm"),
     "AminBackward0": _reduction("amin"),
     "SumToSizeBackward0": lambda a, k, s: f"{a[0]}.sum_to_size({_shape(s)})",
     "DotBackward0": _binary("@"),

@@ -228,6 +228,13 @@ def amin(input: Any, dim: Any = (), keepdim: bool = False) -> Any:
         input, dims=reduce_dims(input, dim if dim != () else None), keepdim=keepdim)
 
 
+def norm(input: Any, p: Any = "fro", dim: Any = None, keepdim: bool = False) -> Any:
+    """the Euclidean (2-)norm of all elements, or along `dim`: `p.grad.norm()`"""
+    if p not in ("fro", 2, 2.0):
+        raise NotImplementedError(f"minigrad's norm computes the 2-norm only, not p={p!r}")
+    return red.Norm.apply(input, dims=reduce_dims(input, dim), keepdim=keepdim)
+
+
 def argmax(input: Any, dim: Any = None, keepdim: bool = False) -> Any:
     return constant(np.argmax(unwrap(input), axis=dim, keepdims=keepdim))
 

@@ -8,6 +8,7 @@ import numpy as np
 
 from minigrad.function import Function
 from minigrad.ops.base import constant, normalize_dims, unwrap
+from minigrad.ops.elementwise import where
 
 
 def _restore_dims(grad: Any, ctx: Any) -> Any:
@@ -197,6 +198,30 @@ class Amin(_Extreme):
     node_name = "AminBackward0"
     formula = r"d(amin a)/da_i = 1 for the smallest along dim (shared on ties), else 0"
     np_fn = staticmethod(np.min)
+
+
+class Norm(Function):
+    """Euclidean length: sqrt(sum(a^2)) over `dims` (all by default)"""
+
+    node_name = "LinalgVectorNormBackward0"
+    formula = r"d||a||/da_i = a_i / ||a||  (0 where ||a|| = 0)"
+    saves_output = True
+
+    @staticmethod
+    def forward(ctx, a, dims, keepdim):
+        ctx.save_for_backward(a)
+        ctx.in_shape, ctx.dims, ctx.keepdim = a.data.shape, dims, keepdim
+        return np.sqrt(np.sum(a.data * a.data, axis=dims, keepdims=keepdim))
+
+    @staticmethod
+    def backward(ctx, grad):
+        (a,) = ctx.saved_tensors
+        norm = _restore_dims(ctx.output, ctx)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            scale = _restore_dims(grad, ctx) / norm
+        if np.any(norm.data == 0):  # at the origin the (sub)gradient is 0, as in PyTorch
+            scale = where(norm.data == 0, 0.0, scale)
+        return a * scale
 
 
 class SumToSize(Function):

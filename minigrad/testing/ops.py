@@ -279,6 +279,10 @@ REDUCTIONS = [
     _unary("amin", lambda x, dim: x.amin(dim=dim), "AminBackward0", "{0}.amin(dim={dim})",
            shapes="nonscalar", params=("dim",), domains=(DISTINCT,)),
     _unary("amax_all", lambda x: x.amax(), "AmaxBackward0", "{0}.amax()", domains=(DISTINCT,)),
+    _unary("norm", lambda x: x.norm(), "LinalgVectorNormBackward0", "{0}.norm()",
+           domains=(NONZERO,)),
+    _unary("norm_dim", lambda x, dim: x.norm(dim=dim), "LinalgVectorNormBackward0",
+           "{0}.norm(dim={dim})", shapes="nonscalar", params=("dim",), domains=(NONZERO,)),
 ]
 
 LINALG = [
