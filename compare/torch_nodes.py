@@ -184,6 +184,8 @@ def _ndim(facts: NodeFacts, i: int = 0) -> int:
 
 def _dims(facts: NodeFacts) -> tuple[int, ...]:
     dim = facts.saved["dim"]
+    if dim is None:  # linalg.vector_norm over everything
+        return tuple(range(_ndim(facts)))
     dims = (dim,) if isinstance(dim, int) else tuple(dim)
     n = max(_ndim(facts), 1)
     return tuple(sorted(d % n for d in dims)) if dims else tuple(range(_ndim(facts)))
@@ -255,6 +257,7 @@ SETTINGS: dict[str, Callable[[NodeFacts], dict[str, Any]]] = {
     "MeanBackward1": _reduced,
     "AmaxBackward0": _reduced,
     "AminBackward0": _reduced,
+    "LinalgVectorNormBackward0": _reduced,
     "MaxBackward0": _reduced,
     "MinBackward0": _reduced,
     "SoftmaxBackward0": lambda f: {"dim": f.saved["dim"] % max(_ndim(f), 1)},
@@ -338,6 +341,8 @@ _FORWARD: dict[str, Callable[[list, dict, tuple], Any]] = {
     "MeanBackward1": lambda a, k, s: a[0].mean(axis=k["dims"], keepdims=k["keepdim"]),
     "AmaxBackward0": lambda a, k, s: a[0].max(axis=k["dims"], keepdims=k["keepdim"]),
     "AminBackward0": lambda a, k, s: a[0].min(axis=k["dims"], keepdims=k["keepdim"]),
+    "LinalgVectorNormBackward0": lambda a, k, s: np.sqrt(
+        (a[0] * a[0]).sum(axis=k["dims"], keepdims=k["keepdim"])),
     "MaxBackward0": lambda a, k, s: a[0].max(axis=k["dims"], keepdims=k["keepdim"]),
     "MinBackward0": lambda a, k, s: a[0].min(axis=k["dims"], keepdims=k["keepdim"]),
     "MaxBackward1": lambda a, k, s: a[0].max(),
