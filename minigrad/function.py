@@ -242,11 +242,14 @@ class Function:
         else:
             ctx = cls._node_class()
             ctx._recording = False
-        prev, state.grad_enabled = state.grad_enabled, False  # forward itself is not recorded
-        try:
+        if cls._scratch is not None:  # a built-in op: forward is numpy alone, nothing to record
             out = cls.forward(ctx, *args, **kwargs)
-        finally:
-            state.grad_enabled = prev
+        else:  # a user's Function computes forward with ops, which must not be recorded
+            prev, state.grad_enabled = state.grad_enabled, False
+            try:
+                out = cls.forward(ctx, *args, **kwargs)
+            finally:
+                state.grad_enabled = prev
         if type(out) is np.ndarray:  # the common case: one array out
             result = Tensor._make(out, ctx if record and out.dtype.kind == "f" else None, 0)
             results: tuple = (result,)
