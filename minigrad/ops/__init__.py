@@ -1,7 +1,9 @@
 """Every op as a function with PyTorch's signature: `minigrad.mul(a, b)`, `minigrad.sum(x, 1)`.
 
 The Tensor methods and operators call these; these call `Function.apply` of the op classes in
-`elementwise`, `reduce`, `shape`, `linalg` and `nn_ops`.
+`elementwise`, `reduce`, `shape`, `linalg` and `nn_ops`. The shape and indexing functions
+(`view`, `permute`, `x[key]`, `cat`, ...) are in `shaping`, the in-place machinery (`add_`,
+`zero_`, `a[key] = v`) in `in_place`; both are re-exported here.
 """
 
 from __future__ import annotations
@@ -13,14 +15,50 @@ import numpy as np
 
 from minigrad import tensor as _tensor  # Tensor is looked up at call time (it imports us)
 from minigrad.function import Function
-from minigrad.grad_mode import no_grad, state
 from minigrad.ops import elementwise as ew
 from minigrad.ops import linalg, nn_ops
 from minigrad.ops import reduce as red
-from minigrad.ops import shape as sh
 from minigrad.ops.base import as_operand, broadcast_message, constant, is_tensor, unwrap
+from minigrad.ops.in_place import (
+    LEAF_INPLACE,
+    NO_GRAD_VIEW_INPLACE,
+    clamp_to,
+    copy,
+    fill,
+    fill_random,
+    inplace,
+    setitem_,
+    zero,
+)
 from minigrad.ops.linalg import matmul
 from minigrad.ops.reduce import ValuesIndices, reduce_dims
+from minigrad.ops.shaping import (
+    T_property,
+    cat,
+    clone,
+    concat,
+    concatenate,
+    contiguous,
+    expand,
+    expand_as,
+    flatten,
+    getitem,
+    narrow,
+    permute,
+    reshape,
+    reshape_as,
+    select,
+    squeeze,
+    squeeze_dims,
+    stack,
+    swapaxes,
+    t,
+    transpose,
+    unsafe_view,
+    unsqueeze,
+    view,
+    view_as,
+)
 
 __all__ = ["matmul", "constant", "as_operand"]
 
@@ -272,207 +310,7 @@ def bmm(input: Any, mat2: Any) -> Any:
     return linalg.Bmm.apply(input, mat2)
 
 
-# -- shapes ----------------------------------------------------------------------------------
-def _shape_arg(size: tuple) -> tuple:
-    """`view(2, 3)` and `view((2, 3))` both mean the shape (2, 3)."""
-    if len(size) == 1 and not isinstance(size[0], int | np.integer):
-        return tuple(size[0])
-    return tuple(size)
-
-
-def _infer(shape: tuple, numel: int, given: tuple) -> tuple:
-    if -1 in shape:
-        known = int(np.prod([n for n in shape if n != -1]))
-        if known == 0 or numel % known:
-            raise RuntimeError(f"shape '{list(given)}' is invalid for input of size {numel}")
-        shape = tuple(numel // known if n == -1 else n for n in shape)
-    if int(np.prod(shape)) != numel:
-        raise RuntimeError(f"shape '{list(given)}' is invalid for input of size {numel}")
-    return shape
-
-
-def view(input: Any, *shape: Any) -> Any:
-    shape = _shape_arg(shape)
-    return sh.View.apply(input, shape=_infer(shape, input.data.size, shape))
-
-
-def unsafe_view(input: Any, shape: tuple) -> Any:
-    return sh.UnsafeView.apply(input, shape=_infer(tuple(shape), input.data.size, shape))
-
-
-def reshape(input: Any, *shape: Any) -> Any:
-    """view when the memory layout allows it, else clone then view (as PyTorch)"""
-    shape = _infer(_shape_arg(shape), input.data.size, _shape_arg(shape))
-    probe = input.data.view()
-    try:
-        probe.shape = shape
-    except AttributeError:
-        return unsafe_view(clone(input), shape)
-    if not input.data.flags.c_contiguous:  # a view of strided memory: PyTorch's _reshape_alias
-        return sh.ReshapeAlias.apply(input, shape=shape)
-    return sh.View.apply(input, shape=shape)
-
-
-def view_as(input: Any, other: Any) -> Any:
-    return view(input, other.data.shape)
-
-
-def reshape_as(input: Any, other: Any) -> Any:
-    return reshape(input, other.data.shape)
-
-
-def flatten(input: Any, start_dim: int = 0, end_dim: int = -1) -> Any:
-    shape = input.data.shape
-    if not shape:
-        return reshape(input, (1,))
-    start, end = start_dim % len(shape), end_dim % len(shape)
-    if start == end:
-        return input
-    middle = int(np.prod(shape[start:end + 1]))
-    return reshape(input, shape[:start] + (middle,) + shape[end + 1:])
-
-
-def t(input: Any) -> Any:
-    if input.data.ndim > 2:
-        raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is "
-                           f"{input.data.ndim}D")
-    return sh.T.apply(input)
-
-
-def transpose(input: Any, dim0: int, dim1: int) -> Any:
-    return sh.Transpose.apply(input, d0=dim0, d1=dim1)
-
-
-swapaxes = transpose
-
-
-def permute(input: Any, *dims: Any) -> Any:
-    dims = _shape_arg(dims)
-    if sorted(d % input.data.ndim for d in dims) != list(range(input.data.ndim)):
-        raise RuntimeError(f"permute(sparse_coo): number of dimensions in the tensor input does "
-                           f"not match the length of the desired ordering of dimensions i.e. "
-                           f"input.dim() = {input.data.ndim} is not equal to len(dims) = "
-                           f"{len(dims)}")
-    return sh.Permute.apply(input, dims=tuple(d % input.data.ndim for d in dims))
-
-
-def T_property(input: Any) -> Any:
-    """`x.T`: all dims reversed (PermuteBackward0, as in PyTorch)"""
-    return sh.Permute.apply(input, dims=tuple(reversed(range(input.data.ndim))))
-
-
-def unsqueeze(input: Any, dim: int) -> Any:
-    return sh.Unsqueeze.apply(input, dim=dim % (input.data.ndim + 1))
-
-
-def squeeze(input: Any, dim: Any = None) -> Any:
-    if dim is None:
-        return sh.Squeeze.apply(input, dims=tuple(range(input.data.ndim)))
-    if isinstance(dim, int):
-        return sh.SqueezeDim.apply(input, dims=reduce_dims(input, dim))
-    return squeeze_dims(input, dim)
-
-
-def squeeze_dims(input: Any, dims: tuple) -> Any:
-    return sh.SqueezeDims.apply(input, dims=reduce_dims(input, dims))
-
-
-def expand(input: Any, *sizes: Any) -> Any:
-    sizes = _shape_arg(sizes)
-    shape = input.data.shape
-    lead = len(sizes) - len(shape)
-    if lead < 0:
-        raise RuntimeError(f"expand: the number of sizes provided ({len(sizes)}) must be greater "
-                           f"or equal to the number of dimensions in the tensor ({len(shape)})")
-    full = tuple(shape[i - lead] if n == -1 else n for i, n in enumerate(sizes))
-    try:
-        np.broadcast_shapes(shape, full)
-    except ValueError:
-        raise RuntimeError(f"expand: the shape {shape} cannot be expanded to {full}") from None
-    return sh.Expand.apply(input, shape=full)
-
-
-def expand_as(input: Any, other: Any) -> Any:
-    return expand(input, other.data.shape)
-
-
-def clone(input: Any) -> Any:
-    return sh.Clone.apply(input)
-
-
-def contiguous(input: Any) -> Any:
-    return input if input.data.flags.c_contiguous else clone(input)
-
-
-def _basic_key(k: Any) -> bool:
-    return k is None or k is Ellipsis or isinstance(k, int | np.integer | slice) and not \
-        isinstance(k, bool)
-
-
-def getitem(input: Any, key: Any) -> Any:
-    """`a[key]`: ints and slices become Select/Slice steps per dim, as PyTorch records them;
-    integer arrays and boolean masks one Index step."""
-    key = key if isinstance(key, tuple) else (key,)
-    key = tuple(unwrap(k) for k in key)
-    key = tuple(np.asarray(k) if isinstance(k, list) else k for k in key)
-    if not builtins.all(_basic_key(k) for k in key):
-        return sh.Index.apply(input, key=key[0] if len(key) == 1 else key)
-    if Ellipsis in key:
-        i = key.index(Ellipsis)
-        fill = input.data.ndim - builtins.sum(1 for k in key if k is not None) + 1
-        key = key[:i] + (slice(None),) * fill + key[i + 1:]
-    out, dim = input, 0
-    for k in key:
-        if k is None:
-            out = unsqueeze(out, dim)
-            dim += 1
-        elif isinstance(k, slice):
-            if k != slice(None):
-                out = sh.Slice.apply(out, key=(slice(None),) * dim + (k,))
-            dim += 1
-        else:
-            size = out.data.shape[dim]
-            if not -size <= k < size:
-                raise IndexError(f"index {k} is out of bounds for dimension {dim} with size "
-                                 f"{size}")
-            out = sh.Select.apply(out, key=(slice(None),) * dim + (int(k),))
-    return out if out is not input else sh.Slice.apply(input, key=(slice(None),))
-
-
-def narrow(input: Any, dim: int, start: int, length: int) -> Any:
-    return sh.Slice.apply(
-        input, key=(slice(None),) * dim + (slice(start, start + length),))
-
-
-def select(input: Any, dim: int, index: int) -> Any:
-    return sh.Select.apply(input, key=(slice(None),) * dim + (index,))
-
-
-def cat(tensors: Any, dim: int = 0) -> Any:
-    tensors = [as_operand(x) for x in tensors]
-    dim = dim % unwrap(tensors[0]).ndim
-    try:
-        return sh.Cat.apply(*tensors, dim=dim)
-    except ValueError:
-        shapes = ", ".join(str(tuple(unwrap(x).shape)) for x in tensors)
-        raise RuntimeError(f"cat: sizes of tensors must match except in dimension {dim}; got "
-                           f"{shapes}") from None
-
-
-concat = concatenate = cat
-
-
-def stack(tensors: Any, dim: int = 0) -> Any:
-    tensors = [as_operand(x) for x in tensors]
-    dim = dim % (unwrap(tensors[0]).ndim + 1)
-    try:
-        return sh.Stack.apply(*tensors, dim=dim)
-    except ValueError:
-        shapes = ", ".join(str(tuple(unwrap(x).shape)) for x in tensors)
-        raise RuntimeError(f"stack expects each tensor to be equal size, but got {shapes}"
-                           ) from None
-
-
+# -- softmax ---------------------------------------------------------------------------------
 def softmax(input: Any, dim: int) -> Any:
     return nn_ops.Softmax.apply(input, dim=dim % builtins.max(input.data.ndim, 1))
 
@@ -481,7 +319,7 @@ def log_softmax(input: Any, dim: int) -> Any:
     return nn_ops.LogSoftmax.apply(input, dim=dim % builtins.max(input.data.ndim, 1))
 
 
-# -- dtype and in-place ------------------------------------------------------------------------
+# -- dtype -----------------------------------------------------------------------------------
 def cast(input: Any, dtype: Any) -> Any:
     """a copy in another dtype (float32 <-> float64 keep the graph: ToCopyBackward0)"""
     return Cast.apply(input, dtype=np.dtype(dtype))
@@ -503,110 +341,3 @@ class Cast(Function):
         return cast(grad, ctx.in_dtype)
 
 
-def zero(input: Any, _: Any = None) -> Any:
-    return ew.Zero.apply(input, value=0)
-
-
-def fill(input: Any, value: Any) -> Any:
-    return ew.Fill.apply(input, value=unwrap(value))
-
-
-def copy(input: Any, src: Any) -> Any:
-    return ew.Copy.apply(input, as_operand(src))
-
-
-def clamp_to(input: Any, bounds: tuple) -> Any:
-    return clamp(input, *bounds)
-
-
-def fill_random(input: Any, how: tuple) -> Any:
-    from minigrad import factories
-
-    kind, a, b = how
-    shape, dtype = input.data.shape, input.data.dtype
-    values = factories.generator().normal(a, b, shape) if kind == "normal" else \
-        factories.generator().uniform(a, b, shape)
-    return constant(values.astype(dtype))
-
-
-LEAF_INPLACE = "a leaf Variable that requires grad is being used in an in-place operation."
-NO_GRAD_VIEW_INPLACE = (
-    "A view was created in no_grad mode and is being modified inplace with grad mode enabled. "
-    "Given that this use case is ambiguous and error-prone, it is forbidden. You can clarify "
-    "your code by moving both the view and the inplace either both inside the no_grad block "
-    "(if you don't want the inplace to be tracked) or both outside (if you want the inplace "
-    "to be tracked).")
-
-
-def inplace(target: Any, op: Any, arg: Any) -> Any:
-    """Run `op(target, arg)` and write the result into `target` (add_, mul_, zero_, ...).
-
-    When recording, the op is recorded on a copy of the old value and `target` takes over
-    the new node as its grad_fn, as PyTorch rebases an in-place result. The version counter
-    goes up, so backward can tell when a value it saved was overwritten.
-    """
-    recording = state.grad_enabled and (
-        target._requires_grad or (is_tensor(arg) and arg._requires_grad))
-    if target._requires_grad and target.grad_fn is None and state.grad_enabled:
-        raise RuntimeError(LEAF_INPLACE)
-    base = target._base
-    if state.grad_enabled and base is not None and base._requires_grad \
-            and not target._requires_grad and target.grad_fn is None and base.grad_fn is not None:
-        raise RuntimeError(NO_GRAD_VIEW_INPLACE)
-    if recording and base is not None and base._requires_grad:
-        raise RuntimeError(
-            "minigrad does not record in-place operations on a view of a tensor that requires "
-            "grad; use the out-of-place op (e.g. `y = y * 2` instead of `y.mul_(2)`).")
-    if recording:
-        from minigrad.tensor import Tensor
-
-        old = Tensor._make(target.data.copy(), target.grad_fn, target._output_nr)
-        old._requires_grad = target._requires_grad
-        if target.grad_fn is None and target._requires_grad:
-            old._grad_acc = target._accumulator()
-        new = op(old, arg)
-        _write(target, new.data)
-        target.grad_fn, target._output_nr, target._requires_grad = new.grad_fn, 0, True
-    elif op in _IN_PLACE_UFUNCS and (is_tensor(arg) or isinstance(arg, int | float)):
-        # nothing to record: let numpy write straight into the tensor (an optimizer's update)
-        value = unwrap(arg)
-        _write_check(target, np.broadcast_shapes(target.data.shape, np.shape(value)))
-        _IN_PLACE_UFUNCS[op](target.data, value, out=target.data, casting="same_kind")
-    else:
-        with no_grad():
-            new = op(target, arg)
-        _write(target, new.data)
-    target._vc[0] += 1
-    return target
-
-
-_IN_PLACE_UFUNCS = {add: np.add, sub: np.subtract, mul: np.multiply, div: np.true_divide}
-
-
-def _write(target: Any, values: np.ndarray) -> None:
-    _write_check(target, values.shape)
-    target.data[...] = values
-
-
-def _write_check(target: Any, result_shape: tuple) -> None:
-    """An in-place result must have the target's shape, and the target must be writable."""
-    if tuple(result_shape) != target.data.shape:
-        raise RuntimeError(f"output with shape {list(target.data.shape)} doesn't match the "
-                           f"broadcast shape {list(result_shape)}")
-    if not target.data.flags.writeable:
-        raise RuntimeError("unsupported operation: more than one element of the written-to "
-                           "tensor refers to a single memory location (an expanded tensor). "
-                           "Please clone() the tensor before performing the operation.")
-
-
-def setitem_(target: Any, key: Any, value: Any) -> None:
-    """`a[key] = value`, allowed where no gradient is recorded."""
-    if target._requires_grad and state.grad_enabled:
-        if target.grad_fn is None:
-            raise RuntimeError(LEAF_INPLACE)
-        raise RuntimeError(
-            "minigrad does not record item assignment on a tensor that requires grad; build "
-            "the tensor with where() or cat() instead, or assign under no_grad().")
-    key = tuple(unwrap(k) for k in key) if isinstance(key, tuple) else unwrap(key)
-    target.data[key] = unwrap(value)
-    target._vc[0] += 1

@@ -1,0 +1,132 @@
+"""In-place ops: `add_`, `mul_`, `zero_`, `fill_`, `copy_`, `clamp_`, `normal_`, `a[key] = v`.
+
+`inplace` runs the out-of-place op and writes its result into the target. When a gradient is
+recorded the target takes over the new node as its grad_fn (PyTorch's rebase) and its version
+counter goes up, so backward can tell when a value it saved was overwritten.
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Any
+
+import numpy as np
+
+from minigrad import ops as _ops  # add, mul, clamp, ... are looked up at call time (ops imports us)
+from minigrad.grad_mode import no_grad, state
+from minigrad.ops import elementwise as ew
+from minigrad.ops.base import as_operand, constant, is_tensor, unwrap
+
+
+def zero(input: Any, _: Any = None) -> Any:
+    return ew.Zero.apply(input, value=0)
+
+
+def fill(input: Any, value: Any) -> Any:
+    return ew.Fill.apply(input, value=unwrap(value))
+
+
+def copy(input: Any, src: Any) -> Any:
+    return ew.Copy.apply(input, as_operand(src))
+
+
+def clamp_to(input: Any, bounds: tuple) -> Any:
+    return _ops.clamp(input, *bounds)
+
+
+def fill_random(input: Any, how: tuple) -> Any:
+    from minigrad import factories
+
+    kind, a, b = how
+    shape, dtype = input.data.shape, input.data.dtype
+    values = factories.generator().normal(a, b, shape) if kind == "normal" else \
+        factories.generator().uniform(a, b, shape)
+    return constant(values.astype(dtype))
+
+
+LEAF_INPLACE = "a leaf Variable that requires grad is being used in an in-place operation."
+NO_GRAD_VIEW_INPLACE = (
+    "A view was created in no_grad mode and is being modified inplace with grad mode enabled. "
+    "Given that this use case is ambiguous and error-prone, it is forbidden. You can clarify "
+    "your code by moving both the view and the inplace either both inside the no_grad block "
+    "(if you don't want the inplace to be tracked) or both outside (if you want the inplace "
+    "to be tracked).")
+
+
+def inplace(target: Any, op: Any, arg: Any) -> Any:
+    """Run `op(target, arg)` and write the result into `target` (add_, mul_, zero_, ...).
+
+    When recording, the op is recorded on a copy of the old value and `target` takes over
+    the new node as its grad_fn, as PyTorch rebases an in-place result. The version counter
+    goes up, so backward can tell when a value it saved was overwritten.
+    """
+    recording = state.grad_enabled and (
+        target._requires_grad or (is_tensor(arg) and arg._requires_grad))
+    if target._requires_grad and target.grad_fn is None and state.grad_enabled:
+        raise RuntimeError(LEAF_INPLACE)
+    base = target._base
+    if state.grad_enabled and base is not None and base._requires_grad \
+            and not target._requires_grad and target.grad_fn is None and base.grad_fn is not None:
+        raise RuntimeError(NO_GRAD_VIEW_INPLACE)
+    if recording and base is not None and base._requires_grad:
+        raise RuntimeError(
+            "minigrad does not record in-place operations on a view of a tensor that requires "
+            "grad; use the out-of-place op (e.g. `y = y * 2` instead of `y.mul_(2)`).")
+    if recording:
+        from minigrad.tensor import Tensor
+
+        old = Tensor._make(target.data.copy(), target.grad_fn, target._output_nr)
+        old._requires_grad = target._requires_grad
+        if target.grad_fn is None and target._requires_grad:
+            old._grad_acc = target._accumulator()
+        new = op(old, arg)
+        _write(target, new.data)
+        target.grad_fn, target._output_nr, target._requires_grad = new.grad_fn, 0, True
+    elif op in _in_place_ufuncs() and (is_tensor(arg) or isinstance(arg, int | float)):
+        # nothing to record: let numpy write straight into the tensor (an optimizer's update)
+        value = unwrap(arg)
+        _write_check(target, np.broadcast_shapes(target.data.shape, np.shape(value)))
+        _in_place_ufuncs()[op](target.data, value, out=target.data, casting="same_kind")
+    else:
+        with no_grad():
+            new = op(target, arg)
+        _write(target, new.data)
+    target._vc[0] += 1
+    return target
+
+
+@functools.cache
+def _in_place_ufuncs() -> dict:
+    """add/sub/mul/div and the numpy ufuncs that write their result straight into an array
+    (made on first use: `minigrad.ops`, where add & co. are defined, imports this module)."""
+    return {_ops.add: np.add, _ops.sub: np.subtract, _ops.mul: np.multiply,
+            _ops.div: np.true_divide}
+
+
+def _write(target: Any, values: np.ndarray) -> None:
+    _write_check(target, values.shape)
+    target.data[...] = values
+
+
+def _write_check(target: Any, result_shape: tuple) -> None:
+    """An in-place result must have the target's shape, and the target must be writable."""
+    if tuple(result_shape) != target.data.shape:
+        raise RuntimeError(f"output with shape {list(target.data.shape)} doesn't match the "
+                           f"broadcast shape {list(result_shape)}")
+    if not target.data.flags.writeable:
+        raise RuntimeError("unsupported operation: more than one element of the written-to "
+                           "tensor refers to a single memory location (an expanded tensor). "
+                           "Please clone() the tensor before performing the operation.")
+
+
+def setitem_(target: Any, key: Any, value: Any) -> None:
+    """`a[key] = value`, allowed where no gradient is recorded."""
+    if target._requires_grad and state.grad_enabled:
+        if target.grad_fn is None:
+            raise RuntimeError(LEAF_INPLACE)
+        raise RuntimeError(
+            "minigrad does not record item assignment on a tensor that requires grad; build "
+            "the tensor with where() or cat() instead, or assign under no_grad().")
+    key = tuple(unwrap(k) for k in key) if isinstance(key, tuple) else unwrap(key)
+    target.data[key] = unwrap(value)
+    target._vc[0] += 1
