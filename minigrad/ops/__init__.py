@@ -18,6 +18,7 @@ from minigrad.function import Function
 from minigrad.ops import elementwise as ew
 from minigrad.ops import linalg, nn_ops
 from minigrad.ops import reduce as red
+from minigrad.ops import selection as sel
 from minigrad.ops.base import as_operand, broadcast_message, constant, is_tensor, unwrap
 from minigrad.ops.in_place import (
     LEAF_INPLACE,
@@ -186,22 +187,22 @@ def cos(input: Any) -> Any:
 
 
 def maximum(input: Any, other: Any) -> Any:
-    return _binary(ew.Maximum, "maximum", input, other)
+    return _binary(sel.Maximum, "maximum", input, other)
 
 
 def minimum(input: Any, other: Any) -> Any:
-    return _binary(ew.Minimum, "minimum", input, other)
+    return _binary(sel.Minimum, "minimum", input, other)
 
 
 def where(condition: Any, input: Any, other: Any) -> Any:
     """elementwise `input if condition else other`"""
-    return ew.where(condition, as_operand(input), as_operand(other))
+    return sel.where(condition, as_operand(input), as_operand(other))
 
 
 def clamp(input: Any, min: Any = None, max: Any = None) -> Any:
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
-    return ew.Clamp.apply(input, lo=min, hi=max)
+    return sel.Clamp.apply(input, lo=min, hi=max)
 
 
 clip = clamp

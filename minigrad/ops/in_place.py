@@ -2,7 +2,8 @@
 
 `inplace` runs the out-of-place op and writes its result into the target. When a gradient is
 recorded the target takes over the new node as its grad_fn (PyTorch's rebase) and its version
-counter goes up, so backward can tell when a value it saved was overwritten.
+counter goes up, so backward can tell when a value it saved was overwritten. The ops that exist
+only in place (Fill, Zero, Copy) are defined here too.
 """
 
 from __future__ import annotations
@@ -13,21 +14,58 @@ from typing import Any
 import numpy as np
 
 from minigrad import ops as _ops  # add, mul, clamp, ... are looked up at call time (ops imports us)
+from minigrad.function import Function
 from minigrad.grad_mode import no_grad, state
-from minigrad.ops import elementwise as ew
 from minigrad.ops.base import as_operand, constant, is_tensor, unwrap
 
 
+class Fill(Function):
+    """every element set to a number (fill_)"""
+
+    node_name = "FillBackward2"  # PyTorch's name for fill_(number)
+    formula = r"d fill(a)/da = 0"
+
+    @staticmethod
+    def forward(ctx, a, value):
+        return np.full_like(a.data, value)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return constant(np.zeros_like(grad.data))
+
+
+class Zero(Fill):
+    """every element set to 0 (zero_)"""
+
+    node_name = "ZeroBackward0"
+    formula = r"d zero(a)/da = 0"
+
+
+class Copy(Function):
+    """a's elements replaced by src's (copy_)"""
+
+    node_name = "CopyBackwards"
+    formula = r"d copy(a, src)/da = 0 ;  /dsrc = 1"
+
+    @staticmethod
+    def forward(ctx, a, src):
+        return np.broadcast_to(unwrap(src), a.data.shape).astype(a.data.dtype)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return constant(np.zeros_like(grad.data)), grad
+
+
 def zero(input: Any, _: Any = None) -> Any:
-    return ew.Zero.apply(input, value=0)
+    return Zero.apply(input, value=0)
 
 
 def fill(input: Any, value: Any) -> Any:
-    return ew.Fill.apply(input, value=unwrap(value))
+    return Fill.apply(input, value=unwrap(value))
 
 
 def copy(input: Any, src: Any) -> Any:
-    return ew.Copy.apply(input, as_operand(src))
+    return Copy.apply(input, as_operand(src))
 
 
 def clamp_to(input: Any, bounds: tuple) -> Any:

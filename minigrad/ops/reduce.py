@@ -8,7 +8,7 @@ import numpy as np
 
 from minigrad.function import Function
 from minigrad.ops.base import constant, normalize_dims, unwrap
-from minigrad.ops.elementwise import where
+from minigrad.ops.selection import where
 
 
 def _restore_dims(grad: Any, ctx: Any) -> Any:

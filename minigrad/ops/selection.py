@@ -1,0 +1,104 @@
+"""Selection ops: each output element is one of the inputs' (maximum, minimum, where, clamp).
+
+The gradient goes to the input that was chosen and nowhere else (shared half and half on a
+tie), in the broadcast shape; the engine sums it back to each input's shape.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from minigrad.function import Function
+from minigrad.ops.base import constant, unwrap
+
+
+def _share_of_a(a: Any, b: Any, a_wins: np.ndarray) -> tuple:
+    """Masks that send the gradient to the winner, half to each on a tie (as PyTorch)."""
+    tie = unwrap(a) == unwrap(b)
+    share = np.where(tie, 0.5, a_wins.astype(np.float64)).astype(np.result_type(unwrap(a)))
+    return constant(share), constant(1 - share)
+
+
+class Maximum(Function):
+    """elementwise max(a, b)"""
+
+    node_name = "MaximumBackward0"
+    formula = r"d max(a,b)/da = 1 where a > b (1/2 on ties), else 0"
+
+    @staticmethod
+    def forward(ctx, a, b):
+        ctx.save_for_backward(a, b)
+        return np.maximum(unwrap(a), unwrap(b))
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, b = ctx.saved_tensors
+        to_a, to_b = _share_of_a(a, b, unwrap(a) > unwrap(b))
+        return grad * to_a, grad * to_b
+
+
+class Minimum(Function):
+    """elementwise min(a, b)"""
+
+    node_name = "MinimumBackward0"
+    formula = r"d min(a,b)/da = 1 where a < b (1/2 on ties), else 0"
+
+    @staticmethod
+    def forward(ctx, a, b):
+        ctx.save_for_backward(a, b)
+        return np.minimum(unwrap(a), unwrap(b))
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, b = ctx.saved_tensors
+        to_a, to_b = _share_of_a(a, b, unwrap(a) < unwrap(b))
+        return grad * to_a, grad * to_b
+
+
+class Where(Function):
+    """condition ? a : b (the condition is not an input of the graph, as in PyTorch)"""
+
+    node_name = "WhereBackward0"
+    formula = r"d where(c,a,b)/da = 1 where c ;  /db = 1 where not c"
+
+    @staticmethod
+    def forward(ctx, a, b, condition=None):
+        ctx.condition = condition
+        return np.where(condition, unwrap(a), unwrap(b))
+
+    @staticmethod
+    def backward(ctx, grad):
+        c = ctx.condition
+        need_a, need_b = ctx.needs_input_grad
+        return (where(c, grad, 0.0) if need_a else None,
+                where(c, 0.0, grad) if need_b else None)
+
+
+class Clamp(Function):
+    """a limited to [min, max]"""
+
+    node_name = "ClampBackward1"
+    formula = r"d clamp(a)/da = 1 inside [min, max], else 0"
+
+    @staticmethod
+    def forward(ctx, a, lo=None, hi=None):
+        ctx.save_for_backward(a)
+        ctx.lo, ctx.hi = lo, hi
+        return np.clip(unwrap(a), lo, hi)
+
+    @staticmethod
+    def backward(ctx, grad):
+        (a,) = ctx.saved_tensors
+        inside = np.ones(a.data.shape, dtype=bool)
+        if ctx.lo is not None:
+            inside &= a.data >= unwrap(ctx.lo)
+        if ctx.hi is not None:
+            inside &= a.data <= unwrap(ctx.hi)
+        return where(inside, grad, 0.0)
+
+
+def where(condition: Any, a: Any, b: Any) -> Any:
+    """`condition ? a : b` elementwise; `a`/`b` may be tensors or numbers."""
+    return Where.apply(a, b, condition=np.asarray(unwrap(condition), dtype=bool))
