@@ -25,7 +25,7 @@ from compare.torch_nodes import (
 )
 from minigrad.function import AccumulateGrad as _MinigradAccumulate
 from minigrad.narration.ops import source_form
-from minigrad.narration.recorder import constant_text
+from minigrad.narration.recorder import UniqueLabels, constant_text
 from minigrad.narration.records import (
     TraceAccumulation,
     TraceBackward,
@@ -183,24 +183,13 @@ class TorchGraph:
 
     def _labels(self) -> dict:
         """Parameter name, else input or variable name, else `out`, else t1, t2, ..."""
-        labels, used, counter = {}, set(), 0
+        labels, unique = {}, UniqueLabels()
         for node in self.order:
             t = self.out.get(node)
             name = None if t is None else self.params.get(id(t)) or self.names.get(id(t))
             if name is None and node is self.root and self.name[node] != ACCUMULATE:
                 name = "out"
-            if name is None:
-                counter += 1
-                name = f"t{counter}"
-                while name in used:
-                    counter += 1
-                    name = f"t{counter}"
-            base, k = name, 1
-            while name in used:
-                k += 1
-                name = f"{base}_{k}"
-            used.add(name)
-            labels[node] = name
+            labels[node] = unique(name)
         return labels
 
     # -- the backward pass ---------------------------------------------------------------

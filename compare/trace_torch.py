@@ -26,18 +26,17 @@ line saying the rule is PyTorch's own.
 
 from __future__ import annotations
 
-import linecache
 import os
 import sys
 import types
 import weakref
-from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
 from compare.torch_bridge import import_torch
 from compare.torch_graph import ACCUMULATE, TorchGraph, array, tensors
+from minigrad.narration.recorder import callable_names, frame_names, source_line
 from minigrad.trace import Trace
 
 __all__ = ["explain_main", "trace_torch"]
@@ -58,7 +57,7 @@ def trace_torch(loss: Any, params: Any = None, gradient: Any = None, retain_grap
     parameters. `gradient` is the seed for a non-scalar loss (a tensor or array-like).
     """
     torch = import_torch()
-    names = _frame_names(_caller(), torch)
+    names = frame_names(_caller(), torch.Tensor)
     forward = None
     if not isinstance(loss, torch.Tensor):
         if not (isinstance(loss, str) or callable(loss)):
@@ -71,7 +70,7 @@ def trace_torch(loss: Any, params: Any = None, gradient: Any = None, retain_grap
             fn = from_source(loss, None, list(leaves))[1]
         else:
             fn = loss
-            names.update(_callable_names(loss, torch))
+            names.update(callable_names(loss, torch.Tensor))
         names.update((id(t), k) for k, t in leaves.items())
         forward = _forward_recorder(torch)
         with forward:
@@ -145,11 +144,7 @@ def _user_line() -> str | None:
     while frame is not None and (frame.f_code.co_filename.startswith(torch_dir)
                                  or frame.f_code.co_filename in _OWN_FILES):
         frame = frame.f_back
-    if frame is None:
-        return None
-    filename = frame.f_code.co_filename
-    code = linecache.getline(filename, frame.f_lineno).strip()
-    return f"{os.path.basename(filename)}:{frame.f_lineno}: {code}"
+    return source_line(frame)
 
 
 def _as_inputs(inputs: dict[str, Any], torch: Any) -> dict[str, Any]:
@@ -175,40 +170,12 @@ def _caller() -> Any:
     return frame
 
 
-def _frame_names(frame: Any, torch: Any) -> dict[int, str]:
-    if frame is None:
-        return {}
-    return {id(v): k for k, v in list(frame.f_locals.items())
-            if isinstance(v, torch.Tensor) and not k.startswith("_")}
-
-
-def _callable_names(fn: Callable, torch: Any) -> dict[int, str]:
-    """The names under which a callable sees tensors: its closure cells and globals."""
-    code = getattr(fn, "__code__", None)
-    if code is None:
-        return {}
-    names: dict[int, str] = {}
-    for name, cell in zip(code.co_freevars, getattr(fn, "__closure__", None) or ()):
-        try:
-            value = cell.cell_contents
-        except ValueError:
-            continue
-        if isinstance(value, torch.Tensor):
-            names.setdefault(id(value), name)
-    scope = getattr(fn, "__globals__", {})
-    for name in code.co_names:
-        if isinstance(scope.get(name), torch.Tensor):
-            names.setdefault(id(scope[name]), name)
-    return names
-
-
 # -- the command line: python -m compare explain-torch EXPR x=... -----------------------------
 def explain_main(argv: list[str]) -> int:
     """`python -m compare explain-torch "sum(x*y)*3" x=1,2,3 y=4,5,6`: computed by PyTorch."""
     import argparse
 
-    from minigrad.__main__ import draw_to, parse_input
-    from minigrad.expr import ExpressionError
+    from minigrad.__main__ import EXPLAIN_ERRORS, explain_expression
 
     parser = argparse.ArgumentParser(
         prog="python -m compare explain-torch",
@@ -223,19 +190,7 @@ def explain_main(argv: list[str]) -> int:
                         help="leave the time out of the summary (stable output)")
     parser.add_argument("--dot", metavar="PATH", help="also draw the graph to PATH")
     args = parser.parse_args(argv)
-    try:
-        inputs = dict(parse_input(text) for text in args.inputs)
-        t = trace_torch(args.expression, **inputs)
-    except (ExpressionError, ValueError, RuntimeError, IndexError, TypeError,
-            ModuleNotFoundError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
-    print(t.explanation(lang=args.lang, timing=not args.no_timing))
-    if args.dot:
-        from pathlib import Path
-
-        return 0 if draw_to(t, Path(args.dot)) else 1
-    return 0
+    return explain_expression(trace_torch, args, (*EXPLAIN_ERRORS, ModuleNotFoundError))
 
 
 class _CallableModule(types.ModuleType):

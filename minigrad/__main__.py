@@ -70,10 +70,21 @@ def _common(p: argparse.ArgumentParser) -> None:
 
 
 def run_explain(args: argparse.Namespace) -> int:
+    return explain_expression(trace, args)
+
+
+# what a wrong expression or wrong inputs raise: printed as `error: ...`, exit code 2
+EXPLAIN_ERRORS = (ExpressionError, ValueError, RuntimeError, IndexError, TypeError)
+
+
+def explain_expression(trace_fn: Callable[..., Trace], args: argparse.Namespace,
+                       errors: tuple[type[Exception], ...] = EXPLAIN_ERRORS) -> int:
+    """Trace `args.expression` over `args.inputs` with `trace_fn`, print the explanation and,
+    with `args.dot`, draw the graph; the exit code. (`python -m compare explain-torch` too.)"""
     try:
         inputs = dict(parse_input(text) for text in args.inputs)
-        t = trace(args.expression, **inputs)
-    except (ExpressionError, ValueError, RuntimeError, IndexError, TypeError) as exc:
+        t = trace_fn(args.expression, **inputs)
+    except errors as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     print(t.explanation(lang=args.lang, timing=not args.no_timing))

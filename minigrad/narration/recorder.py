@@ -243,7 +243,7 @@ class Recorder:
 
     def _labels(self, order: list, names: dict[int, str]) -> dict:
         """tensor.name, else parameter name, else variable name, else out / t1, t2, ..."""
-        labels, used, counter = {}, set(), 0
+        labels, unique = {}, UniqueLabels()
         outs = 0
         for node in order:
             live = self.live[node]
@@ -254,18 +254,7 @@ class Recorder:
             if name is None and node in self.roots and node.name() != "AccumulateGrad":
                 outs += 1
                 name = "out" if outs == 1 else f"out{outs}"
-            if name is None:
-                counter += 1
-                name = f"t{counter}"
-                while name in used:
-                    counter += 1
-                    name = f"t{counter}"
-            base, k = name, 1
-            while name in used:
-                k += 1
-                name = f"{base}_{k}"
-            used.add(name)
-            labels[node] = name
+            labels[node] = unique(name)
         return labels
 
     def _arg_text(self, live: _Live, i: int, nxt: Any, nr: int, labels: dict,
@@ -335,7 +324,11 @@ def user_frame(frame: Any) -> Any:
 
 def _caller_line() -> str | None:
     """`file.py:12: y = x * w`: the first frame outside the minigrad package."""
-    frame = user_frame(sys._getframe(2))
+    return source_line(user_frame(sys._getframe(2)))
+
+
+def source_line(frame: Any) -> str | None:
+    """`file.py:12: y = x * w`: where `frame` is, and that line of source (None: no frame)."""
     if frame is None:
         return None
     filename = frame.f_code.co_filename
@@ -343,15 +336,17 @@ def _caller_line() -> str | None:
     return f"{os.path.basename(filename)}:{frame.f_lineno}: {code}"
 
 
-def frame_names(frame: Any) -> dict[int, str]:
+# -- labels ------------------------------------------------------------------------------------
+# Shared with `compare.trace_torch`, which labels PyTorch's tensors (tensor_type=torch.Tensor).
+def frame_names(frame: Any, tensor_type: type = Tensor) -> dict[int, str]:
     """Variable names of the tensors bound in `frame` (for labels)."""
     if frame is None:
         return {}
     return {id(v): k for k, v in list(frame.f_locals.items())
-            if isinstance(v, Tensor) and not k.startswith("_")}
+            if isinstance(v, tensor_type) and not k.startswith("_")}
 
 
-def callable_names(fn: Callable) -> dict[int, str]:
+def callable_names(fn: Callable, tensor_type: type = Tensor) -> dict[int, str]:
     """The names under which a callable sees tensors: its closure cells and globals."""
     code = getattr(fn, "__code__", None)
     if code is None:
@@ -362,11 +357,34 @@ def callable_names(fn: Callable) -> dict[int, str]:
             value = cell.cell_contents
         except ValueError:
             continue
-        if isinstance(value, Tensor):
+        if isinstance(value, tensor_type):
             names.setdefault(id(value), name)
     scope = getattr(fn, "__globals__", {})
     for name in code.co_names:
         value = scope.get(name)
-        if isinstance(value, Tensor):
+        if isinstance(value, tensor_type):
             names.setdefault(id(value), name)
     return names
+
+
+class UniqueLabels:
+    """Hands out labels that never repeat: a name already taken gets `_2`, `_3`, ...; no name
+    (None) gets the next free `t1`, `t2`, ..."""
+
+    def __init__(self) -> None:
+        self.used: set[str] = set()
+        self.counter = 0
+
+    def __call__(self, name: str | None) -> str:
+        if name is None:
+            self.counter += 1
+            name = f"t{self.counter}"
+            while name in self.used:
+                self.counter += 1
+                name = f"t{self.counter}"
+        base, k = name, 1
+        while name in self.used:
+            k += 1
+            name = f"{base}_{k}"
+        self.used.add(name)
+        return name
