@@ -15,6 +15,7 @@ import numpy as np
 
 from minigrad import tensor as _tensor  # Tensor is looked up at call time (it imports us)
 from minigrad.function import Function
+from minigrad.grad_mode import state
 from minigrad.ops import elementwise as ew
 from minigrad.ops import linalg, nn_ops
 from minigrad.ops import reduce as red
@@ -76,6 +77,12 @@ def _binary(fn: Any, name: str, a: Any, b: Any, **config: Any) -> Any:
     elif not isinstance(b, Tensor):
         b = as_operand(b)
     try:
+        ufunc = _UNRECORDED.get(fn)
+        if ufunc is not None and not (state.grad_enabled and (
+                isinstance(a, Tensor) and a._requires_grad
+                or isinstance(b, Tensor) and b._requires_grad)):
+            # no node would be recorded (no_grad, inside backward, constants): plain numpy
+            return Tensor._make(np.asarray(ufunc(unwrap(a), unwrap(b))), None, 0)
         return fn.apply(a, b, **config)
     except ValueError as exc:
         sa, sb = np.shape(unwrap(a)), np.shape(unwrap(b))
@@ -84,6 +91,9 @@ def _binary(fn: Any, name: str, a: Any, b: Any, **config: Any) -> Any:
         except ValueError:
             raise RuntimeError(broadcast_message(name, sa, sb)) from None
         raise exc
+
+
+_UNRECORDED = {ew.Add: np.add, ew.Sub: np.subtract, ew.Mul: np.multiply, ew.Div: np.true_divide}
 
 
 def add(input: Any, other: Any, alpha: float = 1) -> Any:
