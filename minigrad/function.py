@@ -96,7 +96,10 @@ class Node:
             return
         self._saved = values
         Tensor = _tensor.Tensor
-        self._saved_versions = [v._vc[0] if isinstance(v, Tensor) else None for v in values]
+        versions = []
+        for v in values:
+            versions.append(v._vc[0] if isinstance(v, Tensor) else None)
+        self._saved_versions = versions
 
     @property
     def saved_tensors(self) -> tuple:
