@@ -99,7 +99,7 @@ class Node:
         versions = []
         for v in values:
             versions.append(v._vc[0] if isinstance(v, Tensor) else None)
-        self._saved_versions = versions
+        self._saved_versions = tuple(versions)  # a tuple of ints: the cycle collector skips it
 
     @property
     def saved_tensors(self) -> tuple:
