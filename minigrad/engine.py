@@ -97,7 +97,7 @@ def count_dependencies(starts: list[Node], needed: set | None = None) -> dict[No
     stack = list(seen)
     while stack:
         node = stack.pop()
-        for nxt, _ in node.next_functions:
+        for nxt in node._next_nodes:
             if nxt is None or (needed is not None and nxt not in needed):
                 continue
             deps[nxt] = deps.get(nxt, 0) + 1
@@ -115,14 +115,14 @@ def nodes_leading_to(starts: list[Node], targets: set[Node]) -> set[Node]:
     while stack:  # iterative post-order: a node is decided after all its children
         node, children_done = stack.pop()
         if children_done:
-            if node in targets or any(n in needed for n, _ in node.next_functions):
+            if node in targets or any(n in needed for n in node._next_nodes):
                 needed.add(node)
             done.add(node)
             continue
         if node in done:
             continue
         stack.append((node, True))
-        stack.extend((n, False) for n, _ in node.next_functions
+        stack.extend((n, False) for n in node._next_nodes
                      if n is not None and n not in done)
     return needed
 
@@ -198,7 +198,7 @@ def execute(roots: list, seeds: list, retain_graph: bool | None = None,
                 grad_inputs, summed = _call_backward(node, grads)
                 if node._post_hooks:
                     grad_inputs = _run_post_hooks(node, grad_inputs, grads, recording)
-                for (nxt, nr), g in zip(node.next_functions, grad_inputs):
+                for nxt, nr, g in zip(node._next_nodes, node._next_nrs, grad_inputs):
                     waiting = deps.get(nxt)
                     if waiting is None:  # a constant input, or a branch autograd.grad skips
                         continue
@@ -258,7 +258,7 @@ def _skip_branch(node: Node, deps: dict, buffers: dict, ready: ReadyQueue) -> No
     stack = [node]
     while stack:
         n = stack.pop()
-        for nxt, _ in n.next_functions:
+        for nxt in n._next_nodes:
             if nxt is None or nxt not in deps:
                 continue
             deps[nxt] -= 1
@@ -290,10 +290,10 @@ def _call_backward(node: Node, grads: list) -> tuple[list, list]:
         if state.anomaly_enabled:
             _warn_anomaly(node)
         raise
-    if len(out) != len(node.next_functions):
+    if len(out) != len(node._next_nodes):
         raise RuntimeError(
             f"function {node.name()} returned an incorrect number of gradients (expected "
-            f"{len(node.next_functions)}, got {len(out)})")
+            f"{len(node._next_nodes)}, got {len(out)})")
     result = list(out)
     summed: list = [None] * len(out)
     for i, shape in enumerate(node._input_shapes):

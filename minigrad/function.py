@@ -69,7 +69,11 @@ class Node:
     _saved_output: tuple | None = None
     _output_meta: tuple = ()
 
-    next_functions: tuple = ()
+    # The edges to the inputs' nodes, kept as two flat tuples: the output numbers are plain
+    # ints, so the cycle collector only ever scans one tuple per node (it scans a lot of them
+    # in a deep graph). `next_functions` pairs them up the way PyTorch shows them.
+    _next_nodes: tuple = ()
+    _next_nrs: tuple = ()
     needs_input_grad: tuple = ()
     _recording = True  # False while forward runs without recording: nothing to save then
 
@@ -82,6 +86,11 @@ class Node:
         if "_metadata" not in self.__dict__:
             self._metadata: dict = {}
         return self._metadata
+
+    @property
+    def next_functions(self) -> tuple:
+        """`((node_or_None, output_nr), ...)`, one pair per input, as in PyTorch."""
+        return tuple(zip(self._next_nodes, self._next_nrs))
 
     def name(self) -> str:
         return type(self).__name__
@@ -293,18 +302,21 @@ def _wrap_output(out: Any, ctx: Node, index: int, record: bool) -> Any:
 def _link(ctx: Node, args: tuple) -> None:
     """Fill in the node's edges to its inputs and what the engine needs to know of them."""
     Tensor = _tensor.Tensor
-    edges, needs, shapes = [], [], []
+    nodes, nrs, needs, shapes = [], [], [], []
     for a in args:
         if isinstance(a, Tensor) and a._requires_grad:
             fn = a.grad_fn
-            edges.append((fn, a._output_nr) if fn is not None else (a._accumulator(), 0))
+            nodes.append(fn if fn is not None else a._accumulator())
+            nrs.append(a._output_nr if fn is not None else 0)
             needs.append(True)
             shapes.append(a.data.shape)
         else:
-            edges.append((None, 0))
+            nodes.append(None)
+            nrs.append(0)
             needs.append(False)
             shapes.append(None)
-    ctx.next_functions = tuple(edges)
+    ctx._next_nodes = tuple(nodes)
+    ctx._next_nrs = tuple(nrs)
     ctx.needs_input_grad = tuple(needs)
     ctx._input_shapes = tuple(shapes)
     if state.anomaly_enabled:
