@@ -107,7 +107,7 @@ class Node:
         Tensor = _tensor.Tensor
         versions = []
         for v in values:
-            versions.append(v._vc[0] if isinstance(v, Tensor) else None)
+            versions.append(v._version if isinstance(v, Tensor) else None)
         self._saved_versions = tuple(versions)  # a tuple of ints: the cycle collector skips it
 
     @property
@@ -116,7 +116,7 @@ class Node:
         if self._freed:
             raise RuntimeError(FREED_MESSAGE)
         for value, version in zip(self._saved, self._saved_versions):
-            if version is not None and value._vc[0] != version:
+            if version is not None and value._version != version:
                 raise RuntimeError(_modified_message(value, version))
         return self._saved
 
@@ -277,11 +277,12 @@ class Function:
                                          else ((), np.dtype(bool)) for o in results)
         if cls.is_view:
             for r in results:
-                r._vc, r._base = args[0]._vc, args[0]
+                r._vc, r._base = args[0]._shared_version(), args[0]
         if record:
             if cls.saves_output:
                 first = results[0]
-                ctx._saved_output = (first.data, first._vc, first._vc[0], 0)
+                vc = first._shared_version()
+                ctx._saved_output = (first.data, vc, vc[0], 0)
             if events._listeners:
                 events.emit(events.ForwardOp(ctx, args, result))
         return result
@@ -333,7 +334,7 @@ def _modified_message(value: Any, version: int) -> str:
     return (
         "one of the variables needed for gradient computation has been modified by an "
         f"inplace operation: [minigrad.{kind} {list(value.data.shape)}]{made_by} is at version "
-        f"{value._vc[0]}; expected version {version} instead. Hint: enable anomaly detection to "
+        f"{value._version}; expected version {version} instead. Hint: enable anomaly detection to "
         "find the operation that failed to compute its gradient, with "
         "minigrad.autograd.set_detect_anomaly(True)."
     )

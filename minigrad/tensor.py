@@ -49,7 +49,7 @@ class Tensor:
         if isinstance(data, Tensor):
             data = data.data
         array = dtypes.as_array(data, dtype)
-        _init(self, array, None, 0, [0])
+        _init(self, array, None, 0, None)
         self.name = name
         if requires_grad:
             self.requires_grad_(True)
@@ -64,7 +64,7 @@ class Tensor:
         t._requires_grad = grad_fn is not None
         t.grad_fn = grad_fn
         t._output_nr = output_nr
-        t._vc = [0] if vc is None else vc
+        t._vc = vc
         t._retains_grad = False
         t._grad_acc = None
         t._base = None
@@ -122,7 +122,18 @@ class Tensor:
 
     @property
     def _version(self) -> int:
-        return self._vc[0]
+        """How many in-place changes this tensor's memory has seen (shared with its views)."""
+        return 0 if self._vc is None else self._vc[0]
+
+    def _shared_version(self) -> list:
+        """The version counter, made on first need: most tensors are never changed in place or
+        viewed, and a list per tensor would be one more object for the cycle collector."""
+        if self._vc is None:
+            self._vc = [0]
+        return self._vc
+
+    def _bump_version(self) -> None:
+        self._shared_version()[0] += 1
 
     @property
     def output_nr(self) -> int:
@@ -164,7 +175,7 @@ class Tensor:
 
     def detach(self) -> Tensor:
         """The same data, cut from the graph (shares memory and version counter)."""
-        return Tensor._make(self.data, None, 0, self._vc)
+        return Tensor._make(self.data, None, 0, self._shared_version())
 
     def detach_(self) -> Tensor:
         self.grad_fn, self._output_nr, self._requires_grad = None, 0, False
@@ -416,7 +427,7 @@ class Tensor:
         return ops.inplace(self, ops.fill_random, ("uniform", a, b))
 
 
-def _init(t: Tensor, data: np.ndarray, grad_fn: Any, output_nr: int, vc: list) -> None:
+def _init(t: Tensor, data: np.ndarray, grad_fn: Any, output_nr: int, vc: list | None) -> None:
     t.data = data
     t._grad = None
     t._requires_grad = False

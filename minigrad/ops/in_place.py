@@ -129,7 +129,7 @@ def inplace(target: Any, op: Any, arg: Any) -> Any:
         with no_grad():
             new = op(target, arg)
         _write(target, new.data)
-    target._vc[0] += 1
+    target._bump_version()
     return target
 
 
@@ -167,4 +167,4 @@ def setitem_(target: Any, key: Any, value: Any) -> None:
             "the tensor with where() or cat() instead, or assign under no_grad().")
     key = tuple(unwrap(k) for k in key) if isinstance(key, tuple) else unwrap(key)
     target.data[key] = unwrap(value)
-    target._vc[0] += 1
+    target._bump_version()

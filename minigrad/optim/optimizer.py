@@ -26,7 +26,7 @@ def subtract_(p: Tensor, update: np.ndarray) -> None:
     refuses to backward through it.
     """
     p.data -= update
-    p._vc[0] += 1
+    p._bump_version()
 
 
 def state_tensor(array: np.ndarray) -> Tensor:
