@@ -123,7 +123,9 @@ def inplace(target: Any, op: Any, arg: Any) -> Any:
     elif op in _in_place_ufuncs() and (is_tensor(arg) or isinstance(arg, int | float)):
         # nothing to record: let numpy write straight into the tensor (an optimizer's update)
         value = unwrap(arg)
-        _write_check(target, np.broadcast_shapes(target.data.shape, np.shape(value)))
+        shape = np.shape(value)
+        if shape != target.data.shape or not target.data.flags.writeable:
+            _write_check(target, np.broadcast_shapes(target.data.shape, shape))
         _in_place_ufuncs()[op](target.data, value, out=target.data, casting="same_kind")
     else:
         with no_grad():
