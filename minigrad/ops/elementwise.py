@@ -99,7 +99,10 @@ class Mul(Function):
 
     @staticmethod
     def forward(ctx, a, b):
-        ctx.save_for_backward(a, b)
+        if ctx.needs_input_grad:
+            # as PyTorch: keep only what the other gradient needs (`x * 3` keeps 3, not x)
+            need_a, need_b = ctx.needs_input_grad
+            ctx.save_for_backward(a if need_b else None, b if need_a else None)
         return unwrap(a) * unwrap(b)
 
     @staticmethod
