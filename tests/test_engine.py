@@ -382,3 +382,17 @@ def test_views_of_one_gradient_do_not_share_memory_between_leaves():
     w = minigrad.ones(4, 3, requires_grad=True)
     (minigrad.ones(2, 3) @ w.t()).sum().backward()
     assert w.grad.data.flags.c_contiguous
+
+
+def test_mul_by_a_constant_keeps_only_what_backward_needs():
+    """As PyTorch (`x*3` saves other=3, self=None): the intermediate tensor is not kept."""
+    import weakref
+
+    x = minigrad.ones(3, requires_grad=True)
+    h = x * 2
+    kept = weakref.ref(h)
+    y = h * 3
+    del h
+    assert kept() is None
+    y.sum().backward()
+    np.testing.assert_array_equal(x.grad.data, [6.0, 6.0, 6.0])
