@@ -32,7 +32,7 @@ from minigrad import tensor as _tensor
 from minigrad.events import BackwardBegin, BackwardEnd, BackwardStep, GradAccumulated, HookFired
 from minigrad.function import AccumulateGrad, Node
 from minigrad.grad_mode import state
-from minigrad.ops.reduce import SumToSize, sum_to_array
+from minigrad.ops.reduce import SumToSize, sum_to_array, sum_to_dims
 from minigrad.ready_queue import ReadyQueue
 
 NO_GRAD_MESSAGE = "element {} of tensors does not require grad and does not have a grad_fn"
@@ -323,16 +323,15 @@ def _check_anomaly(node: Node, grads: list) -> None:
 def _sum_to(node: Node, i: int, g: Any, shape: tuple) -> tuple[Any, tuple]:
     """Undo broadcasting: sum `g` over the dims its input was broadcast along."""
     try:
-        np.broadcast_shapes(g.data.shape, shape)
-        if g.data.ndim < len(shape) or np.broadcast_shapes(g.data.shape, shape) != g.data.shape:
-            raise ValueError
+        compatible = np.broadcast_shapes(g.data.shape, shape) == g.data.shape
     except ValueError:
+        compatible = False
+    if not compatible:  # the gradient must be the input's shape, broadcast
         raise RuntimeError(
             f"Function {node.name()} returned an invalid gradient at index {i} - got "
-            f"{list(g.data.shape)} but expected shape compatible with {list(shape)}") from None
+            f"{list(g.data.shape)} but expected shape compatible with {list(shape)}")
     if state.grad_enabled:  # create_graph: record the summation too
-        dims = sum_to_array(np.empty(g.data.shape, dtype=bool), shape)[1]
-        return SumToSize.apply(g, shape=shape), dims
+        return SumToSize.apply(g, shape=shape), sum_to_dims(g.data.shape, shape)
     data, dims = sum_to_array(g.data, shape)
     return _tensor.Tensor._make(data, None, 0), dims
 

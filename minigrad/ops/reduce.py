@@ -240,11 +240,16 @@ class SumToSize(Function):
         return grad.expand(ctx.in_shape)
 
 
+def sum_to_dims(g_shape: tuple, shape: tuple) -> tuple[int, ...]:
+    """The dims of a gradient of `g_shape` that broadcasting added to an input of `shape`."""
+    lead = len(g_shape) - len(shape)
+    return tuple(range(lead)) + tuple(
+        lead + i for i, n in enumerate(shape) if n == 1 and g_shape[lead + i] != 1)
+
+
 def sum_to_array(g: np.ndarray, shape: tuple) -> tuple[np.ndarray, tuple]:
     """Sum `g` down to `shape` (numpy); also say which dims of `g` were summed."""
-    lead = g.ndim - len(shape)
-    dims = tuple(range(lead)) + tuple(
-        lead + i for i, n in enumerate(shape) if n == 1 and g.shape[lead + i] != 1)
+    dims = sum_to_dims(g.shape, shape)
     out = g.sum(axis=dims, keepdims=True) if dims else g
     return out.reshape(shape), dims
 
