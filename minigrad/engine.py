@@ -163,7 +163,7 @@ def execute(roots: list, seeds: list, retain_graph: bool | None = None,
     captured: list = [None] * len(targets)
     journal: dict[Any, Any] = {}  # tensor -> its .grad before this backward (for rollback)
     # ids of the arrays already given out (seeds, a .grad): another .grad must copy them
-    handed_out: set[int] = {id(s.data if s.data.base is None else s.data.base) for s in seeds}
+    handed_out: set[int] = {_owner_id(seed.data) for seed in seeds}
     executed: list[Node] = []
     if recording:
         _emit(BackwardBegin(tuple(roots), tuple(seeds)))
@@ -358,7 +358,7 @@ def _run_pre_hooks(node: Node, grads: list, journal: dict, handed_out: set, reco
             if t is not None and grads[nr] is not None:
                 journal.setdefault(t, t._grad)
                 g = grads[nr] if state.grad_enabled else grads[nr].detach()
-                handed_out.add(id(g.data if g.data.base is None else g.data.base))
+                handed_out.add(_owner_id(g.data))
                 t._grad = g if t._grad is None else t._grad + g
     if node._pre_hooks:
         for hook in list(node._pre_hooks):
@@ -372,16 +372,15 @@ def _run_pre_hooks(node: Node, grads: list, journal: dict, handed_out: set, reco
 
 
 def _run_post_hooks(node: Node, grad_inputs: tuple, grads: list, recording: bool) -> tuple:
-    if node._post_hooks:
-        for hook in list(node._post_hooks):
-            new = hook(tuple(grad_inputs), tuple(grads))  # tuples, as in PyTorch
-            if new is not None:
-                new = tuple(new)
-                if recording:
-                    _emit(HookFired("hook", hook, grad_inputs, new, node))
-                grad_inputs = new
-            elif recording:
-                _emit(HookFired("hook", hook, grad_inputs, grad_inputs, node))
+    for hook in list(node._post_hooks):
+        new = hook(tuple(grad_inputs), tuple(grads))  # tuples, as in PyTorch
+        if new is not None:
+            new = tuple(new)
+            if recording:
+                _emit(HookFired("hook", hook, grad_inputs, new, node))
+            grad_inputs = new
+        elif recording:
+            _emit(HookFired("hook", hook, grad_inputs, grad_inputs, node))
     return grad_inputs
 
 
@@ -404,16 +403,21 @@ def _accumulate(leaf: Any, grad: Any, journal: dict, handed_out: set, create_gra
         total = grad if old is None else old + grad
     elif old is None:
         data = grad.data
-        owner = data if data.base is None else data.base
-        if id(owner) in handed_out or not data.flags.c_contiguous or not data.flags.writeable:
-            data = owner = data.copy()
-        handed_out.add(id(owner))
+        if _owner_id(data) in handed_out or not data.flags.c_contiguous \
+                or not data.flags.writeable:
+            data = data.copy()
+        handed_out.add(_owner_id(data))
         total = _tensor.Tensor._make(data, None, 0)
     else:
         total = _tensor.Tensor._make(old.data + grad.data, None, 0)
     leaf._grad = total
     if recording:
         _emit(GradAccumulated(leaf, old, total))
+
+
+def _owner_id(array: np.ndarray) -> int:
+    """The id of the array that owns `array`'s memory (itself, or the base it is a view of)."""
+    return id(array if array.base is None else array.base)
 
 
 def _warn_anomaly(node: Node) -> None:
