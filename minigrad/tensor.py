@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 import warnings
+import weakref
 from collections.abc import Callable
 from typing import Any
 
@@ -154,8 +155,6 @@ class Tensor:
         node = self.grad_fn
         if node._retained is None:
             node._retained = {}
-        import weakref
-
         node._retained[self._output_nr] = weakref.ref(self)
         self._retains_grad = True
 
