@@ -10,6 +10,8 @@ import numpy as np
 import pytest
 
 import minigrad as mg
+import minigrad.nn.functional as F
+from minigrad.ops import losses as L
 from minigrad.ops import selection
 
 FLOATS = [np.float16, np.float32, np.float64]
@@ -138,3 +140,118 @@ def test_keep_or_zero_matches_np_where_for_random_masks():
                 else rng.standard_normal(shape).astype(dtype)
             keep = rng.random(shape) > 0.5
             assert same_bits(selection._keep_or_zero(x, keep), np.where(keep, x, 0.0))
+
+
+# -- nll_loss / cross_entropy ------------------------------------------------------------------
+def general_only(monkeypatch):
+    """Make NllLoss always take the general path (to compare against)."""
+    monkeypatch.setattr(L, "_nll_plain", lambda x, labels, reduction:
+                        L._nll_general(x, labels, None, reduction, -100))
+
+
+def run_nll(x, labels, loss_fn=F.nll_loss, **kwargs):
+    t = mg.tensor(x, requires_grad=True)
+    loss = loss_fn(t, labels, **kwargs)
+    loss.backward(mg.ones_like(loss) if loss.ndim else None)
+    return loss.data, t.grad.data, loss.grad_fn.name()
+
+
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+@pytest.mark.parametrize("dtype", FLOATS)
+@pytest.mark.parametrize("loss_fn", [F.nll_loss, F.cross_entropy])
+def test_nll_plain_path_equals_general_path(monkeypatch, reduction, dtype, loss_fn):
+    rng = np.random.default_rng(5)
+    x = rng.standard_normal((9, 4)).astype(dtype)
+    x[0, :] = [-0.0, np.inf, -np.inf, 0.0] if loss_fn is F.nll_loss else [-0.0, 9, -9, 0.0]
+    labels = rng.integers(0, 4, 9)
+    labels[0] = 0
+    fast = run_nll(x, labels, loss_fn, reduction=reduction)
+    with monkeypatch.context() as m:
+        general_only(m)
+        slow = run_nll(x, labels, loss_fn, reduction=reduction)
+    assert fast[2] == slow[2] == "NllLossBackward0"
+    for a, b in zip(fast[:2], slow[:2]):
+        assert a.dtype == b.dtype == dtype
+        np.testing.assert_array_equal(a, b)  # NaN == NaN here
+        finite = ~np.isnan(a)
+        assert np.array_equal(np.signbit(a[finite]), np.signbit(b[finite]))
+
+
+def test_nll_plain_path_direct_bits():
+    rng = np.random.default_rng(6)
+    for dtype in FLOATS:
+        x = rng.standard_normal((128, 10)).astype(dtype)
+        labels = rng.integers(0, 10, 128).astype(np.uint8)
+        for reduction in ("mean", "sum", "none"):
+            fast = L._nll_plain(x, labels, reduction)
+            slow = L._nll_general(x, labels, None, reduction, -100)
+            assert all(same_bits(a, b) for a, b in zip(fast, slow)), (dtype, reduction)
+
+
+def test_nll_plain_path_empty_batch():
+    x = np.zeros((0, 3), np.float32)
+    labels = np.zeros(0, np.int64)
+    for reduction in ("mean", "sum", "none"):
+        fast = L._nll_plain(x, labels, reduction)
+        slow = L._nll_general(x, labels, None, reduction, -100)
+        assert all(same_bits(a, b) for a, b in zip(fast, slow))
+
+
+def test_nll_saves_the_same_node_and_values():
+    x = mg.tensor(np.random.default_rng(7).standard_normal((5, 3)), requires_grad=True)
+    loss = F.nll_loss(x, [0, 2, 1, 1, 0])
+    node = loss.grad_fn
+    assert node.name() == "NllLossBackward0"
+    assert node.next_functions == ((x.grad_fn or x._accumulator(), 0),)
+    (coef,) = node.saved_tensors
+    expected = np.zeros((5, 3))
+    expected[range(5), [0, 2, 1, 1, 0]] = -1 / 5
+    assert same_bits(coef.data, expected)
+
+
+@pytest.mark.parametrize("case", ["weight", "ignored label", "1-D", "3-D"])
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+def test_nll_falls_back_to_the_general_path(monkeypatch, case, reduction):
+    rng = np.random.default_rng(8)
+    kwargs: dict = {"reduction": reduction}
+    x = rng.standard_normal((6, 4)).astype(np.float32)
+    labels = np.array([0, 1, 2, 3, 2, 1])
+    if case == "weight":
+        kwargs["weight"] = mg.tensor([1.0, 2.0, 0.5, 3.0])
+    elif case == "ignored label":
+        kwargs["ignore_index"] = 2
+    elif case == "1-D":
+        x, labels = x[0], np.array(3)
+    else:
+        x, labels = rng.standard_normal((3, 4, 5)).astype(np.float32), rng.integers(0, 4, (3, 5))
+    calls = []
+    general = L._nll_general
+    monkeypatch.setattr(L, "_nll_plain", lambda *a: pytest.fail("plain path taken"))
+    monkeypatch.setattr(L, "_nll_general", lambda *a: calls.append(1) or general(*a))
+    loss, grad, name = run_nll(x, labels, **kwargs)
+    assert calls and name == "NllLossBackward0"
+    assert grad.shape == x.shape and np.isfinite(grad).all()
+
+
+def test_nll_ignore_index_not_present_takes_the_plain_path(monkeypatch):
+    x = np.random.default_rng(9).standard_normal((4, 3)).astype(np.float32)
+    labels = np.array([0, 1, 1, 0])
+    fast = run_nll(x, labels, ignore_index=2)
+    with monkeypatch.context() as m:
+        m.setattr(L, "_nll_general", lambda *a: pytest.fail("general path taken"))
+        run_nll(x, labels, ignore_index=2)
+    with monkeypatch.context() as m:
+        general_only(m)
+        slow = run_nll(x, labels, ignore_index=2)
+    assert all(same_bits(a, b) for a, b in zip(fast[:2], slow[:2]))
+
+
+def test_nll_plain_path_against_a_numpy_reference():
+    rng = np.random.default_rng(10)
+    x = rng.standard_normal((7, 5)).astype(np.float32)
+    labels = rng.integers(0, 5, 7)
+    loss, grad, _ = run_nll(x, labels)
+    assert np.isclose(loss, -x[np.arange(7), labels].mean(), rtol=1e-6)
+    expected = np.zeros_like(x)
+    expected[np.arange(7), labels] = -1 / 7
+    assert same_bits(grad, expected)

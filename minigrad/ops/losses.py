@@ -74,25 +74,10 @@ class NllLoss(Function):
     def forward(ctx, input, *, target, weight=None, reduction="mean", ignore_index=-100):
         x, labels = input.data, np.asarray(target)
         single = x.ndim == 1  # one sample: input (C,), target ()
-        xs = np.moveaxis(x[None] if single else x, 1, -1)  # (N, *d, C): classes last
-        labels = labels[None] if single else labels
-        valid = labels != ignore_index
-        safe = np.where(valid, labels, 0)
-        w = np.ones(x.shape[0 if single else 1], x.dtype) if weight is None else weight
-        w_picked = (w[safe] * valid).astype(x.dtype)
-        picked = np.take_along_axis(xs, safe[..., None], -1)[..., 0]
-        losses = -w_picked * picked
-        coef = np.zeros_like(xs)  # d(sum of losses)/dx, classes last
-        np.put_along_axis(coef, safe[..., None], -w_picked[..., None], -1)
-        if reduction == "mean":
-            total = w_picked.sum()
-            with np.errstate(invalid="ignore", divide="ignore"):
-                out, coef = np.asarray(losses.sum() / total, x.dtype), coef / total
-        elif reduction == "sum":
-            out = np.asarray(losses.sum(), x.dtype)
+        if x.ndim == 2 and weight is None and not (labels == ignore_index).any():
+            out, coef = _nll_plain(x, labels, reduction)
         else:
-            out = losses[0] if single else losses
-        coef = coef[0] if single else np.moveaxis(coef, -1, 1)
+            out, coef = _nll_general(x, labels, weight, reduction, ignore_index)
         ctx.save_for_backward(constant(coef))
         ctx.reduction, ctx.single = reduction, single
         return out
@@ -103,6 +88,50 @@ class NllLoss(Function):
         if ctx.reduction == "none" and not ctx.single:
             grad = grad.unsqueeze(1)  # one loss per sample: broadcast over the classes
         return grad * coef
+
+
+def _nll_plain(x: np.ndarray, labels: np.ndarray, reduction: str) -> tuple:
+    """The usual case, input (N, C) with no class weights and no ignored label: every sample
+    weighs 1. Same results as `_nll_general`, with plain integer indexing (~5x faster)."""
+    rows = np.arange(len(labels))
+    losses = -x[rows, labels]
+    coef = np.zeros_like(x)  # d(sum of losses)/dx
+    coef[rows, labels] = -1
+    if reduction == "mean":
+        total = x.dtype.type(len(labels))  # the summed weights: one per sample
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return np.asarray(losses.sum() / total, x.dtype), coef / total
+    if reduction == "sum":
+        return np.asarray(losses.sum(), x.dtype), coef
+    return losses, coef
+
+
+def _nll_general(x: np.ndarray, labels: np.ndarray, weight: Any, reduction: str,
+                 ignore_index: int) -> tuple:
+    """Any input (C,), (N, C) or (N, C, d1, ...), class weights, ignored labels.
+
+    Returns the loss and its gradient with respect to x (for an incoming gradient of 1).
+    """
+    single = x.ndim == 1
+    xs = np.moveaxis(x[None] if single else x, 1, -1)  # (N, *d, C): classes last
+    labels = labels[None] if single else labels
+    valid = labels != ignore_index
+    safe = np.where(valid, labels, 0)
+    w = np.ones(x.shape[0 if single else 1], x.dtype) if weight is None else weight
+    w_picked = (w[safe] * valid).astype(x.dtype)
+    picked = np.take_along_axis(xs, safe[..., None], -1)[..., 0]
+    losses = -w_picked * picked
+    coef = np.zeros_like(xs)  # d(sum of losses)/dx, classes last
+    np.put_along_axis(coef, safe[..., None], -w_picked[..., None], -1)
+    if reduction == "mean":
+        total = w_picked.sum()
+        with np.errstate(invalid="ignore", divide="ignore"):
+            out, coef = np.asarray(losses.sum() / total, x.dtype), coef / total
+    elif reduction == "sum":
+        out = np.asarray(losses.sum(), x.dtype)
+    else:
+        out = losses[0] if single else losses
+    return out, coef[0] if single else np.moveaxis(coef, -1, 1)
 
 
 class BinaryCrossEntropy(Function):
