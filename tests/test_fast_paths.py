@@ -188,15 +188,6 @@ def test_nll_plain_path_direct_bits():
             assert all(same_bits(a, b) for a, b in zip(fast, slow)), (dtype, reduction)
 
 
-def test_nll_plain_path_empty_batch():
-    x = np.zeros((0, 3), np.float32)
-    labels = np.zeros(0, np.int64)
-    for reduction in ("mean", "sum", "none"):
-        fast = L._nll_plain(x, labels, reduction)
-        slow = L._nll_general(x, labels, None, reduction, -100)
-        assert all(same_bits(a, b) for a, b in zip(fast, slow))
-
-
 def test_nll_saves_the_same_node_and_values():
     x = mg.tensor(np.random.default_rng(7).standard_normal((5, 3)), requires_grad=True)
     loss = F.nll_loss(x, [0, 2, 1, 1, 0])
@@ -209,7 +200,7 @@ def test_nll_saves_the_same_node_and_values():
     assert same_bits(coef.data, expected)
 
 
-@pytest.mark.parametrize("case", ["weight", "ignored label", "1-D", "3-D"])
+@pytest.mark.parametrize("case", ["weight", "ignored label", "1-D", "3-D", "empty batch"])
 @pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
 def test_nll_falls_back_to_the_general_path(monkeypatch, case, reduction):
     rng = np.random.default_rng(8)
@@ -222,6 +213,8 @@ def test_nll_falls_back_to_the_general_path(monkeypatch, case, reduction):
         kwargs["ignore_index"] = 2
     elif case == "1-D":
         x, labels = x[0], np.array(3)
+    elif case == "empty batch":  # 'mean' is 0/0 = nan, computed (without a warning) there
+        x, labels = x[:0], labels[:0]
     else:
         x, labels = rng.standard_normal((3, 4, 5)).astype(np.float32), rng.integers(0, 4, (3, 5))
     calls = []

@@ -109,23 +109,30 @@ def nll_loss(input: Tensor, target: Any, weight: Any = None, *, ignore_index: in
         raise RuntimeError(f"expected target dtype to be Long or Byte, but got "
                            f"{labels.dtype.name.capitalize()} (class labels must be integers: "
                            "use minigrad.tensor([0, 2, 1]) or labels.long())")
-    x_shape = input.shape
-    if input.ndim == 0 or input.ndim - 1 != labels.ndim:
-        raise ValueError(f"Expected target of {builtins.max(input.ndim - 1, 0)} dims for input "
-                         f"of shape {tuple(x_shape)} (N, C, ...), got target of shape "
+    x_shape = input.data.shape
+    ndim = len(x_shape)
+    if ndim == 0 or ndim - 1 != labels.ndim:
+        raise ValueError(f"Expected target of {builtins.max(ndim - 1, 0)} dims for input "
+                         f"of shape {x_shape} (N, C, ...), got target of shape "
                          f"{labels.shape}")
-    if input.ndim > 1 and x_shape[0] != labels.shape[0]:
+    if ndim > 1 and x_shape[0] != labels.shape[0]:
         raise ValueError(f"Expected input batch_size ({x_shape[0]}) to match target batch_size "
                          f"({labels.shape[0]}).")
-    if input.ndim > 2 and x_shape[2:] != labels.shape[1:]:
+    if ndim > 2 and x_shape[2:] != labels.shape[1:]:
         raise RuntimeError(f"Expected target size {[x_shape[0], *x_shape[2:]]}, got "
                            f"{list(labels.shape)}")
-    classes = x_shape[0] if input.ndim == 1 else x_shape[1]
-    bad = (labels != ignore_index) & ((labels < 0) | (labels >= classes))
-    if np.any(bad):
-        raise IndexError(f"Target {labels[bad].flat[0]} is out of bounds.")
+    _check_labels(labels, x_shape[0] if ndim == 1 else x_shape[1], ignore_index)
     return L.NllLoss.apply(input, target=labels, weight=_array(weight), reduction=reduction,
                            ignore_index=ignore_index)
+
+
+def _check_labels(labels: np.ndarray, classes: int, ignore_index: int) -> None:
+    """Every label is a class index in [0, classes), or ignore_index."""
+    if labels.size == 0 or (labels.min() >= 0 and labels.max() < classes):
+        return  # the usual case, told by two reductions; else find the culprit
+    bad = (labels != ignore_index) & ((labels < 0) | (labels >= classes))
+    if bad.any():
+        raise IndexError(f"Target {labels[bad].flat[0]} is out of bounds.")
 
 
 def cross_entropy(input: Tensor, target: Any, weight: Any = None, *, ignore_index: int = -100,

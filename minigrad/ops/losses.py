@@ -74,7 +74,7 @@ class NllLoss(Function):
     def forward(ctx, input, *, target, weight=None, reduction="mean", ignore_index=-100):
         x, labels = input.data, np.asarray(target)
         single = x.ndim == 1  # one sample: input (C,), target ()
-        if x.ndim == 2 and weight is None and not (labels == ignore_index).any():
+        if x.ndim == 2 and weight is None and len(labels) and not (labels == ignore_index).any():
             out, coef = _nll_plain(x, labels, reduction)
         else:
             out, coef = _nll_general(x, labels, weight, reduction, ignore_index)
@@ -91,18 +91,18 @@ class NllLoss(Function):
 
 
 def _nll_plain(x: np.ndarray, labels: np.ndarray, reduction: str) -> tuple:
-    """The usual case, input (N, C) with no class weights and no ignored label: every sample
-    weighs 1. Same results as `_nll_general`, with plain integer indexing (~5x faster)."""
-    rows = np.arange(len(labels))
+    """The usual case, input (N, C) with N > 0, no class weights and no ignored label: every
+    sample weighs 1. Same results as `_nll_general`, with plain integer indexing (~4x faster)."""
+    n = len(labels)
+    rows = np.arange(n)
     losses = -x[rows, labels]
-    coef = np.zeros_like(x)  # d(sum of losses)/dx
+    coef = np.zeros(x.shape, x.dtype)  # d(sum of losses)/dx
     coef[rows, labels] = -1
     if reduction == "mean":
-        total = x.dtype.type(len(labels))  # the summed weights: one per sample
-        with np.errstate(invalid="ignore", divide="ignore"):
-            return np.asarray(losses.sum() / total, x.dtype), coef / total
+        total = x.dtype.type(n)  # the summed weights: one per sample
+        return np.asarray(losses.sum() / total), coef / total
     if reduction == "sum":
-        return np.asarray(losses.sum(), x.dtype), coef
+        return np.asarray(losses.sum()), coef
     return losses, coef
 
 
