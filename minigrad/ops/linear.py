@@ -8,10 +8,12 @@ folded into rows first (`view -> addmm -> view`); without a bias it is `x @ W.t(
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
 
+from minigrad import ops
 from minigrad.function import Function
 from minigrad.ops.base import as_operand, is_tensor, unwrap
 from minigrad.ops.linalg import mat2_grad
@@ -48,9 +50,8 @@ def _dtype_name(dtype: np.dtype) -> str:
 def _check(x: Any, weight: Any) -> None:
     """PyTorch's errors for the two classic mistakes: wrong in_features, wrong dtype."""
     xs, ws = x.data.shape, weight.data.shape
-    rows = int(np.prod(xs[:-1])) if len(xs) > 1 else 1
     if len(ws) != 2 or not xs or xs[-1] != ws[1]:
-        cols = xs[-1] if xs else 1
+        rows, cols = math.prod(xs[:-1]), xs[-1] if xs else 1
         raise RuntimeError(
             f"mat1 and mat2 shapes cannot be multiplied ({rows}x{cols} and "
             f"{ws[-1] if ws else 1}x{ws[0] if ws else 1}) (linear: input of shape {tuple(xs)}, "
@@ -65,8 +66,6 @@ def _check(x: Any, weight: Any) -> None:
 
 def linear(input: Any, weight: Any, bias: Any = None) -> Any:
     """`input @ weight.T + bias`, with the graph PyTorch records for `F.linear`."""
-    from minigrad import ops
-
     input = as_operand(input)
     if not is_tensor(input):
         raise TypeError(f"linear(): argument 'input' must be Tensor, not {type(input).__name__}")
