@@ -65,15 +65,17 @@ class Module:
             f'Module [{type(self).__name__}] is missing the required "forward" function')
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        for hook in list(self._forward_pre_hooks):
-            new = hook(self, args)
-            if new is not None:
-                args = new if isinstance(new, tuple) else (new,)
+        if self._forward_pre_hooks:  # (checked first: most modules have none)
+            for hook in list(self._forward_pre_hooks):
+                new = hook(self, args)
+                if new is not None:
+                    args = new if isinstance(new, tuple) else (new,)
         out = self.forward(*args, **kwargs)
-        for hook in list(self._forward_hooks):
-            new = hook(self, args, out)
-            if new is not None:
-                out = new
+        if self._forward_hooks:
+            for hook in list(self._forward_hooks):
+                new = hook(self, args, out)
+                if new is not None:
+                    out = new
         return out
 
     def register_forward_hook(self, hook: Callable) -> RemovableHandle:
