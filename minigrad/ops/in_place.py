@@ -98,18 +98,11 @@ def inplace(target: Any, op: Any, arg: Any) -> Any:
     the new node as its grad_fn, as PyTorch rebases an in-place result. The version counter
     goes up, so backward can tell when a value it saved was overwritten.
     """
-    recording = state.grad_enabled and (
-        target._requires_grad or (is_tensor(arg) and arg._requires_grad))
-    if target._requires_grad and target.grad_fn is None and state.grad_enabled:
-        raise RuntimeError(LEAF_INPLACE)
-    base = target._base
-    if state.grad_enabled and base is not None and base._requires_grad \
-            and not target._requires_grad and target.grad_fn is None and base.grad_fn is not None:
-        raise RuntimeError(NO_GRAD_VIEW_INPLACE)
-    if recording and base is not None and base._requires_grad:
-        raise RuntimeError(
-            "minigrad does not record in-place operations on a view of a tensor that requires "
-            "grad; use the out-of-place op (e.g. `y = y * 2` instead of `y.mul_(2)`).")
+    recording = False
+    if state.grad_enabled:  # (under no_grad, an optimizer's update, there is nothing to check)
+        recording = target._requires_grad or (is_tensor(arg) and arg._requires_grad)
+        _check_may_write(target, recording)
+    ufunc = None if recording else _in_place_ufuncs().get(op)
     if recording:
         from minigrad.tensor import Tensor
 
@@ -120,19 +113,33 @@ def inplace(target: Any, op: Any, arg: Any) -> Any:
         new = op(old, arg)
         _write(target, new.data)
         target.grad_fn, target._output_nr, target._requires_grad = new.grad_fn, 0, True
-    elif op in _in_place_ufuncs() and (is_tensor(arg) or isinstance(arg, int | float)):
+    elif ufunc is not None and (is_tensor(arg) or isinstance(arg, int | float)):
         # nothing to record: let numpy write straight into the tensor (an optimizer's update)
-        value = unwrap(arg)
+        value, data = unwrap(arg), target.data
         shape = np.shape(value)
-        if shape != target.data.shape or not target.data.flags.writeable:
-            _write_check(target, np.broadcast_shapes(target.data.shape, shape))
-        _in_place_ufuncs()[op](target.data, value, out=target.data, casting="same_kind")
+        if shape != data.shape or not data.flags.writeable:
+            _write_check(target, np.broadcast_shapes(data.shape, shape))
+        ufunc(data, value, out=data, casting="same_kind")
     else:
         with no_grad():
             new = op(target, arg)
         _write(target, new.data)
     target._bump_version()
     return target
+
+
+def _check_may_write(target: Any, recording: bool) -> None:
+    """PyTorch's refusals of an in-place change while grad mode is on."""
+    if target._requires_grad and target.grad_fn is None:
+        raise RuntimeError(LEAF_INPLACE)
+    base = target._base
+    if base is not None and base._requires_grad and not target._requires_grad \
+            and target.grad_fn is None and base.grad_fn is not None:
+        raise RuntimeError(NO_GRAD_VIEW_INPLACE)
+    if recording and base is not None and base._requires_grad:
+        raise RuntimeError(
+            "minigrad does not record in-place operations on a view of a tensor that requires "
+            "grad; use the out-of-place op (e.g. `y = y * 2` instead of `y.mul_(2)`).")
 
 
 @functools.cache
