@@ -108,7 +108,7 @@ def _keep_or_zero(x: np.ndarray, keep: np.ndarray) -> np.ndarray:
     all zero bits, which is +0.0. Viewing back gives x where keep, +0.0 elsewhere, any dtype.
     """
     bits = x.view(_BITS_OF[x.dtype])
-    return np.multiply(bits, keep).view(x.dtype)
+    return (bits * keep).view(x.dtype)
 
 
 class Clamp(Function):
