@@ -93,17 +93,19 @@ def root_edge(t: Any) -> tuple[Node, int]:
 def count_dependencies(starts: list[Node], needed: set | None = None) -> dict[Node, int]:
     """How many edges bring gradient into each node reachable from `starts`."""
     deps: dict[Node, int] = {}
-    seen = set(starts)
-    stack = list(seen)
+    stack = list(dict.fromkeys(starts))
+    first = set(stack)  # already on the stack: a start that is also reached is not pushed again
     while stack:
         node = stack.pop()
         for nxt in node._next_nodes:
-            if nxt is None or (needed is not None and nxt not in needed):
+            if nxt is None or needed is not None and nxt not in needed:
                 continue
-            deps[nxt] = deps.get(nxt, 0) + 1
-            if nxt not in seen:
-                seen.add(nxt)
-                stack.append(nxt)
+            if nxt in deps:
+                deps[nxt] += 1
+            else:  # reached for the first time: walk on from it
+                deps[nxt] = 1
+                if nxt not in first:
+                    stack.append(nxt)
     return deps
 
 
@@ -174,12 +176,15 @@ def execute(roots: list, seeds: list, retain_graph: bool | None = None,
     pause_gc = gc.isenabled() and not yield_steps
     if pause_gc:
         gc.disable()
+    heap = ready.heap
     try:
-        while ready:
-            node = ready.pop()
+        while heap:
+            # one ready node (always so in a chain) needs no heap work
+            node = heap.pop() if len(heap) == 1 else ready.pop()
             step_start = time.perf_counter() if recording else 0.0
             grads = buffers.pop(node)
-            if node._tensor_pre_hooks or node._retained or node._pre_hooks:
+            hooked = node._hooked
+            if hooked and (node._tensor_pre_hooks or node._retained or node._pre_hooks):
                 grads = _run_pre_hooks(node, grads, journal, handed_out, recording)
             skip = False
             if targets:
@@ -192,24 +197,29 @@ def execute(roots: list, seeds: list, retain_graph: bool | None = None,
                 if not skip and (accumulate_only is None or (node, 0) in targets):
                     _accumulate(node.variable, grads[0], journal, handed_out, create_graph,
                                 recording)
-                grad_inputs: tuple = ()
-                summed: tuple = ()
+                grad_inputs: list | tuple = ()
+                summed: list = []
             else:
                 grad_inputs, summed = _call_backward(node, grads)
-                if node._post_hooks:
+                if hooked and node._post_hooks:
                     grad_inputs = _run_post_hooks(node, grad_inputs, grads, recording)
                 for nxt, nr, g in zip(node._next_nodes, node._next_nrs, grad_inputs):
                     waiting = deps.get(nxt)
                     if waiting is None:  # a constant input, or a branch autograd.grad skips
                         continue
-                    if g is not None:
-                        _add_to_buffer(buffers, nxt, nr, g)
+                    if g is not None:  # add g to what nxt's output nr has received so far
+                        buf = buffers.get(nxt)
+                        if buf is None:
+                            buf = buffers[nxt] = [None] * nxt._num_outputs
+                        buf[nr] = g if buf[nr] is None else buf[nr] + g
                     deps[nxt] = waiting = waiting - 1
-                    if waiting == 0:
-                        if nxt in buffers:
+                    if waiting == 0:  # its last gradient has arrived: nxt is ready
+                        if nxt not in buffers:
+                            _skip_branch(nxt, deps, buffers, ready)
+                        elif heap:
                             ready.push(nxt)
                         else:
-                            _skip_branch(nxt, deps, buffers, ready)
+                            heap.append(nxt)
             executed.append(node)
             if recording:
                 step = BackwardStep(len(executed), node, tuple(grads), tuple(grad_inputs),
@@ -278,33 +288,38 @@ def _add_to_buffer(buffers: dict, node: Node, nr: int, grad: Any) -> None:
 
 
 def _call_backward(node: Node, grads: list) -> tuple[list, list]:
-    """Run one node's backward; check and sum_to what it returns."""
+    """Run one node's backward; check what it returns, and sum it to its inputs' shapes."""
     if node._num_outputs > 1 and node._materialize_grads:
         # outputs nobody used get zeros (floats) so that backward sees one tensor per output
         grads = [_tensor.Tensor._make(np.zeros(shape, dtype), None, 0)
                  if g is None and dtype.kind == "f" else g
                  for g, (shape, dtype) in zip(grads, node._output_meta)]
     try:
-        out = node.apply(*grads)
+        out = node._function.backward(node, *grads)  # what node.apply(*grads) does
     except Exception:
         if state.anomaly_enabled:
             _warn_anomaly(node)
         raise
-    if len(out) != len(node._next_nodes):
+    nodes = node._next_nodes
+    result = list(out) if isinstance(out, tuple) else [out]
+    if len(result) != len(nodes):
         raise RuntimeError(
             f"function {node.name()} returned an incorrect number of gradients (expected "
-            f"{len(node._next_nodes)}, got {len(out)})")
-    result = list(out)
-    summed: list = [None] * len(out)
-    for i, shape in enumerate(node._input_shapes):
+            f"{len(nodes)}, got {len(result)})")
+    summed: list = [None] * len(result)
+    Tensor = _tensor.Tensor
+    for i, nxt in enumerate(nodes):
         g = result[i]
-        if shape is None or g is None:
+        if g is None:
+            continue
+        if nxt is None:
             result[i] = None  # no gradient for an input that does not need one
             continue
-        if not isinstance(g, _tensor.Tensor):
-            g = result[i] = _tensor.Tensor._make(np.asarray(g), None, 0)
-        if g.data.shape != shape:
-            result[i], summed[i] = _sum_to(node, i, g, shape)
+        if not isinstance(g, Tensor):
+            g = result[i] = Tensor._make(np.asarray(g), None, 0)
+        nr = node._next_nrs[i]
+        if g.data.shape != (nxt._shape if nr == 0 else nxt._grad_shape(nr)):
+            result[i], summed[i] = _sum_to(node, i, g, nxt._grad_shape(nr))
     if state.anomaly_enabled:
         _check_anomaly(node, result)
     return result, summed

@@ -58,15 +58,18 @@ class Node:
     _saved: tuple = ()
     _saved_versions: tuple = ()
     _freed = False
+    _hooked = False  # set by every kind of hook (and retain_grad): others skip the hook code
     _pre_hooks: tuple | list = ()
     _post_hooks: tuple | list = ()
     _tensor_pre_hooks: dict | None = None
     _retained: dict | None = None
-    _input_shapes: tuple = ()
+    _shape: tuple = ()  # the shape of output 0 (the others' are in `_output_meta`)
     _num_outputs = 1
     _materialize_grads = True
     _creation_stack: list | None = None
-    _saved_output: tuple | None = None
+    _saved_output: np.ndarray | None = None  # the output's data, for `saves_output` ops
+    _output_vc: list | None = None  # ... and its version counter, and its version then
+    _output_version = 0
     _output_meta: tuple = ()
 
     # The edges to the inputs' nodes, kept as two flat tuples: the output numbers are plain
@@ -76,9 +79,7 @@ class Node:
     _next_nrs: tuple = ()
     needs_input_grad: tuple = ()
     _recording = True  # False while forward runs without recording: nothing to save then
-
-    def __init__(self) -> None:
-        self._sequence_nr = next(_sequence)
+    _sequence_nr = -1  # set when the node is recorded: the order of creation (see ready_queue)
 
     @property
     def metadata(self) -> dict:
@@ -95,6 +96,10 @@ class Node:
     def name(self) -> str:
         return type(self).__name__
 
+    def _grad_shape(self, output_nr: int) -> tuple:
+        """The shape the gradient of output `output_nr` must have: the output's own shape."""
+        return self._shape if output_nr == 0 else self._output_meta[output_nr][0]
+
     def __repr__(self) -> str:
         return f"<{self.name()} object at {id(self):#x}>"
 
@@ -107,7 +112,10 @@ class Node:
         Tensor = _tensor.Tensor
         versions = []
         for v in values:
-            versions.append(v._version if isinstance(v, Tensor) else None)
+            if isinstance(v, Tensor):
+                versions.append(0 if v._vc is None else v._vc[0])
+            else:
+                versions.append(None)
         self._saved_versions = tuple(versions)  # a tuple of ints: the cycle collector skips it
 
     @property
@@ -115,24 +123,26 @@ class Node:
         """What forward saved, after checking none of it was freed or changed in place."""
         if self._freed:
             raise RuntimeError(FREED_MESSAGE)
-        for value, version in zip(self._saved, self._saved_versions):
-            if version is not None and value._version != version:
-                raise RuntimeError(_modified_message(value, version))
-        return self._saved
+        saved = self._saved
+        for i, version in enumerate(self._saved_versions):
+            if version is not None and saved[i]._version != version:
+                raise RuntimeError(_modified_message(saved[i], version))
+        return saved
 
     @property
     def output(self) -> Any:
         """The (first) output of forward, for Functions that declare `saves_output = True`.
 
         Kept as data plus version counter, not as the Tensor itself, so the node and its
-        output do not hold each other alive (PyTorch's SavedVariable does the same).
+        output do not hold each other alive (PyTorch's SavedVariable does the same). Stored
+        as three attributes rather than one tuple: one object less per node for the cycle
+        collector to scan.
         """
         if self._freed:
             raise RuntimeError(FREED_MESSAGE)
-        data, vc, version, output_nr = self._saved_output
-        out = _tensor.Tensor._make(data, self, output_nr, vc)
-        if vc[0] != version:
-            raise RuntimeError(_modified_message(out, version))
+        out = _tensor.Tensor._make(self._saved_output, self, 0, self._output_vc)
+        if self._output_vc[0] != self._output_version:
+            raise RuntimeError(_modified_message(out, self._output_version))
         return out
 
     def _release(self) -> None:
@@ -151,6 +161,7 @@ class Node:
     # -- hooks ----------------------------------------------------------------------
     def register_prehook(self, hook: Callable) -> RemovableHandle:
         """`hook(grad_outputs) -> None | new grad_outputs`, run before this node's backward."""
+        self._hooked = True
         if not isinstance(self._pre_hooks, list):
             self._pre_hooks = []
         self._pre_hooks.append(hook)
@@ -158,12 +169,14 @@ class Node:
 
     def register_hook(self, hook: Callable) -> RemovableHandle:
         """`hook(grad_inputs, grad_outputs) -> None | new grad_inputs`, run after backward."""
+        self._hooked = True
         if not isinstance(self._post_hooks, list):
             self._post_hooks = []
         self._post_hooks.append(hook)
         return RemovableHandle(self._post_hooks, hook)
 
     def _add_tensor_hook(self, output_nr: int, hook: Callable) -> RemovableHandle:
+        self._hooked = True
         if self._tensor_pre_hooks is None:
             self._tensor_pre_hooks = {}
         hooks = self._tensor_pre_hooks.setdefault(output_nr, [])
@@ -185,10 +198,12 @@ class AccumulateGrad(Node):
     formula = "x.grad += incoming gradient"
 
     def __init__(self, variable: Any) -> None:
-        super().__init__()
         self.variable = variable
         self._sequence_nr = float("inf")  # PyTorch runs accumulations as soon as they are ready
-        self._input_shapes = (variable.data.shape,)
+
+    @property
+    def _shape(self) -> tuple:  # type: ignore[override]
+        return self.variable.data.shape
 
     def apply(self, *grad_outputs: Any) -> tuple:
         return ()  # the engine does the accumulation itself, so that it can emit the event
@@ -208,6 +223,7 @@ class Function:
     _scratch: Node | None = None
     saves_output = False  # built-in ops whose backward reads their own result set this
     is_view = False  # outputs share memory (and so the version counter) with input 0
+    ufunc: Any = None  # + - * /: the numpy ufunc, used as is when nothing is recorded
     _node_class: type = Node
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
@@ -239,53 +255,61 @@ class Function:
         Keyword arguments are settings (a dim, a shape), not inputs: they get no edge in
         `next_functions`, as in PyTorch, where `x.sum(0)` has one edge and `x * 3` two.
         """
-        Tensor = _tensor.Tensor
-        record = False
-        if state.grad_enabled:
-            for a in args:
-                if isinstance(a, Tensor) and a._requires_grad:
-                    record = True
-                    break
-        if record:
-            ctx = cls._node_class()
-            _link(ctx, args)
-        elif cls._scratch is not None:
-            ctx = cls._scratch
-        else:
-            ctx = cls._node_class()
-            ctx._recording = False
+        ctx = _record(cls, args) if state.grad_enabled else None
+        record = ctx is not None
         if cls._scratch is not None:  # a built-in op: forward is numpy alone, nothing to record
-            out = cls.forward(ctx, *args, **kwargs)
+            out = cls.forward(ctx if record else cls._scratch, *args, **kwargs)
+            if type(out) is np.ndarray and not cls.is_view and out.dtype.kind == "f":
+                # the common case, one float array out: the new tensor points at the node
+                result = _tensor.Tensor._make(out, ctx, 0)
+                if record:
+                    ctx._shape = out.shape
+                    if cls.saves_output or events._listeners:
+                        _after_record(cls, ctx, args, result, (result,))
+                return result
         else:  # a user's Function computes forward with ops, which must not be recorded
+            if not record:
+                ctx = cls._node_class()
+                ctx._recording = False
             prev, state.grad_enabled = state.grad_enabled, False
             try:
                 out = cls.forward(ctx, *args, **kwargs)
             finally:
                 state.grad_enabled = prev
         if type(out) is np.ndarray:  # the common case: one array out
-            result = Tensor._make(out, ctx if record and out.dtype.kind == "f" else None, 0)
+            result = _tensor.Tensor._make(out, ctx if record and out.dtype.kind == "f" else None,
+                                          0)
             results: tuple = (result,)
         else:
             outs = out if isinstance(out, tuple) else (out,)
             results = tuple(_wrap_output(o, ctx, i, record)
-                            if isinstance(o, np.ndarray | np.generic | Tensor) else o
+                            if isinstance(o, np.ndarray | np.generic | _tensor.Tensor) else o
                             for i, o in enumerate(outs))
             result = results if isinstance(out, tuple) else results[0]
             if record and len(results) > 1:
                 ctx._num_outputs = len(results)
-                ctx._output_meta = tuple((o.data.shape, o.data.dtype) if isinstance(o, Tensor)
+                ctx._output_meta = tuple((o.data.shape, o.data.dtype)
+                                         if isinstance(o, _tensor.Tensor)
                                          else ((), np.dtype(bool)) for o in results)
         if cls.is_view:
             for r in results:
                 r._vc, r._base = args[0]._shared_version(), args[0]
         if record:
-            if cls.saves_output:
-                first = results[0]
-                vc = first._shared_version()
-                ctx._saved_output = (first.data, vc, vc[0], 0)
-            if events._listeners:
-                events.emit(events.ForwardOp(ctx, args, result))
+            first = results[0]
+            ctx._shape = first.data.shape if isinstance(first, _tensor.Tensor) else ()
+            _after_record(cls, ctx, args, result, results)
         return result
+
+
+def _after_record(cls: type, ctx: Node, args: tuple, result: Any, results: tuple) -> None:
+    """Keep the output for ops whose backward reads it; tell listeners about the new node."""
+    if cls.saves_output:
+        first = results[0]
+        ctx._saved_output = first.data
+        ctx._output_vc = vc = first._shared_version()
+        ctx._output_version = vc[0]
+    if events._listeners:
+        events.emit(events.ForwardOp(ctx, args, result))
 
 
 def _wrap_output(out: Any, ctx: Node, index: int, record: bool) -> Any:
@@ -300,29 +324,35 @@ def _wrap_output(out: Any, ctx: Node, index: int, record: bool) -> Any:
     return Tensor._make(data, None, 0)
 
 
-def _link(ctx: Node, args: tuple) -> None:
-    """Fill in the node's edges to its inputs and what the engine needs to know of them."""
+def _record(cls: type, args: tuple) -> Node | None:
+    """A new Node for `cls`, linked to the inputs that require grad; None when none does.
+
+    For each input it notes the node its gradient goes to (the AccumulateGrad of a leaf,
+    None for an input that needs no gradient) and which output of that node it was. The
+    shape a gradient must have is kept by the node that receives it (`_shape`), as in PyTorch.
+    """
     Tensor = _tensor.Tensor
-    nodes, nrs, needs, shapes = [], [], [], []
+    nodes, nrs, needs = [], [], []
     for a in args:
         if isinstance(a, Tensor) and a._requires_grad:
-            fn = a.grad_fn
-            nodes.append(fn if fn is not None else a._accumulator())
-            nrs.append(a._output_nr if fn is not None else 0)
+            nodes.append(a.grad_fn or a._accumulator())
+            nrs.append(a._output_nr)
             needs.append(True)
-            shapes.append(a.data.shape)
         else:
             nodes.append(None)
             nrs.append(0)
             needs.append(False)
-            shapes.append(None)
+    if True not in needs:
+        return None
+    ctx = cls._node_class()
+    ctx._sequence_nr = next(_sequence)
     ctx._next_nodes = tuple(nodes)
     ctx._next_nrs = tuple(nrs)
     ctx.needs_input_grad = tuple(needs)
-    ctx._input_shapes = tuple(shapes)
     if state.anomaly_enabled:
         ctx._creation_stack = traceback.format_stack()[:-3]
         ctx.metadata["traceback_"] = ctx._creation_stack
+    return ctx
 
 
 def _modified_message(value: Any, version: int) -> str:

@@ -41,8 +41,14 @@ class Size(tuple):
 class Tensor:
     """An n-dimensional array that can record the operations applied to it."""
 
-    __slots__ = ("data", "_grad", "_requires_grad", "grad_fn", "_output_nr", "name", "_vc",
-                 "_retains_grad", "_grad_acc", "_base", "__weakref__")
+    # What most tensors never change lives on the class: a new tensor sets only its data, its
+    # grad_fn and where it came from, which makes making one (what every op does) cheap.
+    _grad: Tensor | None = None
+    _vc: list | None = None  # the version counter, made on first need (`_shared_version`)
+    _retains_grad = False
+    _grad_acc: AccumulateGrad | None = None
+    _base: Tensor | None = None  # the tensor a view shares memory with
+    name: str | None = None
     __array_priority__ = 1000  # numpy defers `ndarray * Tensor` to Tensor.__rmul__
 
     def __init__(self, data: Any = (), requires_grad: bool = False, dtype: Any = None,
@@ -61,15 +67,11 @@ class Tensor:
         """Fast constructor used by ops: no conversion, no checks."""
         t = object.__new__(Tensor)
         t.data = data
-        t._grad = None
-        t._requires_grad = grad_fn is not None
         t.grad_fn = grad_fn
+        t._requires_grad = grad_fn is not None
         t._output_nr = output_nr
-        t._vc = vc
-        t._retains_grad = False
-        t._grad_acc = None
-        t._base = None
-        t.name = None
+        if vc is not None:
+            t._vc = vc
         return t
 
     # -- autograd attributes -------------------------------------------------------------
@@ -153,6 +155,7 @@ class Tensor:
         if self.grad_fn is None or self._retains_grad:
             return
         node = self.grad_fn
+        node._hooked = True
         if node._retained is None:
             node._retained = {}
         node._retained[self._output_nr] = weakref.ref(self)
@@ -428,11 +431,8 @@ class Tensor:
 
 def _init(t: Tensor, data: np.ndarray, grad_fn: Any, output_nr: int, vc: list | None) -> None:
     t.data = data
-    t._grad = None
-    t._requires_grad = False
     t.grad_fn = grad_fn
+    t._requires_grad = False
     t._output_nr = output_nr
-    t._vc = vc
-    t._retains_grad = False
-    t._grad_acc = None
-    t._base = None
+    if vc is not None:
+        t._vc = vc

@@ -133,7 +133,7 @@ class Recorder:
                              None)
                 live.saved.append((where if where is not None else f"saved[{i}]", s.data))
         if node._saved_output is not None:
-            live.value = node._saved_output[0]
+            live.value = node._saved_output
             live.saved.append(("result", live.value))
         live.attrs = {k: v for k, v in vars(node).items()
                       if not k.startswith("_") and k not in _CTX_SKIP and _displayable(v)}
@@ -157,12 +157,12 @@ class Recorder:
             node = stack.pop()
             if node not in self.live:
                 self._register(node)
-            for i, (nxt, _) in enumerate(node.next_functions):
+            for nxt, nr in node.next_functions:
                 if nxt is None:
                     continue
                 live = self.live.get(nxt) or self._register(nxt)
-                if live.shape is None and i < len(node._input_shapes):
-                    live.shape = node._input_shapes[i]
+                if live.shape is None:
+                    live.shape = nxt._grad_shape(nr)
                 if nxt not in seen:
                     seen.add(nxt)
                     stack.append(nxt)

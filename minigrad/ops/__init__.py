@@ -77,12 +77,11 @@ def _binary(fn: Any, name: str, a: Any, b: Any, **config: Any) -> Any:
     elif not isinstance(b, Tensor):
         b = as_operand(b)
     try:
-        ufunc = _UNRECORDED.get(fn)
-        if ufunc is not None and not (state.grad_enabled and (
+        if fn.ufunc is not None and not (state.grad_enabled and (
                 isinstance(a, Tensor) and a._requires_grad
                 or isinstance(b, Tensor) and b._requires_grad)):
             # no node would be recorded (no_grad, inside backward, constants): plain numpy
-            return Tensor._make(np.asarray(ufunc(unwrap(a), unwrap(b))), None, 0)
+            return Tensor._make(np.asarray(fn.ufunc(unwrap(a), unwrap(b))), None, 0)
         return fn.apply(a, b, **config)
     except ValueError as exc:
         sa, sb = np.shape(unwrap(a)), np.shape(unwrap(b))
@@ -91,9 +90,6 @@ def _binary(fn: Any, name: str, a: Any, b: Any, **config: Any) -> Any:
         except ValueError:
             raise RuntimeError(broadcast_message(name, sa, sb)) from None
         raise exc
-
-
-_UNRECORDED = {ew.Add: np.add, ew.Sub: np.subtract, ew.Mul: np.multiply, ew.Div: np.true_divide}
 
 
 def add(input: Any, other: Any, alpha: float = 1) -> Any:

@@ -18,6 +18,7 @@ class Add(Function):
 
     node_name = "AddBackward0"
     formula = r"d(a+b)/da = 1 ;  d(a+b)/db = 1"
+    ufunc = np.add
 
     @staticmethod
     def forward(ctx, a, b):
@@ -33,6 +34,7 @@ class Sub(Function):
 
     node_name = "SubBackward0"
     formula = r"d(a-b)/da = 1 ;  d(a-b)/db = -1"
+    ufunc = np.subtract
 
     @staticmethod
     def forward(ctx, a, b):
@@ -96,6 +98,7 @@ class Mul(Function):
 
     node_name = "MulBackward0"
     formula = r"d(a*b)/da = b ;  d(a*b)/db = a"
+    ufunc = np.multiply
 
     @staticmethod
     def forward(ctx, a, b):
@@ -117,6 +120,7 @@ class Div(Function):
 
     node_name = "DivBackward0"
     formula = r"d(a/b)/da = 1/b ;  d(a/b)/db = -a/b^2"
+    ufunc = np.true_divide
 
     @staticmethod
     def forward(ctx, a, b):
