@@ -32,7 +32,7 @@ from minigrad import tensor as _tensor
 from minigrad.events import BackwardBegin, BackwardEnd, BackwardStep, GradAccumulated, HookFired
 from minigrad.function import AccumulateGrad, Node
 from minigrad.grad_mode import state
-from minigrad.ops.reduce import SumToSize, sum_to_array, sum_to_dims
+from minigrad.ops.reduce import SumToSize, sum_to_dims
 from minigrad.ready_queue import ReadyQueue
 
 NO_GRAD_MESSAGE = "element {} of tensors does not require grad and does not have a grad_fn"
@@ -204,8 +204,10 @@ def execute(roots: list, seeds: list, retain_graph: bool | None = None,
                 if hooked and node._post_hooks:
                     grad_inputs = _run_post_hooks(node, grad_inputs, grads, recording)
                 for nxt, nr, g in zip(node._next_nodes, node._next_nrs, grad_inputs):
+                    if nxt is None:  # an input that needs no gradient
+                        continue
                     waiting = deps.get(nxt)
-                    if waiting is None:  # a constant input, or a branch autograd.grad skips
+                    if waiting is None:  # a branch that autograd.grad does not need
                         continue
                     if g is not None:  # add g to what nxt's output nr has received so far
                         buf = buffers.get(nxt)
@@ -337,18 +339,17 @@ def _check_anomaly(node: Node, grads: list) -> None:
 
 def _sum_to(node: Node, i: int, g: Any, shape: tuple) -> tuple[Any, tuple]:
     """Undo broadcasting: sum `g` over the dims its input was broadcast along."""
-    try:
-        compatible = np.broadcast_shapes(g.data.shape, shape) == g.data.shape
-    except ValueError:
-        compatible = False
-    if not compatible:  # the gradient must be the input's shape, broadcast
+    g_shape = g.data.shape
+    lead = len(g_shape) - len(shape)
+    dims = sum_to_dims(g_shape, shape) if lead >= 0 else ()
+    summed = g.data.sum(axis=dims, keepdims=True) if dims else g.data
+    if lead < 0 or summed.shape[lead:] != shape:  # g is not the input's shape, broadcast
         raise RuntimeError(
             f"Function {node.name()} returned an invalid gradient at index {i} - got "
-            f"{list(g.data.shape)} but expected shape compatible with {list(shape)}")
+            f"{list(g_shape)} but expected shape compatible with {list(shape)}")
     if state.grad_enabled:  # create_graph: record the summation too
-        return SumToSize.apply(g, shape=shape), sum_to_dims(g.data.shape, shape)
-    data, dims = sum_to_array(g.data, shape)
-    return _tensor.Tensor._make(data, None, 0), dims
+        return SumToSize.apply(g, shape=shape), dims
+    return _tensor.Tensor._make(summed.reshape(shape), None, 0), dims
 
 
 def _run_pre_hooks(node: Node, grads: list, journal: dict, handed_out: set, recording: bool

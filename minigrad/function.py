@@ -116,7 +116,8 @@ class Node:
                 versions.append(0 if v._vc is None else v._vc[0])
             else:
                 versions.append(None)
-        self._saved_versions = tuple(versions)  # a tuple of ints: the cycle collector skips it
+        # (numbers only: nothing to check later, and no tuple to keep)
+        self._saved_versions = tuple(versions) if versions.count(None) != len(versions) else ()
 
     @property
     def saved_tensors(self) -> tuple:
@@ -324,6 +325,10 @@ def _wrap_output(out: Any, ctx: Node, index: int, record: bool) -> Any:
     return Tensor._make(data, None, 0)
 
 
+_shared_nrs: dict[tuple, tuple] = {}
+_shared_needs: dict[tuple, tuple] = {}  # apart from _shared_nrs: (True,) == (1,) in Python
+
+
 def _record(cls: type, args: tuple) -> Node | None:
     """A new Node for `cls`, linked to the inputs that require grad; None when none does.
 
@@ -347,8 +352,10 @@ def _record(cls: type, args: tuple) -> Node | None:
     ctx = cls._node_class()
     ctx._sequence_nr = next(_sequence)
     ctx._next_nodes = tuple(nodes)
-    ctx._next_nrs = tuple(nrs)
-    ctx.needs_input_grad = tuple(needs)
+    # These two take few distinct values ((0,), (True, False), ...): nodes share one copy of
+    # each, which leaves fewer new objects for the cycle collector to look at.
+    ctx._next_nrs = _shared_nrs.setdefault(t := tuple(nrs), t)
+    ctx.needs_input_grad = _shared_needs.setdefault(t := tuple(needs), t)
     if state.anomaly_enabled:
         ctx._creation_stack = traceback.format_stack()[:-3]
         ctx.metadata["traceback_"] = ctx._creation_stack

@@ -20,7 +20,7 @@ from minigrad.ops import elementwise as ew
 from minigrad.ops import linalg, nn_ops
 from minigrad.ops import reduce as red
 from minigrad.ops import selection as sel
-from minigrad.ops.base import as_operand, broadcast_message, constant, is_tensor, unwrap
+from minigrad.ops.base import as_operand, broadcast_message, constant, is_tensor, plain, unwrap
 from minigrad.ops.in_place import (
     LEAF_INPLACE,
     NO_GRAD_VIEW_INPLACE,
@@ -81,7 +81,9 @@ def _binary(fn: Any, name: str, a: Any, b: Any, **config: Any) -> Any:
                 isinstance(a, Tensor) and a._requires_grad
                 or isinstance(b, Tensor) and b._requires_grad)):
             # no node would be recorded (no_grad, inside backward, constants): plain numpy
-            return Tensor._make(np.asarray(fn.ufunc(unwrap(a), unwrap(b))), None, 0)
+            out = fn.ufunc(a.data if isinstance(a, Tensor) else a,
+                           b.data if isinstance(b, Tensor) else b)
+            return Tensor._make(out if type(out) is np.ndarray else np.asarray(out), None, 0)
         return fn.apply(a, b, **config)
     except ValueError as exc:
         sa, sb = np.shape(unwrap(a)), np.shape(unwrap(b))
@@ -224,10 +226,12 @@ def sum(input: Any, dim: Any = None, keepdim: bool = False, dtype: Any = None) -
     """sum of all elements, or along `dim` (an int or a tuple of ints)"""
     if dtype is not None:
         input = input.to(dtype)
-    if dim is None:
-        return red.Sum.apply(input) if not keepdim else red.SumDim.apply(
-            input, dims=reduce_dims(input, None), keepdim=True)
-    return red.SumDim.apply(input, dims=reduce_dims(input, dim), keepdim=keepdim)
+    dims = None if dim is None and not keepdim else reduce_dims(input, dim)
+    if not (state.grad_enabled and input._requires_grad):  # nothing to record: numpy alone
+        return plain(red.sum_array(input.data, dims, keepdim))
+    if dims is None:
+        return red.Sum.apply(input)
+    return red.SumDim.apply(input, dims=dims, keepdim=keepdim)
 
 
 def mean(input: Any, dim: Any = None, keepdim: bool = False, dtype: Any = None) -> Any:
@@ -302,6 +306,8 @@ def sum_to_size(input: Any, *size: Any) -> Any:
 
 # -- matrix products ------------------------------------------------------------------------
 def mm(input: Any, mat2: Any) -> Any:
+    if not (state.grad_enabled and (input._requires_grad or mat2._requires_grad)):
+        return plain(linalg.mm_array(input, mat2))  # nothing to record: numpy alone
     return linalg.Mm.apply(input, mat2)
 
 
