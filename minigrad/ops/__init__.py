@@ -297,11 +297,8 @@ def sum_to_size(input: Any, *size: Any) -> Any:
     shape = tuple(size[0]) if len(size) == 1 and not isinstance(size[0], int) else size
     if input.data.shape == shape:
         return input
-    lead = input.data.ndim - len(shape)
-    dims = tuple(range(lead)) + tuple(lead + i for i, n in enumerate(shape)
-                                      if n == 1 and input.data.shape[lead + i] != 1)
-    out = red.SumDim.apply(input, dims=dims, keepdim=True)
-    return view(out, shape) if lead else out
+    out = sum(input, red.sum_to_dims(input.data.shape, shape), keepdim=True)
+    return view(out, shape) if input.data.ndim != len(shape) else out
 
 
 # -- matrix products ------------------------------------------------------------------------

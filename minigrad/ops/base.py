@@ -23,11 +23,31 @@ def constant(array: Any) -> Any:
     return _tensor.Tensor._make(np.asarray(array), None, 0)
 
 
+def plain(array: np.ndarray) -> Any:
+    """The Tensor an op returns when nothing is recorded: the result, no graph."""
+    return _tensor.Tensor._make(array, None, 0)
+
+
+def view_of(input: Any, array: np.ndarray) -> Any:
+    """What a view op returns when nothing is recorded: `array` (a view of input's memory)
+    sharing input's version counter, as `Function.apply` gives its `is_view` ops.
+
+    The shape ops call this directly inside backward and under no_grad: going through
+    `apply` would cost several times the numpy call itself (~1.5 us for a transpose).
+    """
+    out = _tensor.Tensor._make(array, None, 0, input._shared_version())
+    out._base = input
+    return out
+
+
+_ARRAY_LIKE = (np.ndarray, np.generic, list, tuple)
+
+
 def as_operand(x: Any, like: Any = None) -> Any:
     """Numbers stay numbers (weakly typed, like PyTorch scalars); arrays become Tensors."""
-    if isinstance(x, _tensor.Tensor | int | float):
+    if isinstance(x, (_tensor.Tensor, int, float)):  # a tuple: `A | B` would build a type
         return x
-    if isinstance(x, np.ndarray | np.generic | list | tuple):
+    if isinstance(x, _ARRAY_LIKE):
         return _tensor.Tensor(x)
     raise TypeError(f"unsupported operand type for a minigrad op: {type(x).__name__}")
 
@@ -51,13 +71,16 @@ def shape_of(x: Any) -> tuple:
 
 def normalize_dims(dim: Any, ndim: int) -> tuple[int, ...]:
     """`dim` (None, int or sequence, negatives allowed) as a sorted tuple of axes."""
+    if type(dim) is int and -ndim <= dim < ndim:  # the common case, one valid dim: no loop
+        return (dim % ndim,)
     if dim is None:
         return tuple(range(ndim))
     dims = (dim,) if isinstance(dim, int) else tuple(dim)
+    n = ndim if ndim else 1  # a 0-d tensor accepts dim 0 and -1, as in PyTorch
     out = []
     for d in dims:
-        if not -max(ndim, 1) <= d < max(ndim, 1):
+        if not -n <= d < n:
             raise IndexError(f"Dimension out of range (expected to be in range of "
-                             f"[{-max(ndim, 1)}, {max(ndim, 1) - 1}], but got {d})")
-        out.append(d % max(ndim, 1))
+                             f"[{-n}, {n - 1}], but got {d})")
+        out.append(d % n)
     return tuple(sorted(out))

@@ -42,15 +42,22 @@ class Mm(Function):
 
     @staticmethod
     def forward(ctx, a, b):
-        _check("mm", a, b, a.data.ndim == b.data.ndim == 2 and a.data.shape[1] == b.data.shape[0])
         ctx.save_for_backward(a, b)
-        return a.data @ b.data
+        return mm_array(a, b)
 
     @staticmethod
     def backward(ctx, grad):
         a, b = ctx.saved_tensors
         need_a, need_b = ctx.needs_input_grad
         return grad.mm(b.t()) if need_a else None, mat2_grad(grad, a, b) if need_b else None
+
+
+def mm_array(a: Any, b: Any) -> np.ndarray:
+    """The product of two matrices (tensors); PyTorch's error for other shapes."""
+    x, y = a.data, b.data
+    if x.ndim != 2 or y.ndim != 2 or x.shape[1] != y.shape[0]:
+        _check("mm", a, b, False)
+    return x @ y
 
 
 def mat2_grad(grad: Any, a: Any, b: Any) -> Any:

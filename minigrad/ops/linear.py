@@ -29,7 +29,12 @@ class Addmm(Function):
     @staticmethod
     def forward(ctx, bias, mat1, mat2):
         ctx.save_for_backward(mat1, mat2)
-        return unwrap(bias) + mat1.data @ mat2.data
+        out, b = mat1.data @ mat2.data, unwrap(bias)
+        if type(b) is np.ndarray and b.dtype == out.dtype and b.shape == out.shape[1:]:
+            # a Linear's bias row: added into the product, as PyTorch's addmm writes one
+            # output (one array and one pass over it less than `b + out`; the same bits)
+            return np.add(b, out, out=out)
+        return b + out
 
     @staticmethod
     def backward(ctx, grad):

@@ -11,8 +11,10 @@ from typing import Any
 
 import numpy as np
 
+from minigrad import tensor as _tensor  # resolved at call time (tensor.py imports the ops)
 from minigrad.function import Function
-from minigrad.ops.base import constant, unwrap
+from minigrad.grad_mode import state
+from minigrad.ops.base import constant, plain, unwrap
 
 
 def _share_of_a(a: Any, b: Any, a_wins: np.ndarray) -> tuple:
@@ -67,12 +69,7 @@ class Where(Function):
     @staticmethod
     def forward(ctx, a, b, condition=None):
         ctx.condition = condition
-        a, b = unwrap(a), unwrap(b)
-        if _is_plus_zero(b) and _maskable(a, condition):
-            return _keep_or_zero(a, condition)  # where(c, grad, 0): ReLU's backward
-        if _is_plus_zero(a) and _maskable(b, condition):
-            return _keep_or_zero(b, ~condition)  # where(c, 0, grad)
-        return np.where(condition, a, b)
+        return _where_array(condition, unwrap(a), unwrap(b))
 
     @staticmethod
     def backward(ctx, grad):
@@ -80,6 +77,15 @@ class Where(Function):
         need_a, need_b = ctx.needs_input_grad
         return (where(c, grad, 0.0) if need_a else None,
                 where(c, 0.0, grad) if need_b else None)
+
+
+def _where_array(condition: np.ndarray, a: Any, b: Any) -> np.ndarray:
+    """`np.where(condition, a, b)`; masking the bits where one side is +0 (see below)."""
+    if _is_plus_zero(b) and _maskable(a, condition):
+        return _keep_or_zero(a, condition)  # where(c, grad, 0): ReLU's backward
+    if _is_plus_zero(a) and _maskable(b, condition):
+        return _keep_or_zero(b, ~condition)  # where(c, 0, grad)
+    return np.where(condition, a, b)
 
 
 # the unsigned integer of the same size as each float: its view of the float's bits
@@ -136,4 +142,13 @@ class Clamp(Function):
 
 def where(condition: Any, a: Any, b: Any) -> Any:
     """`condition ? a : b` elementwise; `a`/`b` may be tensors or numbers."""
-    return Where.apply(a, b, condition=np.asarray(unwrap(condition), dtype=bool))
+    Tensor = _tensor.Tensor
+    c = condition.data if isinstance(condition, Tensor) else condition
+    if type(c) is not np.ndarray or c.dtype != np.bool_:
+        c = np.asarray(c, dtype=bool)
+    a_tensor, b_tensor = isinstance(a, Tensor), isinstance(b, Tensor)
+    if not (state.grad_enabled and (a_tensor and a._requires_grad
+                                    or b_tensor and b._requires_grad)):
+        # nothing to record (ReLU's backward, no_grad): numpy alone, without Function.apply
+        return plain(_where_array(c, a.data if a_tensor else a, b.data if b_tensor else b))
+    return Where.apply(a, b, condition=c)

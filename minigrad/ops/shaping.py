@@ -2,42 +2,54 @@
 `x[key]`, `cat`, `stack` and the rest (re-exported by `minigrad.ops`).
 
 They check the arguments and pick the op class; the op classes themselves (`View`, `Select`,
-`Cat`, ...) are in `shape.py`.
+`Cat`, ...) are in `shape.py`. When there is nothing to record (the input needs no gradient,
+or grad mode is off, as inside backward), the common views are made here directly, with
+`view_of`: the same tensor `Function.apply` would return, for a fraction of its cost.
 """
 
 from __future__ import annotations
 
 import builtins
+import math
 from typing import Any
 
 import numpy as np
 
+from minigrad.grad_mode import state
 from minigrad.ops import shape as sh
-from minigrad.ops.base import as_operand, unwrap
+from minigrad.ops.base import as_operand, unwrap, view_of
 from minigrad.ops.reduce import reduce_dims
+
+_INTEGERS = (int, np.integer)
 
 
 def _shape_arg(size: tuple) -> tuple:
     """`view(2, 3)` and `view((2, 3))` both mean the shape (2, 3)."""
-    if len(size) == 1 and not isinstance(size[0], int | np.integer):
+    if len(size) == 1 and not isinstance(size[0], _INTEGERS):
         return tuple(size[0])
-    return tuple(size)
+    return size
 
 
 def _infer(shape: tuple, numel: int, given: tuple) -> tuple:
+    """`shape` with its -1 replaced by the size that makes `numel` elements."""
     if -1 in shape:
-        known = int(np.prod([n for n in shape if n != -1]))
+        known = math.prod([n for n in shape if n != -1])
         if known == 0 or numel % known:
             raise RuntimeError(f"shape '{list(given)}' is invalid for input of size {numel}")
-        shape = tuple(numel // known if n == -1 else n for n in shape)
-    if int(np.prod(shape)) != numel:
+        if len(shape) == 1:  # view(-1): no loop to run
+            return (numel,)
+        shape = tuple([numel // known if n == -1 else n for n in shape])
+    if math.prod(shape) != numel:
         raise RuntimeError(f"shape '{list(given)}' is invalid for input of size {numel}")
     return shape
 
 
 def view(input: Any, *shape: Any) -> Any:
     shape = _shape_arg(shape)
-    return sh.View.apply(input, shape=_infer(shape, input.data.size, shape))
+    shape = _infer(shape, input.data.size, shape)
+    if not (state.grad_enabled and input._requires_grad):  # nothing to record
+        return view_of(input, sh.view_array(input.data, shape))
+    return sh.View.apply(input, shape=shape)
 
 
 def unsafe_view(input: Any, shape: tuple) -> Any:
@@ -46,12 +58,15 @@ def unsafe_view(input: Any, shape: tuple) -> Any:
 
 def reshape(input: Any, *shape: Any) -> Any:
     """view when the memory layout allows it, else clone then view (as PyTorch)"""
-    shape = _infer(_shape_arg(shape), input.data.size, _shape_arg(shape))
+    shape = _shape_arg(shape)
+    shape = _infer(shape, input.data.size, shape)
     probe = input.data.view()
     try:
         probe.shape = shape
     except AttributeError:
         return unsafe_view(clone(input), shape)
+    if not (state.grad_enabled and input._requires_grad):  # nothing to record: the view
+        return view_of(input, probe)
     if not input.data.flags.c_contiguous:  # a view of strided memory: PyTorch's _reshape_alias
         return sh.ReshapeAlias.apply(input, shape=shape)
     return sh.View.apply(input, shape=shape)
@@ -77,13 +92,18 @@ def flatten(input: Any, start_dim: int = 0, end_dim: int = -1) -> Any:
 
 
 def t(input: Any) -> Any:
-    if input.data.ndim > 2:
+    data = input.data
+    if data.ndim > 2:
         raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is "
-                           f"{input.data.ndim}D")
+                           f"{data.ndim}D")
+    if not (state.grad_enabled and input._requires_grad):  # nothing to record
+        return view_of(input, data.T)
     return sh.T.apply(input)
 
 
 def transpose(input: Any, dim0: int, dim1: int) -> Any:
+    if not (state.grad_enabled and input._requires_grad):  # nothing to record
+        return view_of(input, input.data.swapaxes(dim0, dim1))
     return sh.Transpose.apply(input, d0=dim0, d1=dim1)
 
 
@@ -106,19 +126,28 @@ def T_property(input: Any) -> Any:
 
 
 def unsqueeze(input: Any, dim: int) -> Any:
-    return sh.Unsqueeze.apply(input, dim=dim % (input.data.ndim + 1))
+    dim = dim % (input.data.ndim + 1)
+    if not (state.grad_enabled and input._requires_grad):  # nothing to record
+        return view_of(input, sh.unsqueeze_array(input.data, dim))
+    return sh.Unsqueeze.apply(input, dim=dim)
 
 
 def squeeze(input: Any, dim: Any = None) -> Any:
     if dim is None:
-        return sh.Squeeze.apply(input, dims=tuple(range(input.data.ndim)))
+        return _squeeze(sh.Squeeze, input, tuple(range(input.data.ndim)))
     if isinstance(dim, int):
-        return sh.SqueezeDim.apply(input, dims=reduce_dims(input, dim))
+        return _squeeze(sh.SqueezeDim, input, reduce_dims(input, dim))
     return squeeze_dims(input, dim)
 
 
 def squeeze_dims(input: Any, dims: tuple) -> Any:
-    return sh.SqueezeDims.apply(input, dims=reduce_dims(input, dims))
+    return _squeeze(sh.SqueezeDims, input, reduce_dims(input, dims))
+
+
+def _squeeze(op: Any, input: Any, dims: tuple) -> Any:
+    if not (state.grad_enabled and input._requires_grad):  # nothing to record
+        return view_of(input, sh.squeeze_array(input.data, dims))
+    return op.apply(input, dims=dims)
 
 
 def expand(input: Any, *sizes: Any) -> Any:
@@ -128,12 +157,31 @@ def expand(input: Any, *sizes: Any) -> Any:
     if lead < 0:
         raise RuntimeError(f"expand: the number of sizes provided ({len(sizes)}) must be greater "
                            f"or equal to the number of dimensions in the tensor ({len(shape)})")
-    full = tuple(shape[i - lead] if n == -1 else n for i, n in enumerate(sizes))
-    try:
-        np.broadcast_shapes(shape, full)
-    except ValueError:
-        raise RuntimeError(f"expand: the shape {shape} cannot be expanded to {full}") from None
+    full = sizes
+    if -1 in sizes:  # -1: keep that size
+        full = tuple([shape[i - lead] if n == -1 else n for i, n in enumerate(sizes)])
+    if not _plainly_expands(shape, full):
+        try:
+            np.broadcast_shapes(shape, full)
+        except ValueError:
+            raise RuntimeError(f"expand: the shape {shape} cannot be expanded to {full}"
+                               ) from None
+    if not (state.grad_enabled and input._requires_grad):  # nothing to record
+        return view_of(input, np.broadcast_to(input.data, full))
     return sh.Expand.apply(input, shape=full)
+
+
+def _plainly_expands(shape: tuple, full: tuple) -> bool:
+    """Each size of `shape` is kept or is a 1 expanded, no size is negative: the usual case,
+    told without numpy's broadcast_shapes (~2 us, more than the expand itself)."""
+    lead = len(full) - len(shape)
+    for n in full[:lead]:
+        if n < 0:
+            return False
+    for n, m in zip(full[lead:], shape):
+        if n != m and (m != 1 or n < 0):
+            return False
+    return True
 
 
 def expand_as(input: Any, other: Any) -> Any:
