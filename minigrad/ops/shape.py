@@ -147,6 +147,8 @@ class Squeeze(Function):
 def squeeze_array(a: np.ndarray, dims: tuple) -> np.ndarray:
     """`a` without those of `dims` that have size 1 (PyTorch leaves the others alone)."""
     shape = a.shape
+    if not shape:  # a 0-d tensor: dim 0 (or -1) names it, and there is nothing to remove
+        return a.view()
     if len(dims) == 1:  # one dim (no loop to run): squeeze(dim), and matmul's squeeze
         return a.squeeze(dims) if shape[dims[0]] == 1 else a.view()
     return a.squeeze(axis=tuple([d for d in dims if shape[d] == 1]))

@@ -126,7 +126,11 @@ def T_property(input: Any) -> Any:
 
 
 def unsqueeze(input: Any, dim: int) -> Any:
-    dim = dim % (input.data.ndim + 1)
+    n = input.data.ndim + 1  # the new dim may go anywhere from before the first to after the last
+    if not -n <= dim < n:
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], "
+                         f"but got {dim})")
+    dim %= n
     if not (state.grad_enabled and input._requires_grad):  # nothing to record
         return view_of(input, sh.unsqueeze_array(input.data, dim))
     return sh.Unsqueeze.apply(input, dim=dim)
