@@ -322,11 +322,17 @@ def bmm(input: Any, mat2: Any) -> Any:
 
 # -- softmax ---------------------------------------------------------------------------------
 def softmax(input: Any, dim: int) -> Any:
-    return nn_ops.Softmax.apply(input, dim=dim % builtins.max(input.data.ndim, 1))
+    dim %= builtins.max(input.data.ndim, 1)
+    if not (state.grad_enabled and input._requires_grad):  # nothing to record: numpy alone
+        return plain(nn_ops.softmax_array(input.data, dim))
+    return nn_ops.Softmax.apply(input, dim=dim)
 
 
 def log_softmax(input: Any, dim: int) -> Any:
-    return nn_ops.LogSoftmax.apply(input, dim=dim % builtins.max(input.data.ndim, 1))
+    dim %= builtins.max(input.data.ndim, 1)
+    if not (state.grad_enabled and input._requires_grad):  # nothing to record: numpy alone
+        return plain(nn_ops.log_softmax_array(input.data, dim))
+    return nn_ops.LogSoftmax.apply(input, dim=dim)
 
 
 # -- dtype -----------------------------------------------------------------------------------

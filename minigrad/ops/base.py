@@ -25,6 +25,8 @@ def constant(array: Any) -> Any:
 
 def plain(array: np.ndarray) -> Any:
     """The Tensor an op returns when nothing is recorded: the result, no graph."""
+    if type(array) is not np.ndarray:  # numpy gives a scalar where the result is 0-d
+        array = np.asarray(array)
     return _tensor.Tensor._make(array, None, 0)
 
 

@@ -17,8 +17,7 @@ class Softmax(Function):
     @staticmethod
     def forward(ctx, a, dim):
         ctx.dim = dim
-        e = np.exp(a.data - a.data.max(axis=dim, keepdims=True))  # a.max: np.max is slower
-        return e / e.sum(axis=dim, keepdims=True)
+        return softmax_array(a.data, dim)
 
     @staticmethod
     def backward(ctx, grad):
@@ -36,9 +35,20 @@ class LogSoftmax(Function):
     @staticmethod
     def forward(ctx, a, dim):
         ctx.dim = dim
-        shifted = a.data - a.data.max(axis=dim, keepdims=True)  # a.max: np.max is slower
-        return shifted - np.log(np.exp(shifted).sum(axis=dim, keepdims=True))
+        return log_softmax_array(a.data, dim)
 
     @staticmethod
     def backward(ctx, grad):
         return grad - ctx.output.exp() * grad.sum(ctx.dim, keepdim=True)
+
+
+# The largest value is subtracted first, so that exp cannot overflow. (The array methods
+# x.max / x.sum: the functions np.max / np.sum are Python wrappers around them.)
+def softmax_array(x: np.ndarray, dim: int) -> np.ndarray:
+    e = np.exp(x - x.max(axis=dim, keepdims=True))
+    return e / e.sum(axis=dim, keepdims=True)
+
+
+def log_softmax_array(x: np.ndarray, dim: int) -> np.ndarray:
+    shifted = x - x.max(axis=dim, keepdims=True)
+    return shifted - np.log(np.exp(shifted).sum(axis=dim, keepdims=True))
