@@ -15,7 +15,8 @@ import numpy as np
 
 from minigrad import ops
 from minigrad.function import Function
-from minigrad.ops.base import as_operand, is_tensor, unwrap
+from minigrad.grad_mode import state
+from minigrad.ops.base import as_operand, is_tensor, plain, unwrap
 from minigrad.ops.linalg import mat2_grad
 
 
@@ -29,12 +30,7 @@ class Addmm(Function):
     @staticmethod
     def forward(ctx, bias, mat1, mat2):
         ctx.save_for_backward(mat1, mat2)
-        out, b = mat1.data @ mat2.data, unwrap(bias)
-        if type(b) is np.ndarray and b.dtype == out.dtype and b.shape == out.shape[1:]:
-            # a Linear's bias row: added into the product, as PyTorch's addmm writes one
-            # output (one array and one pass over it less than `b + out`; the same bits)
-            return np.add(b, out, out=out)
-        return b + out
+        return addmm_array(unwrap(bias), mat1.data, mat2.data)
 
     @staticmethod
     def backward(ctx, grad):
@@ -44,6 +40,16 @@ class Addmm(Function):
         return (grad if need_bias else None,
                 grad.mm(mat2.t()) if need_1 else None,
                 mat2_grad(grad, mat1, mat2) if need_2 else None)
+
+
+def addmm_array(b: Any, m1: np.ndarray, m2: np.ndarray) -> np.ndarray:
+    """`b + m1 @ m2` in numpy."""
+    out = m1 @ m2
+    if type(b) is np.ndarray and b.dtype == out.dtype and b.shape == out.shape[1:]:
+        # a Linear's bias row: added into the product, as PyTorch's addmm writes one
+        # output (one array and one pass over it less than `b + out`; the same bits)
+        return np.add(b, out, out=out)
+    return b + out
 
 
 def _dtype_name(dtype: np.dtype) -> str:
@@ -71,10 +77,15 @@ def _check(x: Any, weight: Any) -> None:
 
 def linear(input: Any, weight: Any, bias: Any = None) -> Any:
     """`input @ weight.T + bias`, with the graph PyTorch records for `F.linear`."""
-    input = as_operand(input)
     if not is_tensor(input):
-        raise TypeError(f"linear(): argument 'input' must be Tensor, not {type(input).__name__}")
+        input = as_operand(input)
+        if not is_tensor(input):
+            raise TypeError(f"linear(): argument 'input' must be Tensor, not "
+                            f"{type(input).__name__}")
     _check(input, weight)
+    if not state.grad_enabled and bias is not None and input.data.ndim == 2:
+        # under no_grad (evaluation) there is no graph to build: numpy alone
+        return plain(addmm_array(unwrap(bias), input.data, weight.data.T))
     if bias is not None and input.data.ndim != 2:  # PyTorch views the input before weight.t()
         rows = ops.view(input, (-1, input.data.shape[-1]))
         return ops.view(Addmm.apply(bias, rows, ops.t(weight)),
