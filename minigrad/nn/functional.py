@@ -121,18 +121,26 @@ def nll_loss(input: Tensor, target: Any, weight: Any = None, *, ignore_index: in
     if ndim > 2 and x_shape[2:] != labels.shape[1:]:
         raise RuntimeError(f"Expected target size {[x_shape[0], *x_shape[2:]]}, got "
                            f"{list(labels.shape)}")
-    _check_labels(labels, x_shape[0] if ndim == 1 else x_shape[1], ignore_index)
+    classes = x_shape[0] if ndim == 1 else x_shape[1]
+    if _check_labels(labels, classes, ignore_index) and not 0 <= ignore_index < classes:
+        ignore_index = None  # no label can be the ignored one: NllLoss need not look for it
     return L.NllLoss.apply(input, target=labels, weight=_array(weight), reduction=reduction,
                            ignore_index=ignore_index)
 
 
-def _check_labels(labels: np.ndarray, classes: int, ignore_index: int) -> None:
-    """Every label is a class index in [0, classes), or ignore_index."""
-    if labels.size == 0 or (labels.min() >= 0 and labels.max() < classes):
-        return  # the usual case, told by two reductions; else find the culprit
+# the unsigned integer type of each size: a negative label seen as one is a huge number
+_UNSIGNED = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
+
+
+def _check_labels(labels: np.ndarray, classes: int, ignore_index: int) -> bool:
+    """Every label is a class index in [0, classes), or ignore_index. True when every label
+    is a class index."""
+    if labels.size == 0 or labels.view(_UNSIGNED[labels.itemsize]).max() < classes:
+        return True  # the usual case, told by one reduction (negatives are huge unsigned)
     bad = (labels != ignore_index) & ((labels < 0) | (labels >= classes))
     if bad.any():
         raise IndexError(f"Target {labels[bad].flat[0]} is out of bounds.")
+    return False
 
 
 def cross_entropy(input: Tensor, target: Any, weight: Any = None, *, ignore_index: int = -100,

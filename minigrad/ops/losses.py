@@ -72,9 +72,11 @@ class NllLoss(Function):
 
     @staticmethod
     def forward(ctx, input, *, target, weight=None, reduction="mean", ignore_index=-100):
+        # ignore_index=None: the caller (F.nll_loss) found no label that can be ignored
         x, labels = input.data, np.asarray(target)
         single = x.ndim == 1  # one sample: input (C,), target ()
-        if x.ndim == 2 and weight is None and len(labels) and not (labels == ignore_index).any():
+        if x.ndim == 2 and weight is None and len(labels) and (
+                ignore_index is None or not (labels == ignore_index).any()):
             out, coef = _nll_plain(x, labels, reduction)
         else:
             out, coef = _nll_general(x, labels, weight, reduction, ignore_index)
@@ -107,7 +109,7 @@ def _nll_plain(x: np.ndarray, labels: np.ndarray, reduction: str) -> tuple:
 
 
 def _nll_general(x: np.ndarray, labels: np.ndarray, weight: Any, reduction: str,
-                 ignore_index: int) -> tuple:
+                 ignore_index: int | None) -> tuple:
     """Any input (C,), (N, C) or (N, C, d1, ...), class weights, ignored labels.
 
     Returns the loss and its gradient with respect to x (for an incoming gradient of 1).
@@ -115,7 +117,7 @@ def _nll_general(x: np.ndarray, labels: np.ndarray, weight: Any, reduction: str,
     single = x.ndim == 1
     xs = np.moveaxis(x[None] if single else x, 1, -1)  # (N, *d, C): classes last
     labels = labels[None] if single else labels
-    valid = labels != ignore_index
+    valid = np.full(labels.shape, True) if ignore_index is None else labels != ignore_index
     safe = np.where(valid, labels, 0)
     w = np.ones(x.shape[0 if single else 1], x.dtype) if weight is None else weight
     w_picked = (w[safe] * valid).astype(x.dtype)
