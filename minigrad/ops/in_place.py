@@ -113,12 +113,13 @@ def inplace(target: Any, op: Any, arg: Any) -> Any:
         new = op(old, arg)
         _write(target, new.data)
         target.grad_fn, target._output_nr, target._requires_grad = new.grad_fn, 0, True
-    elif ufunc is not None and (is_tensor(arg) or isinstance(arg, int | float)):
+    elif ufunc is not None and (is_tensor(arg) or isinstance(arg, (int, float))):
         # nothing to record: let numpy write straight into the tensor (an optimizer's update)
-        value, data = unwrap(arg), target.data
-        shape = np.shape(value)
-        if shape != data.shape or not data.flags.writeable:
-            _write_check(target, np.broadcast_shapes(data.shape, shape))
+        tensor_arg = is_tensor(arg)
+        value, data = arg.data if tensor_arg else arg, target.data
+        # (a number never changes the shape: only a tensor's shape needs the broadcast check)
+        if tensor_arg and value.shape != data.shape or not data.flags.writeable:
+            _write_check(target, np.broadcast_shapes(data.shape, np.shape(value)))
         ufunc(data, value, out=data, casting="same_kind")
     else:
         with no_grad():
