@@ -330,3 +330,108 @@ def test_softmax_and_log_softmax_forward_bits_unchanged(dtype, dim):
                      shifted - np.log(np.exp(shifted).sum(axis=dim, keepdims=True)))
     node = mg.tensor(x, requires_grad=True).log_softmax(dim).grad_fn
     assert node.name() == "LogSoftmaxBackward0" and isinstance(node, nn_ops.LogSoftmax._node_class)
+
+
+@pytest.mark.parametrize("shape, dim", [((5, 7), 1), ((5, 7), 0), ((7,), 0), ((), 0),
+                                        ((2, 3, 4), -1)])
+@pytest.mark.parametrize("dtype", FLOATS + [np.int64])
+def test_unrecorded_softmax_and_log_softmax_are_what_apply_gives(shape, dim, dtype):
+    x = mg.tensor((np.random.default_rng(9).standard_normal(shape) * 4).astype(dtype))
+    d = dim % max(len(shape), 1)
+    with mg.no_grad():
+        assert_same_tensor(x.softmax(dim), general(nn_ops.Softmax, x, dim=d))
+        assert_same_tensor(x.log_softmax(dim), general(nn_ops.LogSoftmax, x, dim=d))
+        assert type(x.log_softmax(dim).data) is np.ndarray
+
+
+@pytest.mark.parametrize("bias", [np.arange(5, dtype=np.float32), np.ones(5, np.float64), None])
+@pytest.mark.parametrize("x_shape", [(6, 4), (2, 3, 4), (4,)])
+def test_linear_under_no_grad_is_what_the_recorded_path_computes(bias, x_shape):
+    x = mg.tensor(awkward(np.float32, x_shape) if np.prod(x_shape) >= 4 else np.ones(x_shape))
+    w = mg.tensor(awkward(np.float32, (5, 4), seed=1), requires_grad=True)
+    b = None if bias is None else mg.tensor(bias, requires_grad=True)
+    recorded = linear.linear(x, w, b)
+    with mg.no_grad():
+        fast = linear.linear(x, w, b)
+    assert fast.grad_fn is None and recorded.grad_fn is not None
+    assert same_bits(fast.data, recorded.data)
+
+
+def test_linear_module_reads_its_current_parameters():
+    lin = mg.nn.Linear(4, 3)
+    x = mg.tensor(np.ones((2, 4), np.float32))
+    lin.weight = mg.nn.Parameter(mg.zeros(3, 4))
+    lin.bias = None
+    assert lin(x).data.tolist() == [[0.0] * 3] * 2
+    assert mg.nn.Linear(4, 3, bias=False)(x).grad_fn.name() == "MmBackward0"
+
+
+# -- nll_loss: which labels are looked for ------------------------------------------------------
+@pytest.mark.parametrize("labels, ignore_index", [
+    ([0, 2, 1, 2], -100), ([0, 2, 1, 2], 2), ([0, 2, 1, 2], 3), ([0, -100, 1, 2], -100),
+    ([0, 7, 1, 2], 7), ([0, -1, 1, 2], -1), ([1, 1, 1, 1], 1),
+])
+@pytest.mark.parametrize("dtype", [np.int64, np.int32, np.uint8, np.int8])
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+def test_nll_loss_ignores_exactly_the_ignored_labels(labels, ignore_index, dtype, reduction):
+    labels = np.array(labels)
+    if dtype == np.uint8 and (labels < 0).any():
+        return
+    x = np.random.default_rng(10).standard_normal((4, 3)).astype(np.float32)
+    t = mg.tensor(x, requires_grad=True)
+    loss = mg.nn.functional.nll_loss(t, labels.astype(dtype), ignore_index=ignore_index,
+                                      reduction=reduction)
+    loss.backward(mg.ones_like(loss))
+    keep = labels != ignore_index
+    picked = np.where(keep, -x[np.arange(4), np.where(keep, labels, 0)], 0.0).astype(np.float32)
+    grad = np.zeros_like(x)
+    grad[np.arange(4)[keep], labels[keep]] = -1
+    if reduction == "mean":
+        want, grad = picked.sum() / keep.sum(), grad / keep.sum()
+    else:
+        want = picked.sum() if reduction == "sum" else picked
+    with np.errstate(invalid="ignore"):
+        np.testing.assert_allclose(loss.data, want, rtol=1e-6)
+        np.testing.assert_allclose(t.grad.data, grad, rtol=1e-6)
+
+
+@pytest.mark.parametrize("labels", [[0, 3, 1], [0, -1, 1], [-101, 0, 1]])
+def test_nll_loss_out_of_range_labels_still_raise(labels):
+    with pytest.raises(IndexError, match=f"Target {[v for v in labels if not 0 <= v < 3][0]} "
+                                         "is out of bounds."):
+        mg.nn.functional.nll_loss(mg.tensor(np.zeros((3, 3))), np.array(labels))
+
+
+def test_nll_loss_single_sample_and_empty_batch():
+    x = mg.tensor([0.5, -1.0, 2.0], requires_grad=True)
+    loss = mg.nn.functional.nll_loss(x, mg.tensor(2))
+    assert loss.item() == -2.0
+    empty = mg.nn.functional.nll_loss(mg.tensor(np.zeros((0, 3))), np.zeros(0, np.int64),
+                                      reduction="sum")
+    assert empty.item() == 0.0
+
+
+# -- in place, nothing recorded (an optimizer's update) -----------------------------------------
+def test_unrecorded_in_place_with_numbers_and_tensors():
+    p = mg.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
+    with mg.no_grad():
+        p -= 0.5 * mg.tensor([[2.0, 2.0], [2.0, 2.0]])
+        p.mul_(2)
+        p.add_(mg.tensor([1.0, -1.0]))  # broadcast along the rows
+        p.div_(2.0)
+    assert p.data.tolist() == [[0.5, 0.5], [2.5, 2.5]] and p._version == 4
+    assert p.grad_fn is None and p.requires_grad
+
+
+@pytest.mark.parametrize("grad_mode", [False, True])
+def test_unrecorded_in_place_errors_unchanged(grad_mode):
+    with mg.set_grad_enabled(grad_mode):
+        x = mg.tensor([1.0, 2.0])
+        with pytest.raises(RuntimeError, match=re.escape(
+                "output with shape [2] doesn't match the broadcast shape [2, 2]")):
+            x.add_(mg.tensor([[1.0, 2.0], [3.0, 4.0]]))
+        e = mg.tensor([1.0]).expand(3)
+        with pytest.raises(RuntimeError, match="more than one element of the written-to"):
+            e.mul_(2.0)
+        with pytest.raises(RuntimeError, match="more than one element of the written-to"):
+            e.add_(mg.tensor([1.0, 2.0, 3.0]))
