@@ -173,6 +173,34 @@ def test_unrecorded_sum_is_what_apply_gives(dtype, dim, keepdim):
 
 
 @pytest.mark.parametrize("dtype", FLOATS)
+@pytest.mark.parametrize("dim, keepdim", [(None, False), (None, True), (0, False), (1, True),
+                                          (-1, False), ((0, 1), False), ((), True)])
+def test_unrecorded_mean_is_what_apply_gives(dtype, dim, keepdim):
+    x = mg.tensor(awkward(np.float64, (4, 3)).astype(dtype))
+    with mg.no_grad():
+        fast = x.mean(dim, keepdim=keepdim)
+    if dim is None and not keepdim:
+        slow = general(red.Mean, x)
+    else:
+        slow = general(red.MeanDim, x, dims=normalize_dims(dim, 2), keepdim=keepdim)
+    assert_same_tensor(fast, slow)
+    assert type(fast.data) is np.ndarray
+    assert same_bits(fast.data, np.asarray(np.mean(x.data, axis=dim, keepdims=keepdim,
+                                                   dtype=dtype)))
+
+
+def test_recorded_mean_keeps_its_nodes_and_gradients():
+    x = mg.tensor(np.ones((4, 3), np.float32), requires_grad=True)
+    assert x.mean().grad_fn.name() == "MeanBackward0"
+    assert x.mean(0).grad_fn.name() == "MeanBackward1"
+    x.mean().backward()
+    x.mean((0, 1), keepdim=True).backward()
+    x.mean(()).sum().backward()
+    twelfth = np.float32(1) / 12
+    assert same_bits(x.grad.data, np.full((4, 3), twelfth + twelfth + np.float32(1)))
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
 def test_sum_of_a_vector_over_its_only_dim_is_a_0d_array(dtype):
     x = mg.tensor(np.arange(5, dtype=dtype))
     for grad in (False, True):

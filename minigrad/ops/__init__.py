@@ -242,9 +242,12 @@ def mean(input: Any, dim: Any = None, keepdim: bool = False, dtype: Any = None) 
         raise RuntimeError(
             "mean(): could not infer output dtype. Input dtype must be either a floating point "
             f"or complex dtype. Got: {input.data.dtype.name.capitalize()}")
-    if dim is None and not keepdim:
+    dims = None if dim is None and not keepdim else reduce_dims(input, dim)
+    if not (state.grad_enabled and input._requires_grad):  # nothing to record: numpy alone
+        return plain(red.mean_array(input.data, dims, keepdim))
+    if dims is None:
         return red.Mean.apply(input)
-    return red.MeanDim.apply(input, dims=reduce_dims(input, dim), keepdim=keepdim)
+    return red.MeanDim.apply(input, dims=dims, keepdim=keepdim)
 
 
 def max(input: Any, dim: Any = None, keepdim: bool = False) -> Any:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -71,11 +72,11 @@ class Mean(Function):
     @staticmethod
     def forward(ctx, a):
         ctx.in_shape = a.data.shape
-        return np.mean(a.data, dtype=a.data.dtype)
+        return mean_array(a.data, None, False)
 
     @staticmethod
     def backward(ctx, grad):
-        n = max(int(np.prod(ctx.in_shape)), 1)
+        n = max(math.prod(ctx.in_shape), 1)
         return (grad / n).expand(ctx.in_shape)
 
 
@@ -88,12 +89,18 @@ class MeanDim(Function):
     @staticmethod
     def forward(ctx, a, dims, keepdim):
         ctx.in_shape, ctx.dims, ctx.keepdim = a.data.shape, dims, keepdim
-        return np.mean(a.data, axis=dims, keepdims=keepdim, dtype=a.data.dtype)
+        return mean_array(a.data, dims, keepdim)
 
     @staticmethod
     def backward(ctx, grad):
-        n = int(np.prod([ctx.in_shape[d] for d in ctx.dims]))
+        n = math.prod([ctx.in_shape[d] for d in ctx.dims])
         return (_restore_dims(grad, ctx) / n).expand(ctx.in_shape)
+
+
+def mean_array(a: np.ndarray, dims: tuple | None, keepdim: bool) -> np.ndarray:
+    """`a` averaged over `dims` (all for None) in its own dtype, as an array (see sum_array)."""
+    out = a.mean(axis=dims, keepdims=keepdim, dtype=a.dtype)
+    return out if type(out) is np.ndarray else np.asarray(out)
 
 
 class _EvenReduction(Function):
