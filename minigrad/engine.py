@@ -30,7 +30,7 @@ import numpy as np
 from minigrad import events
 from minigrad import tensor as _tensor
 from minigrad.events import BackwardBegin, BackwardEnd, BackwardStep, GradAccumulated, HookFired
-from minigrad.function import AccumulateGrad, Node
+from minigrad.function import AccumulateGrad, Node, any_hooks
 from minigrad.grad_mode import state
 from minigrad.ops.reduce import SumToSize, sum_to_dims
 from minigrad.ready_queue import ReadyQueue
@@ -177,13 +177,14 @@ def execute(roots: list, seeds: list, retain_graph: bool | None = None,
     if pause_gc:
         gc.disable()
     heap = ready.heap
+    hooks = any_hooks()  # none registered yet: no node has any
     try:
         while heap:
             # one ready node (always so in a chain) needs no heap work
             node = heap.pop() if len(heap) == 1 else ready.pop()
             step_start = time.perf_counter() if recording else 0.0
             grads = buffers.pop(node)
-            hooked = node._hooked
+            hooked = hooks and node._hooked
             if hooked and (node._tensor_pre_hooks or node._retained or node._pre_hooks):
                 grads = _run_pre_hooks(node, grads, journal, handed_out, recording)
             skip = False
@@ -193,7 +194,7 @@ def execute(roots: list, seeds: list, retain_graph: bool | None = None,
                     if slot is not None:
                         captured[slot] = grads[nr]
                 skip = capture is not None and isinstance(node, AccumulateGrad)
-            if isinstance(node, AccumulateGrad):
+            if type(node) is AccumulateGrad:
                 if not skip and (accumulate_only is None or (node, 0) in targets):
                     _accumulate(node.variable, grads[0], journal, handed_out, create_graph,
                                 recording)
@@ -231,6 +232,7 @@ def execute(roots: list, seeds: list, retain_graph: bool | None = None,
                     state.grad_enabled = prev_mode  # the caller's code runs in its own mode
                     yield step
                     state.grad_enabled = create_graph
+                    hooks = any_hooks()  # the caller may have registered one meanwhile
     except BaseException as exc:
         if not isinstance(exc, GeneratorExit):
             for tensor, old in journal.items():
@@ -293,7 +295,7 @@ def _call_backward(node: Node, grads: list) -> tuple[list, list]:
     """Run one node's backward; check what it returns, and sum it to its inputs' shapes."""
     if node._num_outputs > 1 and node._materialize_grads:
         # outputs nobody used get zeros (floats) so that backward sees one tensor per output
-        grads = [_tensor.Tensor._make(np.zeros(shape, dtype), None, 0)
+        grads = [_tensor.make(np.zeros(shape, dtype), None, 0)
                  if g is None and dtype.kind == "f" else g
                  for g, (shape, dtype) in zip(grads, node._output_meta)]
     try:
@@ -310,6 +312,7 @@ def _call_backward(node: Node, grads: list) -> tuple[list, list]:
             f"{len(nodes)}, got {len(result)})")
     summed: list = [None] * len(result)
     Tensor = _tensor.Tensor
+    nrs = node._next_nrs
     for i, nxt in enumerate(nodes):
         g = result[i]
         if g is None:
@@ -317,11 +320,11 @@ def _call_backward(node: Node, grads: list) -> tuple[list, list]:
         if nxt is None:
             result[i] = None  # no gradient for an input that does not need one
             continue
-        if not isinstance(g, Tensor):
+        if type(g) is not Tensor and not isinstance(g, Tensor):
             g = result[i] = Tensor._make(np.asarray(g), None, 0)
-        nr = node._next_nrs[i]
-        if g.data.shape != (nxt._shape if nr == 0 else nxt._grad_shape(nr)):
-            result[i], summed[i] = _sum_to(node, i, g, nxt._grad_shape(nr))
+        shape = nxt._shape if nrs[i] == 0 else nxt._grad_shape(nrs[i])
+        if g.data.shape != shape:
+            result[i], summed[i] = _sum_to(node, i, g, shape)
     if state.anomaly_enabled:
         _check_anomaly(node, result)
     return result, summed
@@ -349,7 +352,7 @@ def _sum_to(node: Node, i: int, g: Any, shape: tuple) -> tuple[Any, tuple]:
             f"{list(g_shape)} but expected shape compatible with {list(shape)}")
     if state.grad_enabled:  # create_graph: record the summation too
         return SumToSize.apply(g, shape=shape), dims
-    return _tensor.Tensor._make(summed.reshape(shape), None, 0), dims
+    return _tensor.make(summed.reshape(shape), None, 0), dims
 
 
 def _run_pre_hooks(node: Node, grads: list, journal: dict, handed_out: set, recording: bool
@@ -423,9 +426,9 @@ def _accumulate(leaf: Any, grad: Any, journal: dict, handed_out: set, create_gra
                 or not data.flags.writeable:
             data = data.copy()
         handed_out.add(_owner_id(data))
-        total = _tensor.Tensor._make(data, None, 0)
+        total = _tensor.make(data, None, 0)
     else:
-        total = _tensor.Tensor._make(old.data + grad.data, None, 0)
+        total = _tensor.make(old.data + grad.data, None, 0)
     leaf._grad = total
     if recording:
         _emit(GradAccumulated(leaf, old, total))

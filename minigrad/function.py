@@ -34,6 +34,19 @@ FREED_MESSAGE = (
 )
 
 
+_hooks_registered = 0  # how many node hooks were ever registered: while 0, backward skips them
+
+
+def count_hook() -> None:
+    global _hooks_registered
+    _hooks_registered += 1
+
+
+def any_hooks() -> bool:
+    """Was a hook (or retain_grad) ever registered on any node? If not, none has one."""
+    return _hooks_registered > 0
+
+
 class RemovableHandle:
     """Returned by every `register_*hook`; `.remove()` takes the hook out again."""
 
@@ -122,9 +135,9 @@ class Node:
     @property
     def saved_tensors(self) -> tuple:
         """What forward saved, after checking none of it was freed or changed in place."""
-        if self._freed:
-            raise RuntimeError(FREED_MESSAGE)
         saved = self._saved
+        if not saved and self._freed:  # (release empties _saved: only then look further)
+            raise RuntimeError(FREED_MESSAGE)
         for i, version in enumerate(self._saved_versions):
             if version is not None and saved[i]._version != version:
                 raise RuntimeError(_modified_message(saved[i], version))
@@ -139,9 +152,11 @@ class Node:
         as three attributes rather than one tuple: one object less per node for the cycle
         collector to scan.
         """
-        if self._freed:
-            raise RuntimeError(FREED_MESSAGE)
-        out = _tensor.Tensor._make(self._saved_output, self, 0, self._output_vc)
+        data = self._saved_output
+        if data is None:
+            raise RuntimeError(FREED_MESSAGE if self._freed else
+                               f"{self.name()} did not save its output (saves_output is False)")
+        out = _tensor.make(data, self, 0, self._output_vc)
         if self._output_vc[0] != self._output_version:
             raise RuntimeError(_modified_message(out, self._output_version))
         return out
@@ -163,6 +178,7 @@ class Node:
     def register_prehook(self, hook: Callable) -> RemovableHandle:
         """`hook(grad_outputs) -> None | new grad_outputs`, run before this node's backward."""
         self._hooked = True
+        count_hook()
         if not isinstance(self._pre_hooks, list):
             self._pre_hooks = []
         self._pre_hooks.append(hook)
@@ -171,6 +187,7 @@ class Node:
     def register_hook(self, hook: Callable) -> RemovableHandle:
         """`hook(grad_inputs, grad_outputs) -> None | new grad_inputs`, run after backward."""
         self._hooked = True
+        count_hook()
         if not isinstance(self._post_hooks, list):
             self._post_hooks = []
         self._post_hooks.append(hook)
@@ -178,6 +195,7 @@ class Node:
 
     def _add_tensor_hook(self, output_nr: int, hook: Callable) -> RemovableHandle:
         self._hooked = True
+        count_hook()
         if self._tensor_pre_hooks is None:
             self._tensor_pre_hooks = {}
         hooks = self._tensor_pre_hooks.setdefault(output_nr, [])
@@ -259,10 +277,13 @@ class Function:
         ctx = _record(cls, args) if state.grad_enabled else None
         record = ctx is not None
         if cls._scratch is not None:  # a built-in op: forward is numpy alone, nothing to record
-            out = cls.forward(ctx if record else cls._scratch, *args, **kwargs)
+            if kwargs:
+                out = cls.forward(ctx if record else cls._scratch, *args, **kwargs)
+            else:  # (no settings: calling without ** saves copying an empty dict)
+                out = cls.forward(ctx if record else cls._scratch, *args)
             if type(out) is np.ndarray and not cls.is_view and out.dtype.kind == "f":
                 # the common case, one float array out: the new tensor points at the node
-                result = _tensor.Tensor._make(out, ctx, 0)
+                result = _tensor.make(out, ctx, 0)
                 if record:
                     ctx._shape = out.shape
                     if cls.saves_output or events._listeners:
@@ -278,7 +299,7 @@ class Function:
             finally:
                 state.grad_enabled = prev
         if type(out) is np.ndarray:  # the common case: one array out
-            result = _tensor.Tensor._make(out, ctx if record and out.dtype.kind == "f" else None,
+            result = _tensor.make(out, ctx if record and out.dtype.kind == "f" else None,
                                           0)
             results: tuple = (result,)
         else:

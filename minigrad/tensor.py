@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from minigrad import dtypes, engine, ops
-from minigrad.function import AccumulateGrad, RemovableHandle
+from minigrad.function import AccumulateGrad, RemovableHandle, count_hook
 from minigrad.printing import tensor_repr
 
 NON_LEAF_GRAD_WARNING = (
@@ -61,10 +61,11 @@ class Tensor:
         if requires_grad:
             self.requires_grad_(True)
 
-    @classmethod
-    def _make(cls, data: np.ndarray, grad_fn: Any, output_nr: int, vc: list | None = None
+    @staticmethod
+    def _make(data: np.ndarray, grad_fn: Any, output_nr: int, vc: list | None = None
               ) -> Tensor:
-        """Fast constructor used by ops: no conversion, no checks."""
+        """Fast constructor used by ops: no conversion, no checks. (A staticmethod: calling it
+        binds nothing, which a classmethod would do on every call.)"""
         t = object.__new__(Tensor)
         t.data = data
         t.grad_fn = grad_fn
@@ -156,6 +157,7 @@ class Tensor:
             return
         node = self.grad_fn
         node._hooked = True
+        count_hook()
         if node._retained is None:
             node._retained = {}
         node._retained[self._output_nr] = weakref.ref(self)
@@ -436,3 +438,6 @@ def _init(t: Tensor, data: np.ndarray, grad_fn: Any, output_nr: int, vc: list | 
     t._output_nr = output_nr
     if vc is not None:
         t._vc = vc
+
+
+make = Tensor._make  # the same, as a plain function: ops call it on every result
