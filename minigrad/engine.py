@@ -177,6 +177,7 @@ def execute(roots: list, seeds: list, retain_graph: bool | None = None,
     if pause_gc:
         gc.disable()
     heap = ready.heap
+    Tensor = _tensor.Tensor
     hooks = any_hooks()  # none registered yet: no node has any
     try:
         while heap:
@@ -201,12 +202,20 @@ def execute(roots: list, seeds: list, retain_graph: bool | None = None,
                 grad_inputs: list | tuple = ()
                 summed: list = []
             else:
-                grad_inputs, summed = _call_backward(node, grads)
-                if hooked and node._post_hooks:
-                    grad_inputs = _run_post_hooks(node, grad_inputs, grads, recording)
-                for nxt, nr, g in zip(node._next_nodes, node._next_nrs, grad_inputs):
-                    if nxt is None:  # an input that needs no gradient
+                grad_inputs = _call_backward(node, grads)  # one gradient (or None) per input
+                summed: list = [None] * len(grad_inputs)
+                if hooked and node._post_hooks:  # post hooks get the checked gradients
+                    _check_all(node, grad_inputs, summed)
+                    grad_inputs = list(_run_post_hooks(node, grad_inputs, grads, recording))
+                nrs = node._next_nrs
+                for i, nxt in enumerate(node._next_nodes):
+                    g = grad_inputs[i]
+                    if nxt is None:  # an input that needs no gradient gets none
+                        grad_inputs[i] = None
                         continue
+                    if g is not None and (type(g) is not Tensor or g.data.shape != (
+                            nxt._shape if nrs[i] == 0 else nxt._grad_shape(nrs[i]))):
+                        g = grad_inputs[i] = _check(node, i, g, nxt, nrs[i], summed)
                     waiting = deps.get(nxt)
                     if waiting is None:  # a branch that autograd.grad does not need
                         continue
@@ -214,6 +223,7 @@ def execute(roots: list, seeds: list, retain_graph: bool | None = None,
                         buf = buffers.get(nxt)
                         if buf is None:
                             buf = buffers[nxt] = [None] * nxt._num_outputs
+                        nr = nrs[i]
                         buf[nr] = g if buf[nr] is None else buf[nr] + g
                     deps[nxt] = waiting = waiting - 1
                     if waiting == 0:  # its last gradient has arrived: nxt is ready
@@ -223,6 +233,8 @@ def execute(roots: list, seeds: list, retain_graph: bool | None = None,
                             ready.push(nxt)
                         else:
                             heap.append(nxt)
+                if state.anomaly_enabled:
+                    _check_anomaly(node, grad_inputs)
             executed.append(node)
             if recording:
                 step = BackwardStep(len(executed), node, tuple(grads), tuple(grad_inputs),
@@ -291,8 +303,8 @@ def _add_to_buffer(buffers: dict, node: Node, nr: int, grad: Any) -> None:
     buf[nr] = grad if buf[nr] is None else buf[nr] + grad
 
 
-def _call_backward(node: Node, grads: list) -> tuple[list, list]:
-    """Run one node's backward; check what it returns, and sum it to its inputs' shapes."""
+def _call_backward(node: Node, grads: list) -> list:
+    """Run one node's backward: one gradient (or None) per input, as a list."""
     if node._num_outputs > 1 and node._materialize_grads:
         # outputs nobody used get zeros (floats) so that backward sees one tensor per output
         grads = [_tensor.make(np.zeros(shape, dtype), None, 0)
@@ -304,30 +316,32 @@ def _call_backward(node: Node, grads: list) -> tuple[list, list]:
         if state.anomaly_enabled:
             _warn_anomaly(node)
         raise
-    nodes = node._next_nodes
     result = list(out) if isinstance(out, tuple) else [out]
-    if len(result) != len(nodes):
+    if len(result) != len(node._next_nodes):
         raise RuntimeError(
             f"function {node.name()} returned an incorrect number of gradients (expected "
-            f"{len(nodes)}, got {len(result)})")
-    summed: list = [None] * len(result)
-    Tensor = _tensor.Tensor
-    nrs = node._next_nrs
-    for i, nxt in enumerate(nodes):
-        g = result[i]
-        if g is None:
-            continue
+            f"{len(node._next_nodes)}, got {len(result)})")
+    return result
+
+
+def _check(node: Node, i: int, g: Any, nxt: Node, nr: int, summed: list) -> Any:
+    """Gradient `g` for input i, made a Tensor of the input's shape: broadcasting is undone
+    here (and only here) by summing; a shape that does not broadcast to it is an error."""
+    if not isinstance(g, _tensor.Tensor):  # a Function may return numpy arrays or numbers
+        g = _tensor.make(np.asarray(g), None, 0)
+    shape = nxt._grad_shape(nr)
+    if g.data.shape != shape:
+        g, summed[i] = _sum_to(node, i, g, shape)
+    return g
+
+
+def _check_all(node: Node, grads: list, summed: list) -> None:
+    """`_check` every gradient in place (before post hooks, which see them checked)."""
+    for i, (nxt, nr) in enumerate(zip(node._next_nodes, node._next_nrs)):
         if nxt is None:
-            result[i] = None  # no gradient for an input that does not need one
-            continue
-        if type(g) is not Tensor and not isinstance(g, Tensor):
-            g = result[i] = Tensor._make(np.asarray(g), None, 0)
-        shape = nxt._shape if nrs[i] == 0 else nxt._grad_shape(nrs[i])
-        if g.data.shape != shape:
-            result[i], summed[i] = _sum_to(node, i, g, shape)
-    if state.anomaly_enabled:
-        _check_anomaly(node, result)
-    return result, summed
+            grads[i] = None
+        elif grads[i] is not None:
+            grads[i] = _check(node, i, grads[i], nxt, nr, summed)
 
 
 def _check_anomaly(node: Node, grads: list) -> None:
