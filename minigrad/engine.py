@@ -220,11 +220,10 @@ def execute(roots: list, seeds: list, retain_graph: bool | None = None,
                     if waiting is None:  # a branch that autograd.grad does not need
                         continue
                     if g is not None:  # add g to what nxt's output nr has received so far
-                        buf = buffers.get(nxt)
-                        if buf is None:
-                            buf = buffers[nxt] = [None] * nxt._num_outputs
-                        nr = nrs[i]
-                        buf[nr] = g if buf[nr] is None else buf[nr] + g
+                        if nrs[i] == 0 and nxt not in buffers:
+                            buffers[nxt] = [g]  # the usual case: the first gradient for nxt
+                        else:
+                            _add_to_buffer(buffers, nxt, nrs[i], g)
                     deps[nxt] = waiting = waiting - 1
                     if waiting == 0:  # its last gradient has arrived: nxt is ready
                         if nxt not in buffers:
@@ -237,7 +236,8 @@ def execute(roots: list, seeds: list, retain_graph: bool | None = None,
                     _check_anomaly(node, grad_inputs)
             executed.append(node)
             if recording:
-                step = BackwardStep(len(executed), node, tuple(grads), tuple(grad_inputs),
+                step = BackwardStep(len(executed), node, tuple(_padded(node, grads)),
+                                    tuple(grad_inputs),
                                     time.perf_counter() - step_start, tuple(summed))
                 _emit(step)
                 if yield_steps:
@@ -295,21 +295,33 @@ def _skip_branch(node: Node, deps: dict, buffers: dict, ready: ReadyQueue) -> No
                     stack.append(nxt)
 
 
+def _padded(node: Node, grads: list) -> list:
+    """A buffer as one entry per output (None for outputs that got no gradient)."""
+    return grads + [None] * (node._num_outputs - len(grads))
+
+
 def _add_to_buffer(buffers: dict, node: Node, nr: int, grad: Any) -> None:
-    """Sum gradients arriving at the same output of `node` from several paths."""
+    """Sum gradients arriving at the same output of `node` from several paths.
+
+    A buffer holds one entry per output of `node` up to the last one that got a gradient;
+    `_call_backward` fills in the rest.
+    """
     buf = buffers.get(node)
     if buf is None:
-        buf = buffers[node] = [None] * node._num_outputs
+        buf = buffers[node] = []
+    if nr >= len(buf):
+        buf.extend([None] * (nr + 1 - len(buf)))
     buf[nr] = grad if buf[nr] is None else buf[nr] + grad
 
 
 def _call_backward(node: Node, grads: list) -> list:
     """Run one node's backward: one gradient (or None) per input, as a list."""
-    if node._num_outputs > 1 and node._materialize_grads:
-        # outputs nobody used get zeros (floats) so that backward sees one tensor per output
-        grads = [_tensor.make(np.zeros(shape, dtype), None, 0)
-                 if g is None and dtype.kind == "f" else g
-                 for g, (shape, dtype) in zip(grads, node._output_meta)]
+    if node._num_outputs > 1:
+        grads = _padded(node, grads)
+        if node._materialize_grads:  # outputs nobody used get zeros (floats)
+            grads = [_tensor.make(np.zeros(shape, dtype), None, 0)
+                     if g is None and dtype.kind == "f" else g
+                     for g, (shape, dtype) in zip(grads, node._output_meta)]
     try:
         out = node._function.backward(node, *grads)  # what node.apply(*grads) does
     except Exception:
@@ -372,6 +384,7 @@ def _sum_to(node: Node, i: int, g: Any, shape: tuple) -> tuple[Any, tuple]:
 def _run_pre_hooks(node: Node, grads: list, journal: dict, handed_out: set, recording: bool
                    ) -> list:
     """Tensor hooks, then retain_grad, then the node's own pre-hooks (PyTorch's order)."""
+    grads = _padded(node, grads)
     if node._tensor_pre_hooks:
         for nr, hooks in node._tensor_pre_hooks.items():
             for hook in list(hooks):
