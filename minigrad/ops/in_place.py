@@ -98,9 +98,9 @@ def inplace(target: Any, op: Any, arg: Any) -> Any:
     the new node as its grad_fn, as PyTorch rebases an in-place result. The version counter
     goes up, so backward can tell when a value it saved was overwritten.
     """
-    recording = False
+    recording, tensor_arg = False, is_tensor(arg)
     if state.grad_enabled:  # (under no_grad, an optimizer's update, there is nothing to check)
-        recording = target._requires_grad or (is_tensor(arg) and arg._requires_grad)
+        recording = target._requires_grad or (tensor_arg and arg._requires_grad)
         _check_may_write(target, recording)
     ufunc = None if recording else _in_place_ufuncs().get(op)
     if recording:
@@ -113,9 +113,8 @@ def inplace(target: Any, op: Any, arg: Any) -> Any:
         new = op(old, arg)
         _write(target, new.data)
         target.grad_fn, target._output_nr, target._requires_grad = new.grad_fn, 0, True
-    elif ufunc is not None and (is_tensor(arg) or isinstance(arg, (int, float))):
+    elif ufunc is not None and (tensor_arg or isinstance(arg, (int, float))):
         # nothing to record: let numpy write straight into the tensor (an optimizer's update)
-        tensor_arg = is_tensor(arg)
         value, data = arg.data if tensor_arg else arg, target.data
         # (a number never changes the shape: only a tensor's shape needs the broadcast check)
         if tensor_arg and value.shape != data.shape or not data.flags.writeable:

@@ -67,7 +67,8 @@ def mat2_grad(grad: Any, a: Any, b: Any) -> Any:
     gives a gradient whose transpose back to the weight is contiguous, so it can become
     `.grad` without a copy.
     """
-    if b.data.ndim == 2 and b.data.flags.f_contiguous and not b.data.flags.c_contiguous:
+    flags = b.data.flags  # (each `.flags` makes a new object: read it once)
+    if b.data.ndim == 2 and flags.f_contiguous and not flags.c_contiguous:
         return grad.t().mm(a).t()
     return a.t().mm(grad)
 
