@@ -443,16 +443,18 @@ def _accumulate(leaf: Any, grad: Any, journal: dict, handed_out: set, create_gra
         return
     old = leaf._grad
     journal.setdefault(leaf, old)
-    if grad.data.dtype != leaf.data.dtype:
+    if grad.data.dtype is not leaf.data.dtype and grad.data.dtype != leaf.data.dtype:
         grad = grad.to(leaf.data.dtype)
     if create_graph:
         total = grad if old is None else old + grad
     elif old is None:
         data = grad.data
-        if _owner_id(data) in handed_out or not data.flags.c_contiguous \
-                or not data.flags.writeable:
+        owner = _owner_id(data)
+        flags = data.flags  # (a new object on every access: read it once)
+        if owner in handed_out or not (flags.c_contiguous and flags.writeable):
             data = data.copy()
-        handed_out.add(_owner_id(data))
+            owner = id(data)
+        handed_out.add(owner)
         total = _tensor.make(data, None, 0)
     else:
         total = _tensor.make(old.data + grad.data, None, 0)
