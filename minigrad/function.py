@@ -286,8 +286,11 @@ class Function:
                 result = _tensor.make(out, ctx, 0)
                 if record:
                     ctx._shape = out.shape
-                    if cls.saves_output or events._listeners:
-                        _after_record(cls, ctx, args, result, (result,))
+                    if cls.saves_output:  # its backward reads the output: keep data and version
+                        ctx._saved_output = out
+                        ctx._output_vc = result._vc = [0]  # (a new tensor has no counter yet)
+                    if events._listeners:
+                        events.emit(events.ForwardOp(ctx, args, result))
                 return result
         else:  # a user's Function computes forward with ops, which must not be recorded
             if not record:
