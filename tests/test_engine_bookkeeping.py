@@ -1,0 +1,152 @@
+"""The engine's and Function.apply's bookkeeping shortcuts (issue 9) keep PyTorch's behaviour.
+
+Each shortcut skips work in the common case: a node's gradient buffer is made with its first
+gradient and holds only the outputs that got one; hooks are skipped while none was ever
+registered; nodes share their small flag tuples; a node that saved only numbers keeps no
+version tuple. These tests pin the uncommon cases each shortcut must still get right.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import minigrad
+from minigrad import autograd
+from minigrad.function import FREED_MESSAGE, Function
+
+
+def test_multi_output_node_with_only_its_first_output_used() -> None:
+    x = minigrad.tensor([[1.0, 5.0, 2.0], [7.0, 0.0, 3.0]], requires_grad=True)
+    values, indices = x.max(1)  # output 1 (indices) gets no gradient
+    values.sum().backward()
+    assert x.grad.tolist() == [[0.0, 1.0, 0.0], [1.0, 0.0, 0.0]]
+
+
+def test_hook_on_a_multi_output_node_sees_one_gradient_per_output() -> None:
+    x = minigrad.tensor([[1.0, 5.0], [7.0, 0.0]], requires_grad=True)
+    values, _ = x.max(1)
+    seen = []
+    values.grad_fn.register_prehook(lambda grads: seen.append(len(grads)))
+    values.sum().backward()
+    assert seen == [2]  # values and indices, the indices' entry None
+
+
+def test_retain_grad_on_a_multi_output_node() -> None:
+    x = minigrad.tensor([[1.0, 5.0], [7.0, 0.0]], requires_grad=True)
+    values, _ = x.max(1)
+    values.retain_grad()
+    (values * 3).sum().backward()
+    assert values.grad.tolist() == [3.0, 3.0]
+
+
+def test_a_hook_registered_between_backward_steps_still_fires() -> None:
+    x = minigrad.tensor([1.0, 2.0], requires_grad=True)
+    y = (x * 2).exp()
+    z = y.sum()
+    fired = []
+    for step in autograd.backward_steps(z):
+        if step.node.name() == "SumBackward0":  # before ExpBackward0 runs
+            y.grad_fn.register_prehook(lambda grads: fired.append(grads[0].tolist()))
+    assert len(fired) == 1
+    assert fired[0] == [1.0, 1.0]
+
+
+def test_needs_input_grad_is_a_tuple_of_bools_shared_between_nodes() -> None:
+    x = minigrad.tensor([1.0, 2.0], requires_grad=True)
+    a, b = x * 3, x * 4
+    assert a.grad_fn.needs_input_grad == (True, False)
+    assert all(type(v) is bool for v in a.grad_fn.needs_input_grad)
+    assert a.grad_fn.needs_input_grad is b.grad_fn.needs_input_grad
+    assert a.grad_fn.next_functions[1] == (None, 0)
+
+
+def test_output_number_is_kept_for_an_input_from_a_second_output() -> None:
+    x = minigrad.tensor([[1.0, 5.0], [7.0, 0.0]], requires_grad=True)
+    out = x.max(1)
+    values = out[0]
+    y = values * 2
+    assert y.grad_fn.next_functions[0] == (values.grad_fn, 0)
+
+
+def test_saved_output_after_backward_gives_pytorchs_message() -> None:
+    x = minigrad.tensor([0.5, -1.0], requires_grad=True)
+    y = x.tanh()
+    y.sum().backward()
+    with pytest.raises(RuntimeError) as err:
+        y.grad_fn.output
+    assert str(err.value) == FREED_MESSAGE
+
+
+def test_saved_output_changed_in_place_is_caught() -> None:
+    x = minigrad.tensor([0.5, -1.0], requires_grad=True)
+    y = x.exp()
+    z = y * 1.0
+    with minigrad.no_grad():
+        y.add_(1)
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        z.sum().backward()
+    assert x.grad is None  # nothing was accumulated
+
+
+class _SavesTwice(Function):
+    @staticmethod
+    def forward(ctx, a):
+        ctx.save_for_backward(a)
+        ctx.save_for_backward(2.0)  # the second call replaces the first: numbers only
+        return a.data * 2.0
+
+    @staticmethod
+    def backward(ctx, grad):
+        (k,) = ctx.saved_tensors
+        return grad * k
+
+
+def test_saving_numbers_after_tensors_replaces_the_versions_too() -> None:
+    x = minigrad.tensor([1.0, 2.0], requires_grad=True)
+    _SavesTwice.apply(x).sum().backward()
+    assert x.grad.tolist() == [2.0, 2.0]
+
+
+class _ReturnsNumpy(Function):
+    @staticmethod
+    def forward(ctx, a, b):
+        return a.data * b.data
+
+    @staticmethod
+    def backward(ctx, grad):
+        return np.ones((3, 2)) * 3, 5.0  # numpy and a number: the engine makes tensors
+
+
+def test_a_backward_may_return_numpy_arrays_and_numbers() -> None:
+    a = minigrad.tensor([1.0, 2.0], requires_grad=True)
+    b = minigrad.tensor(3.0, requires_grad=True)
+    _ReturnsNumpy.apply(a, b).sum().backward()
+    assert a.grad.tolist() == [9.0, 9.0]  # (3, 2) summed back to a's (2,)
+    assert b.grad.tolist() == 5.0
+
+
+class _WrongShape(Function):
+    @staticmethod
+    def forward(ctx, a):
+        return a.data.copy()
+
+    @staticmethod
+    def backward(ctx, grad):
+        return minigrad.ones(3, 2)
+
+
+def test_a_gradient_that_does_not_broadcast_is_an_error_and_nothing_is_kept() -> None:
+    a = minigrad.tensor([[1.0, 2.0, 3.0]], requires_grad=True)
+    with pytest.raises(RuntimeError, match=r"returned an invalid gradient at index 0 - got "
+                                           r"\[3, 2\] but expected shape compatible with "
+                                           r"\[1, 3\]"):
+        _WrongShape.apply(a).sum().backward()
+    assert a.grad is None
+
+
+def test_tensors_take_their_defaults_from_the_class() -> None:
+    t = minigrad.tensor([1.0])
+    assert (t.grad, t.name, t._version, t.is_leaf, t.requires_grad) == (None, None, 0, True, False)
+    u = t * 2
+    assert u.grad_fn is None and u._version == 0
