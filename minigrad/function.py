@@ -302,8 +302,7 @@ class Function:
             finally:
                 state.grad_enabled = prev
         if type(out) is np.ndarray:  # the common case: one array out
-            result = _tensor.make(out, ctx if record and out.dtype.kind == "f" else None,
-                                          0)
+            result = _tensor.make(out, ctx if record and out.dtype.kind == "f" else None, 0)
             results: tuple = (result,)
         else:
             outs = out if isinstance(out, tuple) else (out,)
