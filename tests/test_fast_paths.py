@@ -9,32 +9,16 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+import bitwise
 import minigrad as mg
 import minigrad.nn.functional as F
+from bitwise import FLOATS, same_bits
 from minigrad.ops import losses as L
 from minigrad.ops import selection
 
-FLOATS = [np.float16, np.float32, np.float64]
-BITS = {2: np.uint16, 4: np.uint32, 8: np.uint64}
-
-
-def same_bits(a: np.ndarray, b: np.ndarray) -> bool:
-    """Equal dtype, shape and bits: tells -0.0 from +0.0 and one NaN from another."""
-    a, b = np.asarray(a), np.asarray(b)
-    if a.dtype != b.dtype or a.shape != b.shape:
-        return False
-    bits = BITS[a.dtype.itemsize]
-    return np.array_equal(a.view(bits), b.view(bits))
-
 
 def awkward(dtype, shape=(6, 7), seed=0) -> np.ndarray:
-    """Random values with -0.0, +-inf and NaN sprinkled in."""
-    rng = np.random.default_rng(seed)
-    x = rng.standard_normal(shape).astype(dtype)
-    flat = x.reshape(-1)
-    flat[:4] = [-0.0, np.inf, -np.inf, np.nan]
-    rng.shuffle(flat)
-    return x
+    return bitwise.awkward(dtype, shape, seed)
 
 
 # -- where(c, grad, 0) / where(c, 0, grad) ------------------------------------------------------

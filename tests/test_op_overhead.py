@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 
 import minigrad as mg
+from bitwise import FLOATS, awkward, same_bits
 from minigrad.ops import linalg, linear, nn_ops, shaping
 from minigrad.ops import reduce as red
 from minigrad.ops import selection as sel
@@ -24,29 +25,6 @@ from minigrad.ops.base import normalize_dims
 # inf and NaN inputs on purpose: numpy's warnings about them are expected
 pytestmark = pytest.mark.filterwarnings("ignore::RuntimeWarning")
 
-FLOATS = [np.float16, np.float32, np.float64]
-BITS = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
-
-
-def same_bits(a: np.ndarray, b: np.ndarray) -> bool:
-    """Equal dtype, shape and bits: tells -0.0 from +0.0 and one NaN from another."""
-    a, b = np.asarray(a), np.asarray(b)
-    if a.dtype != b.dtype or a.shape != b.shape:
-        return False
-    if a.dtype.kind not in "fiub":
-        return np.array_equal(a, b)
-    bits = BITS[a.dtype.itemsize]
-    return np.array_equal(np.ascontiguousarray(a).view(bits), np.ascontiguousarray(b).view(bits))
-
-
-def awkward(dtype, shape=(4, 3), seed=0) -> np.ndarray:
-    """Random values with -0.0, +-inf and NaN sprinkled in."""
-    rng = np.random.default_rng(seed)
-    x = rng.standard_normal(shape).astype(dtype)
-    flat = x.reshape(-1)
-    flat[:4] = [-0.0, np.inf, -np.inf, np.nan]
-    rng.shuffle(flat)
-    return x
 
 
 def assert_same_tensor(fast, general, input=None) -> None:
