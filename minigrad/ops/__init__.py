@@ -66,8 +66,9 @@ __all__ = ["matmul", "constant", "as_operand"]
 
 
 # -- elementwise --------------------------------------------------------------------------
-def _binary(fn: Any, name: str, a: Any, b: Any, **config: Any) -> Any:
-    """Apply a two-input op; shapes that do not broadcast get an error naming both."""
+def _binary(fn: Any, name: str, a: Any, b: Any, config: dict | None = None) -> Any:
+    """Apply a two-input op (`config`: its settings, e.g. alpha); shapes that do not broadcast
+    get an error naming both."""
     Tensor = _tensor.Tensor
     if not isinstance(a, Tensor):
         a = as_operand(a)
@@ -84,7 +85,7 @@ def _binary(fn: Any, name: str, a: Any, b: Any, **config: Any) -> Any:
             out = fn.ufunc(a.data if isinstance(a, Tensor) else a,
                            b.data if isinstance(b, Tensor) else b)
             return Tensor._make(out if type(out) is np.ndarray else np.asarray(out), None, 0)
-        return fn.apply(a, b, **config)
+        return fn.apply(a, b) if config is None else fn.apply(a, b, **config)
     except ValueError as exc:
         sa, sb = np.shape(unwrap(a)), np.shape(unwrap(b))
         try:
@@ -97,14 +98,14 @@ def _binary(fn: Any, name: str, a: Any, b: Any, **config: Any) -> Any:
 def add(input: Any, other: Any, alpha: float = 1) -> Any:
     """input + alpha * other"""
     if alpha != 1:  # one AddBackward0 node, as in PyTorch
-        return _binary(ew.AddScaled, "add", input, other, alpha=alpha)
+        return _binary(ew.AddScaled, "add", input, other, {"alpha": alpha})
     return _binary(ew.Add, "add", input, other)
 
 
 def sub(input: Any, other: Any, alpha: float = 1) -> Any:
     """input - alpha * other"""
     if alpha != 1:  # one SubBackward0 node, as in PyTorch
-        return _binary(ew.SubScaled, "sub", input, other, alpha=alpha)
+        return _binary(ew.SubScaled, "sub", input, other, {"alpha": alpha})
     return _binary(ew.Sub, "sub", input, other)
 
 
