@@ -304,7 +304,7 @@ def _add_to_buffer(buffers: dict, node: Node, nr: int, grad: Any) -> None:
     """Sum gradients arriving at the same output of `node` from several paths.
 
     A buffer holds one entry per output of `node` up to the last one that got a gradient;
-    `_call_backward` fills in the rest.
+    `_padded` fills in the rest where every output is needed.
     """
     buf = buffers.get(node)
     if buf is None:
