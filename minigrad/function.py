@@ -123,14 +123,13 @@ class Node:
             return
         self._saved = values
         Tensor = _tensor.Tensor
-        versions = []
-        for v in values:
+        versions = None  # stays None when only numbers (or None) were saved: nothing to check
+        for i, v in enumerate(values):
             if isinstance(v, Tensor):
-                versions.append(0 if v._vc is None else v._vc[0])
-            else:
-                versions.append(None)
-        # (numbers only: nothing to check later, and no tuple to keep)
-        self._saved_versions = tuple(versions) if versions.count(None) != len(versions) else ()
+                if versions is None:
+                    versions = [None] * len(values)
+                versions[i] = 0 if v._vc is None else v._vc[0]
+        self._saved_versions = () if versions is None else tuple(versions)
 
     @property
     def saved_tensors(self) -> tuple:
@@ -348,10 +347,6 @@ def _wrap_output(out: Any, ctx: Node, index: int, record: bool) -> Any:
     return Tensor._make(data, None, 0)
 
 
-_shared_nrs: dict[tuple, tuple] = {}
-_shared_needs: dict[tuple, tuple] = {}  # apart from _shared_nrs: (True,) == (1,) in Python
-
-
 def _record(cls: type, args: tuple) -> Node | None:
     """A new Node for `cls`, linked to the inputs that require grad; None when none does.
 
@@ -360,29 +355,42 @@ def _record(cls: type, args: tuple) -> Node | None:
     shape a gradient must have is kept by the node that receives it (`_shape`), as in PyTorch.
     """
     Tensor = _tensor.Tensor
-    nodes, nrs, needs = [], [], []
+    nodes, nrs = [], []  # nrs: which output of its node each input is; -1: needs no gradient
     for a in args:
         if isinstance(a, Tensor) and a._requires_grad:
             nodes.append(a.grad_fn or a._accumulator())
             nrs.append(a._output_nr)
-            needs.append(True)
         else:
             nodes.append(None)
-            nrs.append(0)
-            needs.append(False)
-    if True not in needs:
+            nrs.append(-1)
+    key = tuple(nrs)
+    next_nrs, needs = _edge_flags.get(key) or _new_edge_flags(key)
+    if needs is None:
         return None
     ctx = cls._node_class()
     ctx._sequence_nr = next(_sequence)
     ctx._next_nodes = tuple(nodes)
-    # These two take few distinct values ((0,), (True, False), ...): nodes share one copy of
-    # each, which leaves fewer new objects for the cycle collector to look at.
-    ctx._next_nrs = _shared_nrs.setdefault(t := tuple(nrs), t)
-    ctx.needs_input_grad = _shared_needs.setdefault(t := tuple(needs), t)
+    ctx._next_nrs = next_nrs
+    ctx.needs_input_grad = needs
     if state.anomaly_enabled:
         ctx._creation_stack = traceback.format_stack()[:-3]
         ctx.metadata["traceback_"] = ctx._creation_stack
     return ctx
+
+
+# `_next_nrs` and `needs_input_grad` take few distinct values ((0,), (True, False), ...): nodes
+# share one copy of each, made once here per pattern of inputs, which leaves fewer new objects
+# for the cycle collector to look at.
+_edge_flags: dict[tuple, tuple] = {}
+
+
+def _new_edge_flags(key: tuple) -> tuple:
+    """(next_nrs, needs_input_grad) for a pattern of output numbers (-1: no gradient), or
+    (None, None) when no input needs a gradient."""
+    needs = tuple(nr >= 0 for nr in key)
+    flags = (tuple(max(nr, 0) for nr in key), needs) if True in needs else (None, None)
+    _edge_flags[key] = flags
+    return flags
 
 
 def _modified_message(value: Any, version: int) -> str:
