@@ -32,7 +32,7 @@ from minigrad import tensor as _tensor
 from minigrad.events import BackwardBegin, BackwardEnd, BackwardStep, GradAccumulated, HookFired
 from minigrad.function import AccumulateGrad, Node, any_hooks
 from minigrad.grad_mode import state
-from minigrad.ops.reduce import SumToSize, sum_to_dims
+from minigrad.ops.reduce import SumToSize, sum_to_array
 from minigrad.ready_queue import ReadyQueue
 
 NO_GRAD_MESSAGE = "element {} of tensors does not require grad and does not have a grad_fn"
@@ -368,17 +368,15 @@ def _check_anomaly(node: Node, grads: list) -> None:
 
 def _sum_to(node: Node, i: int, g: Any, shape: tuple) -> tuple[Any, tuple]:
     """Undo broadcasting: sum `g` over the dims its input was broadcast along."""
-    g_shape = g.data.shape
-    lead = len(g_shape) - len(shape)
-    dims = sum_to_dims(g_shape, shape) if lead >= 0 else ()
-    summed = g.data.sum(axis=dims, keepdims=True) if dims else g.data
-    if lead < 0 or summed.shape[lead:] != shape:  # g is not the input's shape, broadcast
+    try:
+        data, dims = sum_to_array(g.data, shape)
+    except ValueError:  # g is not the input's shape, broadcast
         raise RuntimeError(
             f"Function {node.name()} returned an invalid gradient at index {i} - got "
-            f"{list(g_shape)} but expected shape compatible with {list(shape)}")
+            f"{list(g.data.shape)} but expected shape compatible with {list(shape)}") from None
     if state.grad_enabled:  # create_graph: record the summation too
         return SumToSize.apply(g, shape=shape), dims
-    return _tensor.make(summed.reshape(shape), None, 0), dims
+    return _tensor.make(data, None, 0), dims
 
 
 def _run_pre_hooks(node: Node, grads: list, journal: dict, handed_out: set, recording: bool

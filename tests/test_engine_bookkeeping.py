@@ -150,3 +150,32 @@ def test_tensors_take_their_defaults_from_the_class() -> None:
     assert (t.grad, t.name, t._version, t.is_leaf, t.requires_grad) == (None, None, 0, True, False)
     u = t * 2
     assert u.grad_fn is None and u._version == 0
+
+
+class _Transposed(Function):
+    @staticmethod
+    def forward(ctx, a):
+        return a.data.copy()
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad.t()  # (2, 3) for a (3, 2) input: the same size, not a broadcast of it
+
+
+def test_a_gradient_of_the_same_size_but_another_shape_is_an_error() -> None:
+    a = minigrad.ones(3, 2, requires_grad=True)
+    with pytest.raises(RuntimeError, match=r"returned an invalid gradient at index 0 - got "
+                                           r"\[2, 3\] but expected shape compatible with "
+                                           r"\[3, 2\]"):
+        _Transposed.apply(a).sum().backward()
+    assert a.grad is None
+
+
+def test_sum_to_array_refuses_a_shape_that_does_not_broadcast() -> None:
+    from minigrad.ops.reduce import sum_to_array
+
+    data, dims = sum_to_array(np.ones((4, 2, 3)), (2, 1))
+    assert data.tolist() == [[12.0], [12.0]] and dims == (0, 2)
+    for g_shape, shape in (((2, 3), (3, 2)), ((3,), (2, 3)), ((4, 3), (2, 3))):
+        with pytest.raises(ValueError, match="cannot sum"):
+            sum_to_array(np.ones(g_shape), shape)

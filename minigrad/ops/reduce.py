@@ -266,9 +266,18 @@ def sum_to_dims(g_shape: tuple, shape: tuple) -> tuple[int, ...]:
 
 
 def sum_to_array(g: np.ndarray, shape: tuple) -> tuple[np.ndarray, tuple]:
-    """Sum `g` down to `shape` (numpy); also say which dims of `g` were summed."""
+    """Sum `g` down to `shape` (numpy); also say which dims of `g` were summed.
+
+    ValueError when `g`'s shape is not `shape` broadcast (a reshape alone would not notice
+    when the sizes happen to agree, e.g. (2, 3) for (3, 2)).
+    """
+    lead = len(g.shape) - len(shape)
+    if lead < 0:
+        raise ValueError(f"cannot sum {g.shape} to {shape}: it has fewer dims")
     dims = sum_to_dims(g.shape, shape)
     out = g.sum(axis=dims, keepdims=True) if dims else g
+    if out.shape[lead:] != shape:  # a dim that is neither shape's nor 1 in shape
+        raise ValueError(f"cannot sum {g.shape} to {shape}: it does not broadcast to it")
     return out.reshape(shape), dims
 
 
