@@ -37,11 +37,6 @@ FREED_MESSAGE = (
 _hooks_registered = 0  # how many node hooks were ever registered: while 0, backward skips them
 
 
-def count_hook() -> None:
-    global _hooks_registered
-    _hooks_registered += 1
-
-
 def any_hooks() -> bool:
     """Was a hook (or retain_grad) ever registered on any node? If not, none has one."""
     return _hooks_registered > 0
@@ -174,10 +169,15 @@ class Node:
         self._non_differentiable = {id(t) for t in tensors}
 
     # -- hooks ----------------------------------------------------------------------
+    def _mark_hooked(self) -> None:
+        """This node has a hook (or a retained grad): backward must look for them."""
+        global _hooks_registered
+        self._hooked = True
+        _hooks_registered += 1
+
     def register_prehook(self, hook: Callable) -> RemovableHandle:
         """`hook(grad_outputs) -> None | new grad_outputs`, run before this node's backward."""
-        self._hooked = True
-        count_hook()
+        self._mark_hooked()
         if not isinstance(self._pre_hooks, list):
             self._pre_hooks = []
         self._pre_hooks.append(hook)
@@ -185,16 +185,14 @@ class Node:
 
     def register_hook(self, hook: Callable) -> RemovableHandle:
         """`hook(grad_inputs, grad_outputs) -> None | new grad_inputs`, run after backward."""
-        self._hooked = True
-        count_hook()
+        self._mark_hooked()
         if not isinstance(self._post_hooks, list):
             self._post_hooks = []
         self._post_hooks.append(hook)
         return RemovableHandle(self._post_hooks, hook)
 
     def _add_tensor_hook(self, output_nr: int, hook: Callable) -> RemovableHandle:
-        self._hooked = True
-        count_hook()
+        self._mark_hooked()
         if self._tensor_pre_hooks is None:
             self._tensor_pre_hooks = {}
         hooks = self._tensor_pre_hooks.setdefault(output_nr, [])

@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from minigrad import dtypes, engine, ops
-from minigrad.function import AccumulateGrad, RemovableHandle, count_hook
+from minigrad.function import AccumulateGrad, RemovableHandle
 from minigrad.printing import tensor_repr
 
 NON_LEAF_GRAD_WARNING = (
@@ -156,8 +156,7 @@ class Tensor:
         if self.grad_fn is None or self._retains_grad:
             return
         node = self.grad_fn
-        node._hooked = True
-        count_hook()
+        node._mark_hooked()
         if node._retained is None:
             node._retained = {}
         node._retained[self._output_nr] = weakref.ref(self)
