@@ -40,6 +40,12 @@ def _spread(ctx: Any, grad: Any) -> Any:
     return grad / ctx.numel if ctx.reduction == "mean" else grad
 
 
+def _spread_weighted(ctx: Any, grad: Any) -> Any:
+    """`_spread`, times the per-element weights when the loss has them (`ctx.weight`)."""
+    g = _spread(ctx, grad)
+    return g if ctx.weight is None else g * constant(ctx.weight)
+
+
 class MseLoss(Function):
     """(input - target)^2, averaged or summed"""
 
@@ -163,9 +169,7 @@ class BinaryCrossEntropy(Function):
     @staticmethod
     def backward(ctx, grad):
         x, t = ctx.saved_tensors
-        g = _spread(ctx, grad)
-        if ctx.weight is not None:
-            g = g * constant(ctx.weight)
+        g = _spread_weighted(ctx, grad)
         need_input, need_target = ctx.needs_input_grad
         d_input = d_target = None
         if need_input:
@@ -208,9 +212,7 @@ class BinaryCrossEntropyWithLogits(Function):
     @staticmethod
     def backward(ctx, grad):
         x, t = ctx.saved_tensors
-        g = _spread(ctx, grad)
-        if ctx.weight is not None:
-            g = g * constant(ctx.weight)
+        g = _spread_weighted(ctx, grad)
         pw = 1 if ctx.pos_weight is None else constant(ctx.pos_weight)
         need_input, need_target = ctx.needs_input_grad
         d_input = d_target = None
