@@ -200,30 +200,31 @@ def execute(roots: list, seeds: list, retain_graph: bool | None = None,
                     _accumulate(node.variable, grads[0], journal, handed_out, create_graph,
                                 recording)
                 grad_inputs: list | tuple = ()
-                summed: list = []
+                summed: list | None = []
             else:
                 grad_inputs = _call_backward(node, grads)  # one gradient (or None) per input
-                summed: list = [None] * len(grad_inputs)
+                # the dims each gradient was summed over, for the BackwardStep event
+                summed = [None] * len(grad_inputs) if recording else None
                 if hooked and node._post_hooks:  # post hooks get the checked gradients
                     _check_all(node, grad_inputs, summed)
                     grad_inputs = list(_run_post_hooks(node, grad_inputs, grads, recording))
                 nrs = node._next_nrs
                 for i, nxt in enumerate(node._next_nodes):
-                    g = grad_inputs[i]
                     if nxt is None:  # an input that needs no gradient gets none
                         grad_inputs[i] = None
                         continue
+                    g, nr = grad_inputs[i], nrs[i]
                     if g is not None and (type(g) is not Tensor or g.data.shape != (
-                            nxt._shape if nrs[i] == 0 else nxt._grad_shape(nrs[i]))):
-                        g = grad_inputs[i] = _check(node, i, g, nxt, nrs[i], summed)
+                            nxt._shape if nr == 0 else nxt._grad_shape(nr))):
+                        g = grad_inputs[i] = _check(node, i, g, nxt, nr, summed)
                     waiting = deps.get(nxt)
                     if waiting is None:  # a branch that autograd.grad does not need
                         continue
                     if g is not None:  # add g to what nxt's output nr has received so far
-                        if nrs[i] == 0 and nxt not in buffers:
+                        if nr == 0 and nxt not in buffers:
                             buffers[nxt] = [g]  # the usual case: the first gradient for nxt
                         else:
-                            _add_to_buffer(buffers, nxt, nrs[i], g)
+                            _add_to_buffer(buffers, nxt, nr, g)
                     deps[nxt] = waiting = waiting - 1
                     if waiting == 0:  # its last gradient has arrived: nxt is ready
                         if nxt not in buffers:
@@ -336,18 +337,21 @@ def _call_backward(node: Node, grads: list) -> list:
     return result
 
 
-def _check(node: Node, i: int, g: Any, nxt: Node, nr: int, summed: list) -> Any:
+def _check(node: Node, i: int, g: Any, nxt: Node, nr: int, summed: list | None) -> Any:
     """Gradient `g` for input i, made a Tensor of the input's shape: broadcasting is undone
-    here (and only here) by summing; a shape that does not broadcast to it is an error."""
+    here (and only here) by summing; a shape that does not broadcast to it is an error.
+    The dims summed over go to `summed[i]` (None: nobody listens for them)."""
     if not isinstance(g, _tensor.Tensor):  # a Function may return numpy arrays or numbers
         g = _tensor.make(np.asarray(g), None, 0)
     shape = nxt._grad_shape(nr)
     if g.data.shape != shape:
-        g, summed[i] = _sum_to(node, i, g, shape)
+        g, dims = _sum_to(node, i, g, shape)
+        if summed is not None:
+            summed[i] = dims
     return g
 
 
-def _check_all(node: Node, grads: list, summed: list) -> None:
+def _check_all(node: Node, grads: list, summed: list | None) -> None:
     """`_check` every gradient in place (before post hooks, which see them checked)."""
     for i, (nxt, nr) in enumerate(zip(node._next_nodes, node._next_nrs)):
         if nxt is None:

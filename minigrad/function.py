@@ -124,7 +124,10 @@ class Node:
                 if versions is None:
                     versions = [None] * len(values)
                 versions[i] = 0 if v._vc is None else v._vc[0]
-        self._saved_versions = () if versions is None else tuple(versions)
+        if versions is not None:
+            self._saved_versions = tuple(versions)
+        elif self._saved_versions:  # (saved again, now without tensors)
+            self._saved_versions = ()
 
     @property
     def saved_tensors(self) -> tuple:

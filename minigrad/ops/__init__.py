@@ -20,7 +20,15 @@ from minigrad.ops import elementwise as ew
 from minigrad.ops import linalg, nn_ops
 from minigrad.ops import reduce as red
 from minigrad.ops import selection as sel
-from minigrad.ops.base import as_operand, broadcast_message, constant, is_tensor, plain, unwrap
+from minigrad.ops.base import (
+    as_operand,
+    broadcast_message,
+    constant,
+    is_tensor,
+    operands,
+    plain,
+    unwrap,
+)
 from minigrad.ops.in_place import (
     LEAF_INPLACE,
     NO_GRAD_VIEW_INPLACE,
@@ -82,8 +90,7 @@ def _binary(fn: Any, name: str, a: Any, b: Any, config: dict | None = None) -> A
                 isinstance(a, Tensor) and a._requires_grad
                 or isinstance(b, Tensor) and b._requires_grad)):
             # no node would be recorded (no_grad, inside backward, constants): plain numpy
-            out = fn.ufunc(a.data if isinstance(a, Tensor) else a,
-                           b.data if isinstance(b, Tensor) else b)
+            out = fn.ufunc(*operands(a, b))
             return Tensor._make(out if type(out) is np.ndarray else np.asarray(out), None, 0)
         return fn.apply(a, b) if config is None else fn.apply(a, b, **config)
     except ValueError as exc:

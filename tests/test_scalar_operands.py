@@ -1,0 +1,62 @@
+"""A Python float next to a float tensor is computed with as a 0-d array of the tensor's dtype
+(ops.base.operands): same bits as numpy's own handling of the number, only faster."""
+
+import math
+
+import numpy as np
+import pytest
+
+import minigrad
+from minigrad.ops import base
+
+
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64])
+@pytest.mark.parametrize("number", [0.9, -0.1, 1e-8, 3.0, 1e39, -0.0, 0.0, math.inf,
+                                    math.nan, 1 / 3])
+def test_same_bits_as_numpy_with_the_python_float(dtype, number):
+    x = np.linspace(-2, 2, 11).astype(dtype)
+    with np.errstate(over="ignore"):
+        for ufunc in (np.add, np.subtract, np.multiply, np.divide):
+            expected = ufunc(x, number)
+            got = ufunc(*base.operands(minigrad.tensor(x), number))
+            assert got.dtype == expected.dtype
+            np.testing.assert_array_equal(got.view(np.uint8), expected.view(np.uint8))
+            expected = ufunc(number, x)  # the number first
+            got = ufunc(*base.operands(number, minigrad.tensor(x)))
+            np.testing.assert_array_equal(got.view(np.uint8), expected.view(np.uint8))
+
+
+def test_minus_zero_keeps_its_sign_after_plus_zero_was_seen():
+    x = np.ones(2, np.float32)
+    base.operands(x, 0.0)
+    _, minus = base.operands(x, -0.0)
+    assert math.copysign(1.0, float(minus)) == -1.0
+
+
+def test_other_operands_pass_through_unchanged():
+    x = np.ones(2, np.float32)
+    ints = np.ones(2, np.int64)
+    assert base.operands(x, 3)[1] == 3 and type(base.operands(x, 3)[1]) is int
+    assert type(base.operands(ints, 0.5)[1]) is float  # int arrays: numpy's rules decide
+    assert base.operands(x, x)[1] is x
+
+
+def test_the_kept_arrays_are_read_only_and_bounded():
+    arr = base.float_array(0.25, np.dtype(np.float32))
+    assert not arr.flags.writeable
+    for i in range(600):
+        base.float_array(1.0 + i, np.dtype(np.float64))
+    assert len(base._float_arrays[np.dtype(np.float64)]) <= 256
+
+
+def test_tensor_times_float_no_grad_and_recorded_give_the_same_bits():
+    x = minigrad.tensor(np.linspace(-1, 1, 16, dtype=np.float32), requires_grad=True)
+    recorded = x * 0.9
+    with minigrad.no_grad():
+        plain = x * 0.9
+    expected = x.data * 0.9
+    assert recorded.dtype == plain.dtype == minigrad.float32
+    np.testing.assert_array_equal(recorded.data.view(np.uint32), expected.view(np.uint32))
+    np.testing.assert_array_equal(plain.data.view(np.uint32), expected.view(np.uint32))
+    recorded.sum().backward()
+    np.testing.assert_array_equal(x.grad.data, np.full(16, np.float32(0.9)))
