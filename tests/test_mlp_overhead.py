@@ -153,10 +153,22 @@ def test_relu_layer_still_records_relu_backward():
 
 # -- LogSoftmaxBackward0, NllLossBackward0 --------------------------------------------------------
 @pytest.mark.parametrize("dtype", FLOATS)
-@pytest.mark.parametrize("shape, dim", [((6, 7), 1), ((6, 7), 0), ((7,), 0), ((2, 3, 4), 1)])
+@pytest.mark.parametrize("shape, dim", [((6, 7), 1), ((6, 7), 0), ((7,), 0), ((2, 3, 4), 1),
+                                        ((), 0)])
 def test_log_softmax_backward_bits_plain_and_create_graph(dtype, shape, dim):
     x = leaf(np.random.default_rng(5).standard_normal(shape).astype(dtype))
     grads_both_ways(lambda: upstream(F.log_softmax(x, dim) * x), [x])
+
+
+@pytest.mark.parametrize("keepdim", [True, False])
+def test_sum_of_a_0d_tensor_over_dim_0_is_itself(keepdim):
+    """(PyTorch allows dim 0 and -1 on a 0-d tensor; log_softmax's backward sums that way.)"""
+    x = leaf(2.5)
+    y = x.sum(0, keepdim=keepdim) * 3
+    assert y.shape == () and y.item() == 7.5
+    y.backward()
+    assert x.grad.item() == 3.0
+    assert mg.tensor(2.5).sum(-1).item() == 2.5
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
@@ -240,10 +252,11 @@ def test_mlp_step_graph_and_backward_events_unchanged():
 # -- sum_to_array -------------------------------------------------------------------------------
 @pytest.mark.parametrize("g_shape, shape", [((4, 3), (3,)), ((2, 4, 3), (3,)), ((4, 3), (4, 1)),
                                              ((4, 3), (1, 3)), ((2, 4, 3), (4, 1)),
-                                             ((4, 3), (4, 3)), ((4, 3), ())])
+                                             ((4, 3), (4, 3)), ((4, 3), ()), ((5,), ())])
 def test_sum_to_array_is_keepdims_sum_and_reshape(g_shape, shape):
     g = awkward(np.float32, g_shape, 9)
     got, dims = reduce.sum_to_array(g, shape)
+    assert type(got) is np.ndarray
     assert dims == reduce.sum_to_dims(g_shape, shape)
     want = g.sum(axis=dims, keepdims=True).reshape(shape) if dims else g.reshape(shape)
     assert same_bits(got, want)

@@ -9,8 +9,9 @@ from __future__ import annotations
 import numpy as np
 
 from minigrad.function import Function
-from minigrad.ops.base import constant, unwrap
-from minigrad.ops.selection import where
+from minigrad.grad_mode import state
+from minigrad.ops.base import constant, plain, unwrap
+from minigrad.ops.selection import where, where_array
 
 
 class Add(Function):
@@ -384,7 +385,10 @@ class Relu(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        return where(ctx.output.data > 0, grad, 0.0)  # where, not *: no -0. where a < 0
+        keep = ctx.output.data > 0  # where, not *: no -0. where a < 0
+        if not state.grad_enabled:  # nothing to record: where()'s numpy, without its checks
+            return plain(where_array(keep, grad.data, 0.0))
+        return where(keep, grad, 0.0)
 
 
 class Sin(Function):

@@ -6,7 +6,9 @@ from typing import Any
 
 import numpy as np
 
+from minigrad import tensor as _tensor  # resolved at call time (tensor.py imports the ops)
 from minigrad.function import Function
+from minigrad.grad_mode import state
 from minigrad.ops.base import shape_of, unwrap
 
 
@@ -49,6 +51,8 @@ class Mm(Function):
     def backward(ctx, grad):
         a, b = ctx.saved_tensors
         need_a, need_b = ctx.needs_input_grad
+        if not state.grad_enabled:  # nothing to record (no create_graph): see mm_grads
+            return mm_grads(grad.data, a.data, b.data, need_a, need_b)
         return grad.mm(b.t()) if need_a else None, mat2_grad(grad, a, b) if need_b else None
 
 
@@ -67,10 +71,33 @@ def mat2_grad(grad: Any, a: Any, b: Any) -> Any:
     gives a gradient whose transpose back to the weight is contiguous, so it can become
     `.grad` without a copy.
     """
-    flags = b.data.flags  # (each `.flags` makes a new object: read it once)
-    if b.data.ndim == 2 and flags.f_contiguous and not flags.c_contiguous:
+    if _transposed(b.data):
         return grad.t().mm(a).t()
     return a.t().mm(grad)
+
+
+def _transposed(b: np.ndarray) -> bool:
+    """Is `b` laid out as the transpose of a C-contiguous matrix (a Linear's `weight.t()`)?"""
+    flags = b.flags  # (each `.flags` makes a new object: read it once)
+    return b.ndim == 2 and flags.f_contiguous and not flags.c_contiguous
+
+
+def mm_grads(g: np.ndarray, a: np.ndarray, b: np.ndarray, need_a: bool, need_b: bool
+             ) -> tuple:
+    """The gradients of `a @ b` for an incoming `g`, as plain tensors, computed on the arrays:
+    `g @ b^T` and `mat2_grad`'s product, the very numpy calls the Tensor formulas make.
+
+    For a backward that records nothing, where the Tensor formulas would cost a chain of
+    calls and temporary Tensors per product (~6 per Linear layer).
+    """
+    make = _tensor.make  # (a product of matrices is always an array: no check needed)
+    grad_a = make(g @ b.T, None, 0) if need_a else None
+    if not need_b:
+        return grad_a, None
+    flags = b.flags  # _transposed(b), inline
+    if b.ndim == 2 and flags.f_contiguous and not flags.c_contiguous:
+        return grad_a, make((g.T @ a).T, None, 0)
+    return grad_a, make(a.T @ g, None, 0)
 
 
 class Mv(Function):

@@ -17,7 +17,7 @@ from minigrad import ops
 from minigrad.function import Function
 from minigrad.grad_mode import state
 from minigrad.ops.base import as_operand, is_tensor, plain, unwrap
-from minigrad.ops.linalg import mat2_grad
+from minigrad.ops.linalg import mat2_grad, mm_grads
 
 
 class Addmm(Function):
@@ -37,6 +37,9 @@ class Addmm(Function):
         mat1, mat2 = ctx.saved_tensors
         need_bias, need_1, need_2 = ctx.needs_input_grad
         # the bias gradient is `grad` itself: the engine sums it over the rows (sum_to)
+        if not state.grad_enabled:  # nothing to record (no create_graph): see mm_grads
+            return (grad if need_bias else None,
+                    *mm_grads(grad.data, mat1.data, mat2.data, need_1, need_2))
         return (grad if need_bias else None,
                 grad.mm(mat2.t()) if need_1 else None,
                 mat2_grad(grad, mat1, mat2) if need_2 else None)

@@ -17,7 +17,8 @@ from typing import Any
 import numpy as np
 
 from minigrad.function import Function
-from minigrad.ops.base import constant
+from minigrad.grad_mode import state
+from minigrad.ops.base import constant, plain
 
 REDUCTIONS = ("mean", "sum", "none")
 
@@ -95,6 +96,8 @@ class NllLoss(Function):
         (coef,) = ctx.saved_tensors
         if ctx.reduction == "none" and not ctx.single:
             grad = grad.unsqueeze(1)  # one loss per sample: broadcast over the classes
+        if not state.grad_enabled:  # nothing to record: numpy's product, no Tensor op
+            return plain(grad.data * coef.data)
         return grad * coef
 
 

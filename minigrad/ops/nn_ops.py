@@ -5,6 +5,9 @@ from __future__ import annotations
 import numpy as np
 
 from minigrad.function import Function
+from minigrad.grad_mode import state
+from minigrad.ops.base import plain
+from minigrad.ops.reduce import sum_array
 
 
 class Softmax(Function):
@@ -39,6 +42,11 @@ class LogSoftmax(Function):
 
     @staticmethod
     def backward(ctx, grad):
+        if not state.grad_enabled:
+            # nothing to record (no create_graph): the same numpy calls as the formula below,
+            # without its four temporary Tensors
+            g = grad.data
+            return plain(g - np.exp(ctx.output.data) * sum_array(g, (ctx.dim,), True))
         return grad - ctx.output.exp() * grad.sum(ctx.dim, keepdim=True)
 
 

@@ -14,7 +14,7 @@ from minigrad.ops.selection import where
 
 def _restore_dims(grad: Any, ctx: Any) -> Any:
     """Give a reduced gradient its size-1 dims back, so that it broadcasts to the input."""
-    if ctx.keepdim or not ctx.dims:
+    if ctx.keepdim or not ctx.dims or not ctx.in_shape:  # (a 0-d input: nothing to restore)
         return grad
     shape = list(ctx.in_shape)
     for d in ctx.dims:
@@ -57,9 +57,10 @@ class SumDim(Function):
 def sum_array(a: np.ndarray, dims: tuple | None, keepdim: bool) -> np.ndarray:
     """`a` summed over `dims` (all for None), as an array (numpy gives a scalar for a full sum).
 
-    The array method, not `np.sum`: the function is a Python wrapper around it (~1.5 us).
+    The ufunc's reduce, which `a.sum` calls through a Python function (and `np.sum` through
+    several): the same sum, one call. A 0-d `a` is its own sum over dim 0 (as in PyTorch).
     """
-    out = a.sum(axis=dims, keepdims=keepdim)
+    out = np.add.reduce(a, axis=dims if a.ndim else None, keepdims=keepdim)
     return out if type(out) is np.ndarray else np.asarray(out)
 
 
@@ -274,8 +275,13 @@ def sum_to_array(g: np.ndarray, shape: tuple) -> tuple[np.ndarray, tuple]:
     lead = len(g.shape) - len(shape)
     if lead < 0:
         raise ValueError(f"cannot sum {g.shape} to {shape}: it has fewer dims")
+    if lead and shape and g.shape[lead:] == shape:  # (a sum to () gives a numpy scalar)
+        # only new leading dims (a bias row's gradient, every step of a Linear): one reduce
+        # gives `shape` (the same sum as the general path's keepdims and reshape)
+        dims = tuple(range(lead))
+        return np.add.reduce(g, axis=dims), dims
     dims = sum_to_dims(g.shape, shape)
-    out = g.sum(axis=dims, keepdims=True) if dims else g
+    out = np.add.reduce(g, axis=dims, keepdims=True) if dims else g
     if out.shape[lead:] != shape:  # a dim that is neither shape's nor 1 in shape
         raise ValueError(f"cannot sum {g.shape} to {shape}: it does not broadcast to it")
     return out.reshape(shape), dims

@@ -69,7 +69,7 @@ class Where(Function):
     @staticmethod
     def forward(ctx, a, b, condition=None):
         ctx.condition = condition
-        return _where_array(condition, unwrap(a), unwrap(b))
+        return where_array(condition, unwrap(a), unwrap(b))
 
     @staticmethod
     def backward(ctx, grad):
@@ -79,7 +79,7 @@ class Where(Function):
                 where(c, 0.0, grad) if need_b else None)
 
 
-def _where_array(condition: np.ndarray, a: Any, b: Any) -> np.ndarray:
+def where_array(condition: np.ndarray, a: Any, b: Any) -> np.ndarray:
     """`np.where(condition, a, b)`; masking the bits where one side is +0 (see below)."""
     if _is_plus_zero(b) and _maskable(a, condition):
         return _keep_or_zero(a, condition)  # where(c, grad, 0): ReLU's backward
@@ -150,5 +150,5 @@ def where(condition: Any, a: Any, b: Any) -> Any:
     if not (state.grad_enabled and (a_tensor and a._requires_grad
                                     or b_tensor and b._requires_grad)):
         # nothing to record (ReLU's backward, no_grad): numpy alone, without Function.apply
-        return plain(_where_array(c, a.data if a_tensor else a, b.data if b_tensor else b))
+        return plain(where_array(c, a.data if a_tensor else a, b.data if b_tensor else b))
     return Where.apply(a, b, condition=c)
