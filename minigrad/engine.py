@@ -182,7 +182,7 @@ def execute(roots: list, seeds: list, retain_graph: bool | None = None,
     try:
         while heap:
             # one ready node (always so in a chain) needs no heap work
-            node = heap.pop() if len(heap) == 1 else ready.pop()
+            node = heap.pop()[1] if len(heap) == 1 else ready.pop()
             step_start = time.perf_counter() if recording else 0.0
             grads = buffers.pop(node)
             hooked = hooks and node._hooked
@@ -231,8 +231,8 @@ def execute(roots: list, seeds: list, retain_graph: bool | None = None,
                             _skip_branch(nxt, deps, buffers, ready)
                         elif heap:
                             ready.push(nxt)
-                        else:
-                            heap.append(nxt)
+                        else:  # alone in the queue: nothing to order
+                            heap.append((-nxt._sequence_nr, nxt))
                 if state.anomaly_enabled:
                     _check_anomaly(node, grad_inputs)
             executed.append(node)

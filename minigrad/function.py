@@ -104,6 +104,11 @@ class Node:
     def name(self) -> str:
         return type(self).__name__
 
+    def __lt__(self, other: Any) -> bool:
+        # Nodes have no order of their own: the ready queue orders them by sequence number,
+        # and when two numbers are equal (AccumulateGrads) the nodes tie (see ready_queue.py).
+        return False
+
     def _grad_shape(self, output_nr: int) -> tuple:
         """The shape the gradient of output `output_nr` must have: the output's own shape."""
         return self._shape if output_nr == 0 else self._output_meta[output_nr][0]

@@ -1,25 +1,29 @@
 """The engine's ready queue: which ready node runs next, in exactly PyTorch's order.
 
-PyTorch keeps ready nodes in a `std::priority_queue` ordered by sequence number (the node
-created last runs first; AccumulateGrad nodes have the largest number, so a leaf's gradient
-is accumulated as soon as it is complete). Nodes with equal numbers (several AccumulateGrads)
-come out in whatever order the C++ heap algorithm leaves them. This class is that algorithm
-(libstdc++'s push_heap/pop_heap) written out, so that minigrad runs backward steps in the
-same order as PyTorch and the two explanations can be compared line by line.
+PyTorch keeps ready nodes in a `std::priority_queue` ordered by sequence number: the node
+created last runs first, and AccumulateGrad nodes have the largest number, so a leaf's
+gradient is accumulated as soon as it is complete. Nodes with equal numbers (several
+AccumulateGrads) come out in whatever order the C++ heap algorithm leaves them.
+
+Python's `heapq` is the same algorithm as libstdc++'s push_heap/pop_heap (a pop moves the hole
+down to a leaf, always to the child that is not smaller, then sifts the last element up), so
+with the same comparisons it leaves ties in the same order. heapq keeps the smallest first:
+an entry is `(-sequence_nr, node)`, and nodes themselves never compare as smaller (see
+`Node.__lt__`), so equal numbers tie exactly as in C++. (tests/test_ready_queue.py checks the
+order against a line-by-line port of the C++ code.)
 """
 
 from __future__ import annotations
 
+from heapq import heappop, heappush
 from typing import Any
 
 
-def _before(a: Any, b: Any) -> bool:
-    """The heap's `less`: a's sequence number is smaller than b's."""
-    return a._sequence_nr < b._sequence_nr
-
-
 class ReadyQueue:
-    """A max-heap of nodes by `_sequence_nr`, with libstdc++'s tie behaviour."""
+    """A max-heap of nodes by `_sequence_nr`, with libstdc++'s tie behaviour.
+
+    `heap` holds `(-sequence_nr, node)` entries; the engine pops a lone entry itself.
+    """
 
     __slots__ = ("heap",)
 
@@ -33,40 +37,7 @@ class ReadyQueue:
         return len(self.heap)
 
     def push(self, node: Any) -> None:
-        heap = self.heap
-        heap.append(node)
-        if len(heap) > 1:
-            self._sift_up(len(heap) - 1, 0, node)
+        heappush(self.heap, (-node._sequence_nr, node))
 
     def pop(self) -> Any:
-        heap = self.heap
-        last = heap.pop()
-        if not heap:
-            return last
-        top = heap[0]  # pop_heap: the old last element is re-placed from the root down
-        self._adjust(0, len(heap), last)
-        return top
-
-    def _sift_up(self, hole: int, top: int, value: Any) -> None:
-        heap = self.heap
-        parent = (hole - 1) // 2
-        while hole > top and _before(heap[parent], value):
-            heap[hole] = heap[parent]
-            hole = parent
-            parent = (hole - 1) // 2
-        heap[hole] = value
-
-    def _adjust(self, hole: int, length: int, value: Any) -> None:
-        heap = self.heap
-        top = child = hole
-        while child < (length - 1) // 2:
-            child = 2 * (child + 1)
-            if _before(heap[child], heap[child - 1]):
-                child -= 1
-            heap[hole] = heap[child]
-            hole = child
-        if length % 2 == 0 and child == (length - 2) // 2:
-            child = 2 * (child + 1)
-            heap[hole] = heap[child - 1]
-            hole = child - 1
-        self._sift_up(hole, top, value)
+        return heappop(self.heap)[1]
