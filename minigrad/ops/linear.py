@@ -14,10 +14,12 @@ from typing import Any
 import numpy as np
 
 from minigrad import ops
+from minigrad import tensor as _tensor  # resolved at call time (tensor.py imports the ops)
 from minigrad.function import Function
 from minigrad.grad_mode import state
 from minigrad.ops.base import as_operand, is_tensor, plain, unwrap
 from minigrad.ops.linalg import mat2_grad, mm_grads
+from minigrad.ops.shape import T
 
 
 class Addmm(Function):
@@ -30,7 +32,7 @@ class Addmm(Function):
     @staticmethod
     def forward(ctx, bias, mat1, mat2):
         ctx.save_for_backward(mat1, mat2)
-        return addmm_array(unwrap(bias), mat1.data, mat2.data)
+        return addmm_array(bias.data if is_tensor(bias) else bias, mat1.data, mat2.data)
 
     @staticmethod
     def backward(ctx, grad):
@@ -80,22 +82,27 @@ def _check(x: Any, weight: Any) -> None:
 
 def linear(input: Any, weight: Any, bias: Any = None) -> Any:
     """`input @ weight.T + bias`, with the graph PyTorch records for `F.linear`."""
-    if not is_tensor(input):
+    Tensor = _tensor.Tensor
+    if not isinstance(input, Tensor):
         input = as_operand(input)
         if not is_tensor(input):
             raise TypeError(f"linear(): argument 'input' must be Tensor, not "
                             f"{type(input).__name__}")
-    _check(input, weight)
-    if not state.grad_enabled and bias is not None and input.data.ndim == 2:
-        # under no_grad (evaluation) there is no graph to build: numpy alone
-        return plain(addmm_array(unwrap(bias), input.data, weight.data.T))
-    if bias is not None and input.data.ndim != 2:  # PyTorch views the input before weight.t()
-        rows = ops.view(input, (-1, input.data.shape[-1]))
-        return ops.view(Addmm.apply(bias, rows, ops.t(weight)),
-                        input.data.shape[:-1] + (weight.data.shape[0],))
+    x, w = input.data, weight.data
+    xs, ws = x.shape, w.shape
+    if len(ws) != 2 or not xs or xs[-1] != ws[1] or x.dtype != w.dtype:
+        _check(input, weight)  # raises PyTorch's error
+    if bias is not None and len(xs) == 2:
+        if not state.grad_enabled:
+            # under no_grad (evaluation) there is no graph to build: numpy alone
+            return plain(addmm_array(unwrap(bias), x, w.T))
+        if weight._requires_grad:  # (the training step: ops.t's checks are done above)
+            return Addmm.apply(bias, input, T.apply(weight))
+        return Addmm.apply(bias, input, ops.t(weight))
+    if bias is not None:  # PyTorch views the input before weight.t()
+        rows = ops.view(input, (-1, xs[-1]))
+        return ops.view(Addmm.apply(bias, rows, ops.t(weight)), xs[:-1] + (ws[0],))
     w_t = ops.t(weight)
-    if bias is None:
-        if input.data.ndim == 2:
-            return ops.mm(input, w_t)
-        return ops.matmul(input, w_t)
-    return Addmm.apply(bias, input, w_t)
+    if len(xs) == 2:
+        return ops.mm(input, w_t)
+    return ops.matmul(input, w_t)

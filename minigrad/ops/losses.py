@@ -108,12 +108,15 @@ def _nll_plain(x: np.ndarray, labels: np.ndarray, reduction: str) -> tuple:
     rows = np.arange(n)
     losses = -x[rows, labels]
     coef = np.zeros(x.shape, x.dtype)  # d(sum of losses)/dx
-    coef[rows, labels] = -1
     if reduction == "mean":
         total = x.dtype.type(n)  # the summed weights: one per sample
-        return np.asarray(losses.sum() / total), coef / total
+        # -1 / total written where the -1s go (the zeros divided by total stay +0.0): the
+        # bits of `coef / total`, without a second array
+        coef[rows, labels] = x.dtype.type(-1) / total
+        return np.asarray(np.add.reduce(losses, axis=None) / total), coef
+    coef[rows, labels] = -1
     if reduction == "sum":
-        return np.asarray(losses.sum()), coef
+        return np.asarray(np.add.reduce(losses, axis=None)), coef
     return losses, coef
 
 

@@ -50,13 +50,13 @@ class LogSoftmax(Function):
         return grad - ctx.output.exp() * grad.sum(ctx.dim, keepdim=True)
 
 
-# The largest value is subtracted first, so that exp cannot overflow. (The array methods
-# x.max / x.sum: the functions np.max / np.sum are Python wrappers around them.)
+# The largest value is subtracted first, so that exp cannot overflow. (The ufuncs' reduce:
+# x.max / x.sum call it through a Python function, np.max / np.sum through several.)
 def softmax_array(x: np.ndarray, dim: int) -> np.ndarray:
-    e = np.exp(x - x.max(axis=dim, keepdims=True))
-    return e / e.sum(axis=dim, keepdims=True)
+    e = np.exp(x - np.maximum.reduce(x, dim, keepdims=True))
+    return e / np.add.reduce(e, dim, keepdims=True)
 
 
 def log_softmax_array(x: np.ndarray, dim: int) -> np.ndarray:
-    shifted = x - x.max(axis=dim, keepdims=True)
-    return shifted - np.log(np.exp(shifted).sum(axis=dim, keepdims=True))
+    shifted = x - np.maximum.reduce(x, dim, keepdims=True)
+    return shifted - np.log(np.add.reduce(np.exp(shifted), dim, keepdims=True))
