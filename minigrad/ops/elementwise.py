@@ -10,7 +10,7 @@ import numpy as np
 
 from minigrad.function import Function
 from minigrad.grad_mode import state
-from minigrad.ops.base import constant, plain, unwrap
+from minigrad.ops.base import constant, float_array, operands, plain, unwrap
 from minigrad.ops.selection import where, where_array
 
 
@@ -23,7 +23,8 @@ class Add(Function):
 
     @staticmethod
     def forward(ctx, a, b):
-        return unwrap(a) + unwrap(b)
+        x, y = operands(a, b)
+        return x + y
 
     @staticmethod
     def backward(ctx, grad):
@@ -39,7 +40,8 @@ class Sub(Function):
 
     @staticmethod
     def forward(ctx, a, b):
-        return unwrap(a) - unwrap(b)
+        x, y = operands(a, b)
+        return x - y
 
     @staticmethod
     def backward(ctx, grad):
@@ -107,7 +109,8 @@ class Mul(Function):
             # as PyTorch: keep only what the other gradient needs (`x * 3` keeps 3, not x)
             need_a, need_b = ctx.needs_input_grad
             ctx.save_for_backward(a if need_b else None, b if need_a else None)
-        return unwrap(a) * unwrap(b)
+        x, y = operands(a, b)
+        return x * y
 
     @staticmethod
     def backward(ctx, grad):
@@ -126,7 +129,8 @@ class Div(Function):
     @staticmethod
     def forward(ctx, a, b):
         ctx.save_for_backward(a, b)
-        return unwrap(a) / unwrap(b)
+        x, y = operands(a, b)
+        return x / y
 
     @staticmethod
     def backward(ctx, grad):
@@ -311,7 +315,15 @@ class Tanh(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        return TanhBackward.apply(grad, ctx.output)
+        y = ctx.output
+        if not state.grad_enabled:  # nothing to record (no create_graph): numpy alone
+            return plain(tanh_backward_array(grad.data, y.data))
+        return TanhBackward.apply(grad, y)
+
+
+def tanh_backward_array(grad: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """grad * (1 - y^2) in numpy (the 1 as a 0-d array: see ops.base.operands)."""
+    return grad * (float_array(1.0, y.dtype) - y * y)
 
 
 class TanhBackward(Function):
@@ -323,7 +335,7 @@ class TanhBackward(Function):
     @staticmethod
     def forward(ctx, grad, y):
         ctx.save_for_backward(grad, y)
-        return grad.data * (1 - y.data * y.data)
+        return tanh_backward_array(grad.data, y.data)
 
     @staticmethod
     def backward(ctx, gg):
