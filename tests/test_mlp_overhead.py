@@ -20,6 +20,7 @@ import minigrad.nn.functional as F
 from bitwise import FLOATS, same_bits
 from minigrad import events
 from minigrad.ops import reduce
+from minigrad.ops.elementwise import Relu
 
 # the awkward values (inf, NaN) make numpy warn; the bits are what is checked
 pytestmark = pytest.mark.filterwarnings("ignore::RuntimeWarning")
@@ -134,6 +135,20 @@ def test_relu_backward_bits_plain_and_create_graph(dtype, shape):
     x = leaf(awkward(dtype, shape, 4) if shape and np.prod(shape) >= 4 else
              np.array(-0.5, dtype))
     grads_both_ways(lambda: upstream(F.relu(x * x - 1) * x), [x])
+
+
+@pytest.mark.parametrize("dtype", [*FLOATS, np.int32, np.int64])
+@pytest.mark.parametrize("requires_grad", [False, True])
+def test_relu_forward_is_np_maximum_with_0(dtype, requires_grad):
+    if np.dtype(dtype).kind == "f":
+        x = awkward(dtype, (6, 7), 10)
+        x[0, :2] = [-0.0, 0.0]
+    else:
+        x = np.random.default_rng(10).integers(-5, 5, (6, 7)).astype(dtype)
+        requires_grad = False
+    y = F.relu(mg.tensor(x, requires_grad=requires_grad))
+    assert same_bits(y.data, np.maximum(x, 0, dtype=x.dtype))
+    assert Relu._zeros[np.dtype(dtype)].shape == () and not Relu._zeros[np.dtype(dtype)].any()
 
 
 def test_relu_output_modified_in_place_still_raises():

@@ -389,15 +389,23 @@ class Relu(Function):
     node_name = "ReluBackward0"
     formula = r"d(relu a)/da = 1 if a > 0 else 0"
     saves_output = True
+    # a 0-d zero per dtype: numpy takes it ~1 us (small) to ~4 us (128x256) faster than the
+    # number 0, which it must first convert (the same value, so the same bits)
+    _zeros: dict = {}
 
     @staticmethod
     def forward(ctx, a):
         x = unwrap(a)
-        return np.maximum(x, 0, dtype=x.dtype)
+        zero = Relu._zeros.get(x.dtype)
+        if zero is None:
+            zero = Relu._zeros[x.dtype] = np.zeros((), x.dtype)
+            zero.flags.writeable = False
+        return np.maximum(x, zero)
 
     @staticmethod
     def backward(ctx, grad):
-        keep = ctx.output.data > 0  # where, not *: no -0. where a < 0
+        y = ctx.output.data
+        keep = y > Relu._zeros.get(y.dtype, 0)  # where, not *: no -0. where a < 0
         if not state.grad_enabled:  # nothing to record: where()'s numpy, without its checks
             return plain(where_array(keep, grad.data, 0.0))
         return where(keep, grad, 0.0)
