@@ -125,8 +125,8 @@ def nll_loss(input: Tensor, target: Any, weight: Any = None, *, ignore_index: in
     classes = x_shape[0] if ndim == 1 else x_shape[1]
     if _check_labels(labels, classes, ignore_index) and not 0 <= ignore_index < classes:
         ignore_index = None  # no label can be the ignored one: NllLoss need not look for it
-    return L.NllLoss.apply(input, target=labels, weight=None if weight is None else _array(weight),
-                           reduction=reduction, ignore_index=ignore_index)
+    return L.NllLoss.apply(input, target=labels, weight=_array(weight), reduction=reduction,
+                           ignore_index=ignore_index)
 
 
 # the unsigned integer type of each size: a negative label seen as one is a huge number

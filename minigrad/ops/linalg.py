@@ -94,10 +94,7 @@ def mm_grads(g: np.ndarray, a: np.ndarray, b: np.ndarray, need_a: bool, need_b: 
     grad_a = make(g @ b.T, None, 0) if need_a else None
     if not need_b:
         return grad_a, None
-    flags = b.flags  # _transposed(b), inline
-    if b.ndim == 2 and flags.f_contiguous and not flags.c_contiguous:
-        return grad_a, make((g.T @ a).T, None, 0)
-    return grad_a, make(a.T @ g, None, 0)
+    return grad_a, make((g.T @ a).T if _transposed(b) else a.T @ g, None, 0)
 
 
 class Mv(Function):

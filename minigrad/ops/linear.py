@@ -32,7 +32,7 @@ class Addmm(Function):
     @staticmethod
     def forward(ctx, bias, mat1, mat2):
         ctx.save_for_backward(mat1, mat2)
-        return addmm_array(bias.data if is_tensor(bias) else bias, mat1.data, mat2.data)
+        return addmm_array(unwrap(bias), mat1.data, mat2.data)
 
     @staticmethod
     def backward(ctx, grad):
