@@ -28,32 +28,33 @@ def operands(a: Any, b: Any) -> tuple:
     """
     Tensor = _tensor.Tensor
     x = a.data if isinstance(a, Tensor) else a
+    if type(b) is float:  # the usual case: tensor (op) number
+        known = _float_arrays.get(x.dtype) if type(x) is np.ndarray else None
+        if known is None:  # not a float array
+            return x, b
+        y = known.get(b)
+        return x, float_array(b, x.dtype) if y is None else y
     y = b.data if isinstance(b, Tensor) else b
-    if type(y) is float:
-        if type(x) is np.ndarray and x.dtype.kind == "f":
-            y = float_array(y, x.dtype)
-    elif type(x) is float and type(y) is np.ndarray and y.dtype.kind == "f":
-        x = float_array(x, y.dtype)
+    if type(x) is float and type(y) is np.ndarray and y.dtype in _float_arrays:
+        return float_array(x, y.dtype), y
     return x, y
 
 
 # The constants of a program come back every step (`x * 0.9`, a learning rate): each is made
-# into an array once per dtype. (Not 0.0, equal to -0.0 as a key; not NaN, never found.)
-_float_arrays: dict = {}
+# into an array once per float dtype. (Not 0.0, equal to -0.0 as a key; not NaN, never found.)
+_float_arrays: dict = {np.dtype(t): {} for t in (np.float16, np.float32, np.float64)}
 
 
 def float_array(value: float, dtype: np.dtype) -> np.ndarray:
     """`value` as a read-only 0-d array of the float dtype `dtype` (see `operands`)."""
     known = _float_arrays.get(dtype)
-    if known is None:
-        known = _float_arrays[dtype] = {}
-    array = known.get(value)
+    array = None if known is None else known.get(value)
     if array is None:
         array = np.array(value, dtype)
-        if value and value == value:  # (not 0.0 or -0.0, not NaN)
+        array.flags.writeable = False
+        if known is not None and value and value == value:  # (not 0.0 or -0.0, not NaN)
             if len(known) >= 256:  # many different numbers: start again
                 known.clear()
-            array.flags.writeable = False
             known[value] = array
     return array
 
