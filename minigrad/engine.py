@@ -257,7 +257,8 @@ def execute(roots: list, seeds: list, retain_graph: bool | None = None,
             gc.enable()
     if not keep_graph:
         for node in executed:
-            node._release()
+            if node._saved or node._saved_output is not None:  # (most nodes saved nothing)
+                node._release()
     if recording:
         _emit(BackwardEnd(len(executed), time.perf_counter() - started))
     return captured

@@ -164,11 +164,11 @@ class Node:
         return out
 
     def _release(self) -> None:
-        """Free the saved values (after a backward without retain_graph)."""
-        if self._saved or self._saved_output is not None:
-            self._saved = ()
-            self._saved_output = None
-            self._freed = True
+        """Free the saved values (after a backward without retain_graph). A node that saved
+        nothing has nothing to free: a second backward through it works, as in PyTorch."""
+        self._saved = ()
+        self._saved_output = None
+        self._freed = True
 
     def set_materialize_grads(self, value: bool) -> None:
         self._materialize_grads = bool(value)
@@ -247,11 +247,14 @@ class Function:
     _scratch: Node | None = None
     saves_output = False  # built-in ops whose backward reads their own result set this
     is_view = False  # outputs share memory (and so the version counter) with input 0
+    # (no op is both: a view's saved output would need the shared counter, see apply)
     ufunc: Any = None  # + - * /: the numpy ufunc, used as is when nothing is recorded
     _node_class: type = Node
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
+        if cls.is_view and cls.saves_output:
+            raise TypeError(f"{cls.__name__}: a view op cannot also save its output")
         name = cls.__dict__.get("node_name") or f"{cls.__name__}Backward"
         formula = getattr(cls, "formula", "")
         cls._node_class = type(name, (Node,), {"_function": cls, "formula": formula,
@@ -286,9 +289,13 @@ class Function:
                 out = cls.forward(ctx if record else cls._scratch, *args, **kwargs)
             else:  # (no settings: calling without ** saves copying an empty dict)
                 out = cls.forward(ctx if record else cls._scratch, *args)
-            if type(out) is np.ndarray and not cls.is_view and out.dtype.kind == "f":
+            if type(out) is np.ndarray and out.dtype.kind == "f":
                 # the common case, one float array out: the new tensor points at the node
-                result = _tensor.make(out, ctx, 0)
+                if cls.is_view:  # it shares input 0's memory, and so its version counter
+                    result = _tensor.make(out, ctx, 0, args[0]._shared_version())
+                    result._base = args[0]
+                else:
+                    result = _tensor.make(out, ctx, 0)
                 if record:
                     ctx._shape = out.shape
                     if cls.saves_output:  # its backward reads the output: keep data and version

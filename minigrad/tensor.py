@@ -137,7 +137,10 @@ class Tensor:
         return self._vc
 
     def _bump_version(self) -> None:
-        self._shared_version()[0] += 1
+        if self._vc is None:
+            self._vc = [1]
+        else:
+            self._vc[0] += 1
 
     @property
     def output_nr(self) -> int:
@@ -359,17 +362,18 @@ class Tensor:
     clone, contiguous, narrow, select = ops.clone, ops.contiguous, ops.narrow, ops.select
     softmax, log_softmax = ops.softmax, ops.log_softmax
 
+    # `p -= lr * p.grad`, an optimizer's update: straight to ops.inplace, one call less
     def __iadd__(self, other: Any) -> Tensor:
-        return self.add_(other)
+        return ops.inplace(self, ops.add, other)
 
     def __isub__(self, other: Any) -> Tensor:
-        return self.sub_(other)
+        return ops.inplace(self, ops.sub, other)
 
     def __imul__(self, other: Any) -> Tensor:
-        return self.mul_(other)
+        return ops.inplace(self, ops.mul, other)
 
     def __itruediv__(self, other: Any) -> Tensor:
-        return self.div_(other)
+        return ops.inplace(self, ops.div, other)
 
     # comparisons give boolean tensors and are never recorded
     def __eq__(self, other: Any) -> Tensor:  # type: ignore[override]

@@ -179,3 +179,32 @@ def test_sum_to_array_refuses_a_shape_that_does_not_broadcast() -> None:
     for g_shape, shape in (((2, 3), (3, 2)), ((3,), (2, 3)), ((4, 3), (2, 3))):
         with pytest.raises(ValueError, match="cannot sum"):
             sum_to_array(np.ones(g_shape), shape)
+
+
+def test_only_nodes_that_saved_something_are_freed() -> None:
+    x = minigrad.tensor([1.0, 2.0], requires_grad=True)
+    z = x + 1  # AddBackward0 saves nothing
+    y = z * x  # MulBackward0 saves both inputs
+    y.sum().backward()  # dy/dx = 2x + 1
+    assert y.grad_fn._freed and y.grad_fn._saved == ()
+    assert not z.grad_fn._freed  # nothing to free: a second backward through it works
+    z.sum().backward()
+    assert x.grad.tolist() == [4.0, 6.0]
+    with pytest.raises(RuntimeError, match="Trying to backward through the graph a second"):
+        y.sum().backward()
+    assert x.grad.tolist() == [4.0, 6.0]
+
+
+def test_a_view_op_made_by_apply_shares_the_version_counter() -> None:
+    x = minigrad.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
+    base = x * 1
+    view = base.t()
+    assert view._base is base and view._vc is base._vc
+    with minigrad.no_grad():
+        base.add_(1)
+    assert view._version == base._version == 1
+
+
+def test_an_op_cannot_be_a_view_and_save_its_output() -> None:
+    with pytest.raises(TypeError, match="a view op cannot also save its output"):
+        type("Both", (Function,), {"is_view": True, "saves_output": True})
