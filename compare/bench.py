@@ -44,10 +44,10 @@ class Config:
 
     mlp_sizes: tuple = (784, 256, 256, 10)
     batch: int = 128
-    mlp_repeats: int = 50
+    mlp_repeats: int = 150  # (a step is short and noisy: many samples for a steady median)
     chain_n: int = 1000
     chain_width: int = 16
-    chain_repeats: int = 30
+    chain_repeats: int = 80
     deep_n: int = 100_000
     deep_repeats: int = 3
     huge_n: int | None = 1_000_000  # minigrad alone, once; None skips it
