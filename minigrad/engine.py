@@ -163,7 +163,9 @@ def execute(roots: list, seeds: list, retain_graph: bool | None = None,
             ready.push(node)
 
     captured: list = [None] * len(targets)
-    journal: dict[Any, Any] = {}  # tensor -> its .grad before this backward (for rollback)
+    # id(tensor) -> (tensor, its .grad before this backward), for the rollback. (Keyed by id:
+    # a Tensor's own __hash__ is a Python call.)
+    journal: dict[int, tuple] = {}
     # ids of the arrays already given out (seeds, a .grad): another .grad must copy them
     handed_out: set[int] = {_owner_id(seed.data) for seed in seeds}
     executed: list[Node] = []
@@ -248,7 +250,7 @@ def execute(roots: list, seeds: list, retain_graph: bool | None = None,
                     hooks = any_hooks()  # the caller may have registered one meanwhile
     except BaseException as exc:
         if not isinstance(exc, GeneratorExit):
-            for tensor, old in journal.items():
+            for tensor, old in journal.values():
                 tensor._grad = old
         raise
     finally:
@@ -405,7 +407,7 @@ def _run_pre_hooks(node: Node, grads: list, journal: dict, handed_out: set, reco
         for nr, ref in node._retained.items():
             t = ref()
             if t is not None and grads[nr] is not None:
-                journal.setdefault(t, t._grad)
+                journal.setdefault(id(t), (t, t._grad))
                 g = grads[nr] if state.grad_enabled else grads[nr].detach()
                 handed_out.add(_owner_id(g.data))
                 t._grad = g if t._grad is None else t._grad + g
@@ -445,14 +447,15 @@ def _accumulate(leaf: Any, grad: Any, journal: dict, handed_out: set, create_gra
     if grad is None:
         return
     old = leaf._grad
-    journal.setdefault(leaf, old)
+    journal.setdefault(id(leaf), (leaf, old))
     if grad.data.dtype is not leaf.data.dtype and grad.data.dtype != leaf.data.dtype:
         grad = grad.to(leaf.data.dtype)
     if create_graph:
         total = grad if old is None else old + grad
     elif old is None:
         data = grad.data
-        owner = _owner_id(data)
+        base = data.base  # (what _owner_id does, written out: this runs for every leaf)
+        owner = id(data if base is None else base)
         flags = data.flags  # (a new object on every access: read it once)
         if owner in handed_out or not (flags.c_contiguous and flags.writeable):
             data = data.copy()

@@ -14,9 +14,10 @@ from typing import Any
 import numpy as np
 
 from minigrad import ops as _ops  # add, mul, clamp, ... are looked up at call time (ops imports us)
+from minigrad import tensor as _tensor  # (resolved at call time: tensor.py imports the ops)
 from minigrad.function import Function
 from minigrad.grad_mode import no_grad, state
-from minigrad.ops.base import as_operand, constant, is_tensor, unwrap
+from minigrad.ops.base import as_operand, constant, unwrap
 
 
 class Fill(Function):
@@ -98,7 +99,7 @@ def inplace(target: Any, op: Any, arg: Any) -> Any:
     the new node as its grad_fn, as PyTorch rebases an in-place result. The version counter
     goes up, so backward can tell when a value it saved was overwritten.
     """
-    recording, tensor_arg = False, is_tensor(arg)
+    recording, tensor_arg = False, isinstance(arg, _tensor.Tensor)
     if state.grad_enabled:  # (under no_grad, an optimizer's update, there is nothing to check)
         recording = target._requires_grad or (tensor_arg and arg._requires_grad)
         _check_may_write(target, recording)
