@@ -154,14 +154,18 @@ class Node:
         as three attributes rather than one tuple: one object less per node for the cycle
         collector to scan.
         """
+        return _tensor.make(self.output_data(), self, 0, self._output_vc)
+
+    def output_data(self) -> np.ndarray:
+        """`output`'s numpy array, checked the same way (for backwards that compute in numpy)."""
         data = self._saved_output
         if data is None:
             raise RuntimeError(FREED_MESSAGE if self._freed else
                                f"{self.name()} did not save its output (saves_output is False)")
-        out = _tensor.make(data, self, 0, self._output_vc)
         if self._output_vc[0] != self._output_version:
+            out = _tensor.make(data, self, 0, self._output_vc)
             raise RuntimeError(_modified_message(out, self._output_version))
-        return out
+        return data
 
     def _release(self) -> None:
         """Free the saved values (after a backward without retain_graph). A node that saved

@@ -315,10 +315,9 @@ class Tanh(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        y = ctx.output
         if not state.grad_enabled:  # nothing to record (no create_graph): numpy alone
-            return plain(tanh_backward_array(grad.data, y.data))
-        return TanhBackward.apply(grad, y)
+            return plain(tanh_backward_array(grad.data, ctx.output_data()))
+        return TanhBackward.apply(grad, ctx.output)
 
 
 def tanh_backward_array(grad: np.ndarray, y: np.ndarray) -> np.ndarray:
@@ -404,7 +403,7 @@ class Relu(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        y = ctx.output.data
+        y = ctx.output_data()
         keep = y > Relu._zeros.get(y.dtype, 0)  # where, not *: no -0. where a < 0
         if not state.grad_enabled:  # nothing to record: where()'s numpy, without its checks
             return plain(where_array(keep, grad.data, 0.0))

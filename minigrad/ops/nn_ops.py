@@ -46,7 +46,7 @@ class LogSoftmax(Function):
             # nothing to record (no create_graph): the same numpy calls as the formula below,
             # without its four temporary Tensors
             g = grad.data
-            return plain(g - np.exp(ctx.output.data) * sum_array(g, (ctx.dim,), True))
+            return plain(g - np.exp(ctx.output_data()) * sum_array(g, (ctx.dim,), True))
         return grad - ctx.output.exp() * grad.sum(ctx.dim, keepdim=True)
 
 
