@@ -208,3 +208,12 @@ def test_a_view_op_made_by_apply_shares_the_version_counter() -> None:
 def test_an_op_cannot_be_a_view_and_save_its_output() -> None:
     with pytest.raises(TypeError, match="a view op cannot also save its output"):
         type("Both", (Function,), {"is_view": True, "saves_output": True})
+
+
+@pytest.mark.parametrize("dim", [0, -1])
+def test_mean_over_dim_0_of_a_0d_tensor_is_the_tensor_itself(dim) -> None:
+    x = minigrad.tensor(3.0, requires_grad=True)
+    y = x.mean(dim)  # PyTorch: tensor(3., grad_fn=<MeanBackward1>), x.grad == 1
+    assert y.item() == 3.0 and y.grad_fn.name() == "MeanBackward1"
+    y.backward()
+    assert x.grad.item() == 1.0

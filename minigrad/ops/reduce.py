@@ -94,13 +94,14 @@ class MeanDim(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        n = math.prod([ctx.in_shape[d] for d in ctx.dims])
+        # (a 0-d input is its own mean over dim 0: one element)
+        n = math.prod([ctx.in_shape[d] for d in ctx.dims]) if ctx.in_shape else 1
         return (_restore_dims(grad, ctx) / n).expand(ctx.in_shape)
 
 
 def mean_array(a: np.ndarray, dims: tuple | None, keepdim: bool) -> np.ndarray:
     """`a` averaged over `dims` (all for None) in its own dtype, as an array (see sum_array)."""
-    out = a.mean(axis=dims, keepdims=keepdim, dtype=a.dtype)
+    out = a.mean(axis=dims if a.ndim else None, keepdims=keepdim, dtype=a.dtype)
     return out if type(out) is np.ndarray else np.asarray(out)
 
 
