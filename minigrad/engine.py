@@ -69,7 +69,8 @@ def prepare_roots(tensors: Any, grad_tensors: Any) -> tuple[list, list]:
         if grad is None:
             if root.data.size != 1:
                 raise RuntimeError("grad can be implicitly created only for scalar outputs")
-            grad = Tensor._make(np.ones_like(root.data), None, 0)
+            # (np.ones_like is a Python function; a 0-d array of 1 reshaped is two C calls)
+            grad = Tensor._make(np.array(1, root.data.dtype).reshape(root.data.shape), None, 0)
         else:
             if not isinstance(grad, Tensor):
                 grad = Tensor(np.asarray(grad, dtype=root.data.dtype))
