@@ -49,7 +49,7 @@ class Config:
     chain_width: int = 16
     chain_repeats: int = 80
     deep_n: int = 100_000
-    deep_repeats: int = 3
+    deep_repeats: int = 5
     huge_n: int | None = 1_000_000  # minigrad alone, once; None skips it
     explain_n: int = 10_000
     explain_repeats: int = 3
