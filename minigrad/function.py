@@ -162,8 +162,9 @@ class Node:
         if data is None:
             raise RuntimeError(FREED_MESSAGE if self._freed else
                                f"{self.name()} did not save its output (saves_output is False)")
-        if self._output_vc[0] != self._output_version:
-            out = _tensor.make(data, self, 0, self._output_vc)
+        vc = self._output_vc  # (None: the output never got a counter, so never changed)
+        if vc is not None and vc[0] != self._output_version:
+            out = _tensor.make(data, self, 0, vc)
             raise RuntimeError(_modified_message(out, self._output_version))
         return data
 
@@ -302,9 +303,10 @@ class Function:
                     result = _tensor.make(out, ctx, 0)
                 if record:
                     ctx._shape = out.shape
-                    if cls.saves_output:  # its backward reads the output: keep data and version
+                    if cls.saves_output:  # its backward reads the output: keep it. (Its
+                        # version counter is made when first needed, and then shared with
+                        # this node: see Tensor._shared_version.)
                         ctx._saved_output = out
-                        ctx._output_vc = result._vc = [0]  # (a new tensor has no counter yet)
                     if events._listeners:
                         events.emit(events.ForwardOp(ctx, args, result))
                 return result

@@ -131,16 +131,20 @@ class Tensor:
 
     def _shared_version(self) -> list:
         """The version counter, made on first need: most tensors are never changed in place or
-        viewed, and a list per tensor would be one more object for the cycle collector."""
+        viewed, and a list per tensor would be one more object for the cycle collector.
+
+        A tensor that its grad_fn saved as its output (tanh, exp, ...) hands the new counter
+        to that node too, so that backward can tell the output was changed after it was saved.
+        """
         if self._vc is None:
             self._vc = [0]
+            node = self.grad_fn
+            if node is not None and node._saved_output is self.data:
+                node._output_vc = self._vc
         return self._vc
 
     def _bump_version(self) -> None:
-        if self._vc is None:
-            self._vc = [1]
-        else:
-            self._vc[0] += 1
+        (self._vc or self._shared_version())[0] += 1
 
     @property
     def output_nr(self) -> int:
@@ -184,6 +188,7 @@ class Tensor:
         return Tensor._make(self.data, None, 0, self._shared_version())
 
     def detach_(self) -> Tensor:
+        self._shared_version()  # (before leaving its node, which may have saved it)
         self.grad_fn, self._output_nr, self._requires_grad = None, 0, False
         return self
 

@@ -107,6 +107,7 @@ def inplace(target: Any, op: Any, arg: Any) -> Any:
     if recording:
         from minigrad.tensor import Tensor
 
+        target._shared_version()  # (before it takes over the new node: its node may have saved it)
         old = Tensor._make(target.data.copy(), target.grad_fn, target._output_nr)
         old._requires_grad = target._requires_grad
         if target.grad_fn is None and target._requires_grad:
