@@ -205,14 +205,26 @@ def execute(roots: list, seeds: list, retain_graph: bool | None = None,
                 grad_inputs: list | tuple = ()
                 summed: list | None = []
             else:
-                grad_inputs = _call_backward(node, grads)  # one gradient (or None) per input
+                # its backward: one gradient (or None) per input
+                if node._num_outputs > 1:
+                    grads = _all_outputs(node, grads)
+                try:
+                    out = node._function.backward(node, *grads)  # what node.apply(*grads) does
+                except Exception:
+                    if state.anomaly_enabled:
+                        _warn_anomaly(node)
+                    raise
+                grad_inputs = list(out) if type(out) is tuple else [out]
+                next_nodes = node._next_nodes
+                if len(grad_inputs) != len(next_nodes):
+                    raise _wrong_count(node, len(grad_inputs))
                 # the dims each gradient was summed over, for the BackwardStep event
                 summed = [None] * len(grad_inputs) if recording else None
                 if hooked and node._post_hooks:  # post hooks get the checked gradients
                     _check_all(node, grad_inputs, summed)
                     grad_inputs = list(_run_post_hooks(node, grad_inputs, grads, recording))
                 nrs = node._next_nrs
-                for i, nxt in enumerate(node._next_nodes):
+                for i, nxt in enumerate(next_nodes):
                     if nxt is None:  # an input that needs no gradient gets none
                         grad_inputs[i] = None
                         continue
@@ -319,26 +331,20 @@ def _add_to_buffer(buffers: dict, node: Node, nr: int, grad: Any) -> None:
     buf[nr] = grad if buf[nr] is None else buf[nr] + grad
 
 
-def _call_backward(node: Node, grads: list) -> list:
-    """Run one node's backward: one gradient (or None) per input, as a list."""
-    if node._num_outputs > 1:
-        grads = _padded(node, grads)
-        if node._materialize_grads:  # outputs nobody used get zeros (floats)
-            grads = [_tensor.make(np.zeros(shape, dtype), None, 0)
-                     if g is None and dtype.kind == "f" else g
-                     for g, (shape, dtype) in zip(grads, node._output_meta)]
-    try:
-        out = node._function.backward(node, *grads)  # what node.apply(*grads) does
-    except Exception:
-        if state.anomaly_enabled:
-            _warn_anomaly(node)
-        raise
-    result = list(out) if isinstance(out, tuple) else [out]
-    if len(result) != len(node._next_nodes):
-        raise RuntimeError(
-            f"function {node.name()} returned an incorrect number of gradients (expected "
-            f"{len(node._next_nodes)}, got {len(result)})")
-    return result
+def _all_outputs(node: Node, grads: list) -> list:
+    """A multi-output node's incoming gradients, one per output: outputs nobody used get
+    None, or zeros where the node asks for them (materialize_grads, floats only)."""
+    grads = _padded(node, grads)
+    if node._materialize_grads:
+        grads = [_tensor.make(np.zeros(shape, dtype), None, 0)
+                 if g is None and dtype.kind == "f" else g
+                 for g, (shape, dtype) in zip(grads, node._output_meta)]
+    return grads
+
+
+def _wrong_count(node: Node, got: int) -> RuntimeError:
+    return RuntimeError(f"function {node.name()} returned an incorrect number of gradients "
+                        f"(expected {len(node._next_nodes)}, got {got})")
 
 
 def _check(node: Node, i: int, g: Any, nxt: Node, nr: int, summed: list | None) -> Any:
