@@ -377,7 +377,8 @@ def _record(cls: type, args: tuple) -> Node | None:
     nodes, nrs = [], []  # nrs: which output of its node each input is; -1: needs no gradient
     for a in args:
         if isinstance(a, Tensor) and a._requires_grad:
-            nodes.append(a.grad_fn or a._accumulator())
+            # (a leaf's AccumulateGrad, read directly once made: a layer's weights every step)
+            nodes.append(a.grad_fn or a._grad_acc or a._accumulator())
             nrs.append(a._output_nr)
         else:
             nodes.append(None)

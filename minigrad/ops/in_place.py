@@ -121,7 +121,7 @@ def inplace(target: Any, op: Any, arg: Any) -> Any:
         # (a number never changes the shape: only a tensor's shape needs the broadcast check)
         if tensor_arg and value.shape != data.shape or not data.flags.writeable:
             _write_check(target, np.broadcast_shapes(data.shape, np.shape(value)))
-        ufunc(data, value, out=data, casting="same_kind")
+        ufunc(data, value, data)  # (out positionally; numpy's default casting is "same_kind")
     else:
         with no_grad():
             new = op(target, arg)
