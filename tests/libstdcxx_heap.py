@@ -16,18 +16,10 @@ def _before(a: Any, b: Any) -> bool:
 
 
 class ReadyQueue:
-    """A max-heap of nodes by `_sequence_nr`, with libstdc++'s tie behaviour."""
-
-    __slots__ = ("heap",)
+    """A max-heap of nodes by `_sequence_nr` (std::priority_queue with `_before` as less)."""
 
     def __init__(self) -> None:
         self.heap: list = []
-
-    def __bool__(self) -> bool:
-        return bool(self.heap)
-
-    def __len__(self) -> int:
-        return len(self.heap)
 
     def push(self, node: Any) -> None:
         heap = self.heap
