@@ -150,9 +150,11 @@ class Node:
         """The (first) output of forward, for Functions that declare `saves_output = True`.
 
         Kept as data plus version counter, not as the Tensor itself, so the node and its
-        output do not hold each other alive (PyTorch's SavedVariable does the same). Stored
-        as three attributes rather than one tuple: one object less per node for the cycle
-        collector to scan.
+        output do not hold each other alive (PyTorch's SavedVariable does the same). The
+        counter is the output tensor's own, which it makes only when first needed (a view, an
+        in-place change) and then hands to this node; until then `_output_vc` is None and the
+        output is at version 0. Stored as attributes rather than one tuple: fewer objects per
+        node for the cycle collector to scan.
         """
         return _tensor.make(self.output_data(), self, 0, self._output_vc)
 
