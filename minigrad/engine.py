@@ -23,6 +23,7 @@ import sys
 import time
 import warnings
 from collections.abc import Iterator
+from heapq import heappop, heappush
 from typing import Any
 
 import numpy as np
@@ -184,8 +185,7 @@ def execute(roots: list, seeds: list, retain_graph: bool | None = None,
     hooks = any_hooks()  # none registered yet: no node has any
     try:
         while heap:
-            # one ready node (always so in a chain) needs no heap work
-            node = heap.pop()[1] if len(heap) == 1 else ready.pop()
+            node = heappop(heap)[1]  # (ready.pop(), without the Python call)
             step_start = time.perf_counter() if recording else 0.0
             grads = buffers.pop(node)
             hooked = hooks and node._hooked
@@ -244,10 +244,8 @@ def execute(roots: list, seeds: list, retain_graph: bool | None = None,
                     if waiting == 0:  # its last gradient has arrived: nxt is ready
                         if nxt not in buffers:
                             _skip_branch(nxt, deps, buffers, ready)
-                        elif heap:
-                            ready.push(nxt)
-                        else:  # alone in the queue: nothing to order
-                            heap.append((-nxt._sequence_nr, nxt))
+                        else:  # (ready.push(nxt), without the Python call)
+                            heappush(heap, (-nxt._sequence_nr, nxt))
                 if state.anomaly_enabled:
                     _check_anomaly(node, grad_inputs)
             executed.append(node)

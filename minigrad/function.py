@@ -141,7 +141,7 @@ class Node:
         if not saved and self._freed:  # (release empties _saved: only then look further)
             raise RuntimeError(FREED_MESSAGE)
         for i, version in enumerate(self._saved_versions):
-            if version is not None and saved[i]._version != version:
+            if version is not None and (saved[i]._vc or (0,))[0] != version:  # (its _version)
                 raise RuntimeError(_modified_message(saved[i], version))
         return saved
 
@@ -299,7 +299,7 @@ class Function:
             if type(out) is np.ndarray and out.dtype.kind == "f":
                 # the common case, one float array out: the new tensor points at the node
                 if cls.is_view:  # it shares input 0's memory, and so its version counter
-                    result = _tensor.make(out, ctx, 0, args[0]._shared_version())
+                    result = _tensor.make(out, ctx, 0, args[0]._vc or args[0]._shared_version())
                     result._base = args[0]
                 else:
                     result = _tensor.make(out, ctx, 0)

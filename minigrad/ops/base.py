@@ -78,7 +78,7 @@ def view_of(input: Any, array: np.ndarray) -> Any:
     The shape ops call this directly inside backward and under no_grad: going through
     `apply` would cost several times the numpy call itself (~1.5 us for a transpose).
     """
-    out = _tensor.Tensor._make(array, None, 0, input._shared_version())
+    out = _tensor.Tensor._make(array, None, 0, input._vc or input._shared_version())
     out._base = input
     return out
 
