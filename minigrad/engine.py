@@ -268,10 +268,12 @@ def execute(roots: list, seeds: list, retain_graph: bool | None = None,
         state.grad_enabled = prev_mode
         if pause_gc:
             gc.enable()
-    if not keep_graph:
+    if not keep_graph:  # free what the nodes saved (a second backward through them fails)
         for node in executed:
-            if node._saved or node._saved_output is not None:  # (most nodes saved nothing)
-                node._release()
+            # (a node that saved nothing has nothing to free: a second backward through it
+            # works, as in PyTorch; most nodes saved nothing)
+            if node._saved or node._saved_output is not None:
+                node._saved, node._saved_output, node._freed = (), None, True
     if recording:
         _emit(BackwardEnd(len(executed), time.perf_counter() - started))
     return captured

@@ -170,13 +170,6 @@ class Node:
             raise RuntimeError(_modified_message(out, self._output_version))
         return data
 
-    def _release(self) -> None:
-        """Free the saved values (after a backward without retain_graph). A node that saved
-        nothing has nothing to free: a second backward through it works, as in PyTorch."""
-        self._saved = ()
-        self._saved_output = None
-        self._freed = True
-
     def set_materialize_grads(self, value: bool) -> None:
         self._materialize_grads = bool(value)
 
