@@ -234,12 +234,7 @@ def sum(input: Any, dim: Any = None, keepdim: bool = False, dtype: Any = None) -
     """sum of all elements, or along `dim` (an int or a tuple of ints)"""
     if dtype is not None:
         input = input.to(dtype)
-    dims = None if dim is None and not keepdim else reduce_dims(input, dim)
-    if not (state.grad_enabled and input._requires_grad):  # nothing to record: numpy alone
-        return plain(red.sum_array(input.data, dims, keepdim))
-    if dims is None:
-        return red.Sum.apply(input)
-    return red.SumDim.apply(input, dims=dims, keepdim=keepdim)
+    return _reduce(input, dim, keepdim, red.sum_array, red.Sum, red.SumDim)
 
 
 def mean(input: Any, dim: Any = None, keepdim: bool = False, dtype: Any = None) -> Any:
@@ -250,12 +245,18 @@ def mean(input: Any, dim: Any = None, keepdim: bool = False, dtype: Any = None) 
         raise RuntimeError(
             "mean(): could not infer output dtype. Input dtype must be either a floating point "
             f"or complex dtype. Got: {input.data.dtype.name.capitalize()}")
+    return _reduce(input, dim, keepdim, red.mean_array, red.Mean, red.MeanDim)
+
+
+def _reduce(input: Any, dim: Any, keepdim: bool, array_fn: Any, whole: Any, along: Any) -> Any:
+    """sum and mean: numpy alone when nothing is recorded; else the node over all elements
+    (`whole`, e.g. SumBackward0) or the one along `dim` (`along`, SumBackward1)."""
     dims = None if dim is None and not keepdim else reduce_dims(input, dim)
     if not (state.grad_enabled and input._requires_grad):  # nothing to record: numpy alone
-        return plain(red.mean_array(input.data, dims, keepdim))
+        return plain(array_fn(input.data, dims, keepdim))
     if dims is None:
-        return red.Mean.apply(input)
-    return red.MeanDim.apply(input, dims=dims, keepdim=keepdim)
+        return whole.apply(input)
+    return along.apply(input, dims=dims, keepdim=keepdim)
 
 
 def max(input: Any, dim: Any = None, keepdim: bool = False) -> Any:
