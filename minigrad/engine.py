@@ -461,8 +461,7 @@ def _accumulate(leaf: Any, grad: Any, journal: dict, handed_out: set, create_gra
         total = grad if old is None else old + grad
     elif old is None:
         data = grad.data
-        base = data.base  # (what _owner_id does, written out: this runs for every leaf)
-        owner = id(data if base is None else base)
+        owner = _owner_id(data)
         flags = data.flags  # (a new object on every access: read it once)
         if owner in handed_out or not (flags.c_contiguous and flags.writeable):
             data = data.copy()

@@ -141,7 +141,7 @@ class Node:
         if not saved and self._freed:  # (release empties _saved: only then look further)
             raise RuntimeError(FREED_MESSAGE)
         for i, version in enumerate(self._saved_versions):
-            if version is not None and (saved[i]._vc or (0,))[0] != version:  # (its _version)
+            if version is not None and saved[i]._version != version:
                 raise RuntimeError(_modified_message(saved[i], version))
         return saved
 
