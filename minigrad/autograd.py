@@ -27,6 +27,8 @@ def grad(outputs: Any, inputs: Any, grad_outputs: Any = None, retain_graph: bool
     """d(outputs)/d(inputs), returned instead of accumulated into `.grad`."""
     Tensor = _tensor.Tensor
     inputs = [inputs] if isinstance(inputs, Tensor) else list(inputs)
+    if not inputs:
+        raise RuntimeError("`inputs` argument to `grad()` cannot be empty.")
     for i, t in enumerate(inputs):
         if not t._requires_grad:
             raise RuntimeError(engine.NO_GRAD_MESSAGE.format(i))

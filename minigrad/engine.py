@@ -46,6 +46,8 @@ def backward(tensors: Any, grad_tensors: Any = None, retain_graph: bool | None =
     only = None
     if inputs is not None:
         only = [inputs] if isinstance(inputs, _tensor.Tensor) else list(inputs)
+        if not only:
+            raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
     drain(execute(roots, seeds, retain_graph=retain_graph, create_graph=create_graph,
                   accumulate_only=only))
 
@@ -155,6 +157,7 @@ def execute(roots: list, seeds: list, retain_graph: bool | None = None,
         needed = nodes_leading_to(starts, {node for node, _ in targets})
         needed.update(starts)
     deps = count_dependencies(starts, needed)
+    accumulate_all = capture is None and accumulate_only is None  # (plain backward())
 
     buffers: dict[Node, list] = {}
     for (node, nr), seed in zip(root_edges, seeds):
@@ -191,15 +194,14 @@ def execute(roots: list, seeds: list, retain_graph: bool | None = None,
             hooked = hooks and node._hooked
             if hooked and (node._tensor_pre_hooks or node._retained or node._pre_hooks):
                 grads = _run_pre_hooks(node, grads, journal, handed_out, recording)
-            skip = False
-            if targets:
+            if targets:  # autograd.grad, backward(inputs=...): note what was asked for
                 for nr in range(len(grads)):
                     slot = targets.get((node, nr))
                     if slot is not None:
                         captured[slot] = grads[nr]
-                skip = capture is not None and isinstance(node, AccumulateGrad)
             if type(node) is AccumulateGrad:
-                if not skip and (accumulate_only is None or (node, 0) in targets):
+                # (autograd.grad captures instead; backward(inputs=...) names its leaves)
+                if accumulate_all or capture is None and (node, 0) in targets:
                     _accumulate(node.variable, grads[0], journal, handed_out, create_graph,
                                 recording)
                 grad_inputs: list | tuple = ()

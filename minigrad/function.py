@@ -18,6 +18,7 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
+from numpy import ndarray  # (np.ndarray is a slow lookup: numpy's module has __getattr__)
 
 from minigrad import events
 from minigrad import tensor as _tensor  # Tensor is used at call time (tensor.py imports us)
@@ -284,12 +285,13 @@ class Function:
         """
         ctx = _record(cls, args) if state.grad_enabled else None
         record = ctx is not None
-        if cls._scratch is not None:  # a built-in op: forward is numpy alone, nothing to record
+        scratch = cls._scratch
+        if scratch is not None:  # a built-in op: forward is numpy alone, nothing to record
             if kwargs:
-                out = cls.forward(ctx if record else cls._scratch, *args, **kwargs)
+                out = cls.forward(ctx if record else scratch, *args, **kwargs)
             else:  # (no settings: calling without ** saves copying an empty dict)
-                out = cls.forward(ctx if record else cls._scratch, *args)
-            if type(out) is np.ndarray and out.dtype.kind == "f":
+                out = cls.forward(ctx if record else scratch, *args)
+            if type(out) is ndarray and out.dtype.kind == "f":
                 # the common case, one float array out: the new tensor points at the node
                 if cls.is_view:  # it shares input 0's memory, and so its version counter
                     result = _tensor.make(out, ctx, 0, args[0]._vc or args[0]._shared_version())
@@ -314,7 +316,7 @@ class Function:
                 out = cls.forward(ctx, *args, **kwargs)
             finally:
                 state.grad_enabled = prev
-        if type(out) is np.ndarray:  # the common case: one array out
+        if type(out) is ndarray:  # the common case: one array out
             result = _tensor.make(out, ctx if record and out.dtype.kind == "f" else None, 0)
             results: tuple = (result,)
         else:

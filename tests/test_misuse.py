@@ -194,6 +194,22 @@ def test_autograd_grad_wrt_tensor_without_grad():
         minigrad.autograd.grad((x * c).sum(), [c])
 
 
+@pytest.mark.parametrize("call, word", [
+    (lambda z: minigrad.autograd.grad(z, []), "grad"),
+    (lambda z: z.backward(inputs=[]), "backward"),
+])
+def test_empty_inputs(xy, call, word):
+    x, y = xy
+    z = (x * y).sum()
+    before = grads_of(x, y)
+    with pytest.raises(RuntimeError, match=re.escape(
+            f"`inputs` argument to `{word}()` cannot be empty.")):
+        call(z)
+    assert_same(before, (x, y))
+    z.backward()  # the graph was not used up by the refused call
+    np.testing.assert_array_equal(x._grad.data, 2 * y.data)
+
+
 def test_non_leaf_grad_warning():
     x = minigrad.tensor([1.0, 2.0], requires_grad=True)
     y = x * 2

@@ -436,8 +436,14 @@ def test_unrecorded_in_place_errors_unchanged(grad_mode):
         with pytest.raises(RuntimeError, match=re.escape(
                 "output with shape [2] doesn't match the broadcast shape [2, 2]")):
             x.add_(mg.tensor([[1.0, 2.0], [3.0, 4.0]]))
+        with pytest.raises(RuntimeError, match=re.escape(  # as x.sub(...) says it
+                "sub: shapes (2,) and (3,) do not broadcast. The size of tensor a (2) must "
+                "match the size of tensor b (3) at non-singleton dimension 0")):
+            x.sub_(mg.tensor([1.0, 2.0, 3.0]))
+        assert x.data.tolist() == [1.0, 2.0] and x._version == 0  # nothing written
         e = mg.tensor([1.0]).expand(3)
         with pytest.raises(RuntimeError, match="more than one element of the written-to"):
             e.mul_(2.0)
         with pytest.raises(RuntimeError, match="more than one element of the written-to"):
             e.add_(mg.tensor([1.0, 2.0, 3.0]))
+        assert e.data.tolist() == [1.0, 1.0, 1.0] and e._version == 0

@@ -12,6 +12,7 @@ import builtins
 from typing import Any
 
 import numpy as np
+from numpy import ndarray  # (np.ndarray is a slow lookup: numpy's module has __getattr__)
 
 from minigrad import tensor as _tensor  # Tensor is looked up at call time (it imports us)
 from minigrad.function import Function
@@ -85,13 +86,14 @@ def _binary(fn: Any, name: str, a: Any, b: Any, config: dict | None = None) -> A
             a = cast(a, np.float32)  # int tensor * 2.5 is float32 in PyTorch, not float64
     elif not isinstance(b, Tensor):
         b = as_operand(b)
+    ufunc = fn.ufunc
     try:
-        if fn.ufunc is not None and not (state.grad_enabled and (
+        if ufunc is not None and not (state.grad_enabled and (
                 isinstance(a, Tensor) and a._requires_grad
                 or isinstance(b, Tensor) and b._requires_grad)):
             # no node would be recorded (no_grad, inside backward, constants): plain numpy
-            out = fn.ufunc(*operands(a, b))
-            return Tensor._make(out if type(out) is np.ndarray else np.asarray(out), None, 0)
+            out = ufunc(*operands(a, b))
+            return _tensor.make(out if type(out) is ndarray else np.asarray(out), None, 0)
         return fn.apply(a, b) if config is None else fn.apply(a, b, **config)
     except ValueError as exc:
         sa, sb = np.shape(unwrap(a)), np.shape(unwrap(b))

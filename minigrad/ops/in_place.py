@@ -17,7 +17,7 @@ from minigrad import ops as _ops  # add, mul, clamp, ... are looked up at call t
 from minigrad import tensor as _tensor  # (resolved at call time: tensor.py imports the ops)
 from minigrad.function import Function
 from minigrad.grad_mode import no_grad, state
-from minigrad.ops.base import as_operand, constant, unwrap
+from minigrad.ops.base import as_operand, broadcast_message, constant, unwrap
 
 
 class Fill(Function):
@@ -118,10 +118,17 @@ def inplace(target: Any, op: Any, arg: Any) -> Any:
     elif ufunc is not None and (tensor_arg or isinstance(arg, (int, float))):
         # nothing to record: let numpy write straight into the tensor (an optimizer's update)
         value, data = arg.data if tensor_arg else arg, target.data
-        # (a number never changes the shape: only a tensor's shape needs the broadcast check)
-        if tensor_arg and value.shape != data.shape or not data.flags.writeable:
-            _write_check(target, np.broadcast_shapes(data.shape, np.shape(value)))
-        ufunc(data, value, data)  # (out positionally; numpy's default casting is "same_kind")
+        try:  # (out positionally; numpy's default casting is "same_kind")
+            ufunc(data, value, data)
+        except ValueError:  # another shape, or a read-only target: numpy refuses before
+            # writing anything; say it in PyTorch's words
+            shape, other = data.shape, np.shape(value)
+            try:
+                result_shape = np.broadcast_shapes(shape, other)
+            except ValueError:
+                raise RuntimeError(broadcast_message(op.__name__, shape, other)) from None
+            _write_check(target, result_shape)
+            raise
     else:
         with no_grad():
             new = op(target, arg)
