@@ -234,20 +234,20 @@ def execute(roots: list, seeds: list, retain_graph: bool | None = None,
                     if g is not None and (type(g) is not Tensor or g.data.shape != (
                             nxt._shape if nr == 0 else nxt._grad_shape(nr))):
                         g = grad_inputs[i] = _check(node, i, g, nxt, nr, summed)
-                    waiting = deps.get(nxt)
-                    if waiting is None:  # a branch that autograd.grad does not need
+                    try:
+                        deps[nxt] = waiting = deps[nxt] - 1
+                    except KeyError:  # a branch that autograd.grad does not need
                         continue
                     if g is not None:  # add g to what nxt's output nr has received so far
                         if nr == 0 and nxt not in buffers:
                             buffers[nxt] = [g]  # the usual case: the first gradient for nxt
                         else:
                             _add_to_buffer(buffers, nxt, nr, g)
-                    deps[nxt] = waiting = waiting - 1
-                    if waiting == 0:  # its last gradient has arrived: nxt is ready
-                        if nxt not in buffers:
-                            _skip_branch(nxt, deps, buffers, ready)
-                        else:  # (ready.push(nxt), without the Python call)
+                    if not waiting:  # its last gradient has arrived: nxt is ready
+                        if nxt in buffers:  # (ready.push(nxt), without the Python call)
                             heappush(heap, (-nxt._sequence_nr, nxt))
+                        else:
+                            _skip_branch(nxt, deps, buffers, ready)
                 if state.anomaly_enabled:
                     _check_anomaly(node, grad_inputs)
             executed.append(node)
