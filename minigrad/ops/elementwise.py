@@ -11,7 +11,7 @@ import numpy as np
 from minigrad.function import Function
 from minigrad.grad_mode import state
 from minigrad.ops.base import constant, float_array, operands, plain, unwrap
-from minigrad.ops.selection import where, where_array
+from minigrad.ops.selection import _keep_or_zero, where
 
 
 class Add(Function):
@@ -406,7 +406,7 @@ class Relu(Function):
         y = ctx.output_data()
         keep = y > Relu._zeros.get(y.dtype, 0)  # where, not *: no -0. where a < 0
         if not state.grad_enabled:  # nothing to record: where()'s numpy, without its checks
-            return plain(where_array(keep, grad.data, 0.0))
+            return plain(_keep_or_zero(grad.data, keep))
         return where(keep, grad, 0.0)
 
 
