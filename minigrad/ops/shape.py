@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from minigrad import tensor as _tensor  # resolved at call time (tensor.py imports the ops)
 from minigrad.function import Function
+from minigrad.grad_mode import state
 from minigrad.ops.base import unwrap
 
 
@@ -67,6 +69,11 @@ class T(Function):
 
     @staticmethod
     def backward(ctx, grad):
+        if not state.grad_enabled:
+            # nothing to record: the engine only reads the transposed array (and copies it
+            # into .grad if it is not contiguous), so it need not be a view of grad, with
+            # grad's version counter, as grad.t() makes it
+            return _tensor.make(grad.data.T, None, 0)
         return grad.t()
 
 
