@@ -267,20 +267,24 @@ def sum_to_dims(g_shape: tuple, shape: tuple) -> tuple[int, ...]:
         lead + i for i, n in enumerate(shape) if n == 1 and g_shape[lead + i] != 1)
 
 
+_add_reduce = np.add.reduce  # (a global: Python reads numpy's attributes slowly)
+
+
 def sum_to_array(g: np.ndarray, shape: tuple) -> tuple[np.ndarray, tuple]:
     """Sum `g` down to `shape` (numpy); also say which dims of `g` were summed.
 
     ValueError when `g`'s shape is not `shape` broadcast (a reshape alone would not notice
     when the sizes happen to agree, e.g. (2, 3) for (3, 2)).
     """
-    lead = len(g.shape) - len(shape)
+    g_shape = g.shape  # (a new tuple on every read)
+    lead = len(g_shape) - len(shape)
     if lead < 0:
-        raise ValueError(f"cannot sum {g.shape} to {shape}: it has fewer dims")
-    if lead and shape and g.shape[lead:] == shape:  # (a sum to () gives a numpy scalar)
+        raise ValueError(f"cannot sum {g_shape} to {shape}: it has fewer dims")
+    if lead and shape and g_shape[lead:] == shape:  # (a sum to () gives a numpy scalar)
         # only new leading dims (a bias row's gradient, every step of a Linear): one reduce
         # gives `shape` (the same sum as the general path's keepdims and reshape)
-        dims = tuple(range(lead))
-        return np.add.reduce(g, axis=dims), dims
+        dims = (0,) if lead == 1 else tuple(range(lead))
+        return _add_reduce(g, dims), dims
     dims = sum_to_dims(g.shape, shape)
     out = np.add.reduce(g, axis=dims, keepdims=True) if dims else g
     if out.shape[lead:] != shape:  # a dim that is neither shape's nor 1 in shape
