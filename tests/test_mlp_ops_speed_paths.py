@@ -78,3 +78,33 @@ def test_relu_backward_with_a_gradient_a_pre_hook_reshaped(create_graph, new_gra
     (step,) = [e for e in seen if isinstance(e, events.BackwardStep)
                and e.node.name() == "ReluBackward0"]
     assert same_bits(step.grad_inputs[0].data, np.where(y.data > 0, new_grad, 0.0))
+
+
+# -- nll_loss / cross_entropy: the usual (N, C) case skips the other shape checks ------------
+@pytest.mark.parametrize("x_shape, labels, error, words", [
+    ((3, 4), [0, 1], ValueError, "Expected input batch_size (3) to match target batch_size (2)."),
+    ((3, 4), 1, ValueError, "Expected target of 1 dims for input of shape (3, 4) (N, C, ...), "
+                            "got target of shape ()"),
+    ((3, 4), [[0, 1, 2]], ValueError, "Expected target of 1 dims for input of shape (3, 4)"),
+    ((4,), [1], ValueError, "Expected target of 0 dims for input of shape (4,)"),
+    ((), 0, ValueError, "Expected target of 0 dims for input of shape () (N, C, ...)"),
+    ((2, 4, 5), [[0] * 6] * 2, RuntimeError, "Expected target size [2, 5], got [2, 6]"),
+    ((2, 4, 5), [0, 1], ValueError, "Expected target of 2 dims for input of shape (2, 4, 5)"),
+    ((3, 4), [0, 1.0, 2], RuntimeError, "expected target dtype to be Long or Byte"),
+    ((3, 4), [0, 4, 1], IndexError, "Target 4 is out of bounds."),
+    ((3, 4), [0, -1, 1], IndexError, "Target -1 is out of bounds."),
+])
+@pytest.mark.parametrize("loss", ["nll_loss", "cross_entropy"])
+def test_loss_misuse_errors_unchanged(x_shape, labels, error, words, loss):
+    x = leaf(np.zeros(x_shape, np.float32))
+    with pytest.raises(error) as info:
+        getattr(F, loss)(x, mg.tensor(labels))
+    assert words in str(info.value)
+
+
+@pytest.mark.parametrize("x_shape, labels", [((4,), 2), ((2, 4, 3), [[0, 1, 3], [2, 2, 0]]),
+                                             ((0, 4), np.zeros(0, np.int64))])
+@pytest.mark.parametrize("loss", ["nll_loss", "cross_entropy"])
+def test_loss_other_shapes_still_accepted(x_shape, labels, loss):
+    x = leaf(np.random.default_rng(16).standard_normal(x_shape).astype(np.float32))
+    grads_both_ways(lambda: getattr(F, loss)(x * x, mg.tensor(labels), reduction="sum") * 3, [x])

@@ -104,40 +104,53 @@ def nll_loss(input: Tensor, target: Any, weight: Any = None, *, ignore_index: in
              reduction: str = "mean") -> Tensor:
     """-input[n, target[n]] averaged over the batch: input holds log-probabilities
     (NllLossBackward0)"""
-    L.check_reduction(reduction)
     labels = target.data if isinstance(target, Tensor) else np.asarray(target)
+    return _nll_loss(input, labels, weight, ignore_index, reduction)
+
+
+def _nll_loss(input: Tensor, labels: np.ndarray, weight: Any, ignore_index: int,
+              reduction: str) -> Tensor:
+    """`nll_loss` of the labels' array (cross_entropy has it already): checks, then the op."""
+    L.check_reduction(reduction)
     if labels.dtype.kind not in "iu":
         raise RuntimeError(f"expected target dtype to be Long or Byte, but got "
                            f"{labels.dtype.name.capitalize()} (class labels must be integers: "
                            "use minigrad.tensor([0, 2, 1]) or labels.long())")
     x_shape = input.data.shape
-    ndim = len(x_shape)
-    if ndim == 0 or ndim - 1 != labels.ndim:
-        raise ValueError(f"Expected target of {builtins.max(ndim - 1, 0)} dims for input "
-                         f"of shape {x_shape} (N, C, ...), got target of shape "
-                         f"{labels.shape}")
-    if ndim > 1 and x_shape[0] != labels.shape[0]:
-        raise ValueError(f"Expected input batch_size ({x_shape[0]}) to match target batch_size "
-                         f"({labels.shape[0]}).")
-    if ndim > 2 and x_shape[2:] != labels.shape[1:]:
-        raise RuntimeError(f"Expected target size {[x_shape[0], *x_shape[2:]]}, got "
-                           f"{list(labels.shape)}")
-    classes = x_shape[0] if ndim == 1 else x_shape[1]
+    if len(x_shape) != 2 or labels.shape != x_shape[:1]:  # not the usual (N, C) and N labels
+        _check_shapes(x_shape, labels.shape)
+    classes = x_shape[0] if len(x_shape) == 1 else x_shape[1]
     if _check_labels(labels, classes, ignore_index) and not 0 <= ignore_index < classes:
         ignore_index = None  # no label can be the ignored one: NllLoss need not look for it
     return L.NllLoss.apply(input, target=labels, weight=_array(weight), reduction=reduction,
                            ignore_index=ignore_index)
 
 
+def _check_shapes(x_shape: tuple, labels_shape: tuple) -> None:
+    """PyTorch's errors for labels that do not fit an input (C,), (N, C) or (N, C, d1, ...)."""
+    ndim = len(x_shape)
+    if ndim == 0 or ndim - 1 != len(labels_shape):
+        raise ValueError(f"Expected target of {builtins.max(ndim - 1, 0)} dims for input "
+                         f"of shape {x_shape} (N, C, ...), got target of shape "
+                         f"{labels_shape}")
+    if ndim > 1 and x_shape[0] != labels_shape[0]:
+        raise ValueError(f"Expected input batch_size ({x_shape[0]}) to match target batch_size "
+                         f"({labels_shape[0]}).")
+    if ndim > 2 and x_shape[2:] != labels_shape[1:]:
+        raise RuntimeError(f"Expected target size {[x_shape[0], *x_shape[2:]]}, got "
+                           f"{list(labels_shape)}")
+
+
 # the unsigned integer type of each size: a negative label seen as one is a huge number
 _UNSIGNED = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
+# `_largest(a, None)` is a's largest element (a global: Python reads numpy's attributes slowly)
+_largest = np.maximum.reduce
 
 
 def _check_labels(labels: np.ndarray, classes: int, ignore_index: int) -> bool:
     """Every label is a class index in [0, classes), or ignore_index. True when every label
     is a class index."""
-    if labels.size == 0 or np.maximum.reduce(labels.view(_UNSIGNED[labels.itemsize]),
-                                             axis=None) < classes:
+    if labels.size == 0 or _largest(labels.view(_UNSIGNED[labels.itemsize]), None) < classes:
         return True  # the usual case, told by one reduction (negatives are huge unsigned)
     bad = (labels != ignore_index) & ((labels < 0) | (labels >= classes))
     if bad.any():
@@ -164,7 +177,7 @@ def cross_entropy(input: Tensor, target: Any, weight: Any = None, *, ignore_inde
         if reduction == "none":
             return losses
         return losses.sum() if reduction == "sum" else losses.mean()
-    return nll_loss(logp, target, weight, ignore_index=ignore_index, reduction=reduction)
+    return _nll_loss(logp, labels, weight, ignore_index, reduction)
 
 
 def binary_cross_entropy(input: Tensor, target: Any, weight: Any = None, *,

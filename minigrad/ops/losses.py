@@ -16,9 +16,10 @@ from typing import Any
 
 import numpy as np
 
+from minigrad import tensor as _tensor  # resolved at call time (tensor.py imports the ops)
 from minigrad.function import Function
 from minigrad.grad_mode import state
-from minigrad.ops.base import constant, plain
+from minigrad.ops.base import constant
 
 REDUCTIONS = ("mean", "sum", "none")
 
@@ -87,7 +88,7 @@ class NllLoss(Function):
             out, coef = _nll_plain(x, labels, reduction)
         else:
             out, coef = _nll_general(x, labels, weight, reduction, ignore_index)
-        ctx.save_for_backward(constant(coef))
+        ctx.save_for_backward(_tensor.make(coef, None, 0))  # (coef: always an array)
         ctx.reduction, ctx.single = reduction, single
         return out
 
@@ -96,8 +97,8 @@ class NllLoss(Function):
         (coef,) = ctx.saved_tensors
         if ctx.reduction == "none" and not ctx.single:
             grad = grad.unsqueeze(1)  # one loss per sample: broadcast over the classes
-        if not state.grad_enabled:  # nothing to record: numpy's product, no Tensor op
-            return plain(grad.data * coef.data)
+        if not state.grad_enabled:  # nothing to record: numpy's product (an array), no Tensor op
+            return _tensor.make(grad.data * coef.data, None, 0)
         return grad * coef
 
 
