@@ -14,6 +14,7 @@ import minigrad as mg
 import minigrad.nn.functional as F
 from bitwise import FLOATS, awkward, same_bits
 from minigrad import events
+from minigrad.ops import losses as L
 from test_mlp_overhead import grads_both_ways, leaf, upstream
 
 pytestmark = pytest.mark.filterwarnings("ignore::RuntimeWarning")
@@ -108,3 +109,15 @@ def test_loss_misuse_errors_unchanged(x_shape, labels, error, words, loss):
 def test_loss_other_shapes_still_accepted(x_shape, labels, loss):
     x = leaf(np.random.default_rng(16).standard_normal(x_shape).astype(np.float32))
     grads_both_ways(lambda: getattr(F, loss)(x * x, mg.tensor(labels), reduction="sum") * 3, [x])
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+@pytest.mark.parametrize("n", [1, 3, 7, 2049, 4097])
+def test_nll_plain_mean_coefficients_are_the_general_paths_bits(dtype, n):
+    """-1 / total, with total the batch size in the input's dtype (rounded for float16)."""
+    rng = np.random.default_rng(n)
+    x = rng.standard_normal((n, 3)).astype(dtype)
+    labels = rng.integers(0, 3, n)
+    fast = L._nll_plain(x, labels, "mean")
+    slow = L._nll_general(x, labels, None, "mean", -100)
+    assert all(same_bits(a, b) for a, b in zip(fast, slow))
