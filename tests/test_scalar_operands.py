@@ -35,10 +35,26 @@ def test_minus_zero_keeps_its_sign_after_plus_zero_was_seen():
 
 def test_other_operands_pass_through_unchanged():
     x = np.ones(2, np.float32)
-    ints = np.ones(2, np.int64)
     assert base.operands(x, 3)[1] == 3 and type(base.operands(x, 3)[1]) is int
-    assert type(base.operands(ints, 0.5)[1]) is float  # int arrays: numpy's rules decide
     assert base.operands(x, x)[1] is x
+
+
+@pytest.mark.parametrize("dtype", [np.int64, np.int32, np.uint8, np.bool_])
+@pytest.mark.parametrize("op", ["add", "sub", "mul", "div", "rmul", "radd"])
+def test_int_or_bool_tensor_with_a_float_is_float32(dtype, op):
+    """PyTorch gives float32 (its default dtype), where numpy alone would give float64."""
+    a = np.array([3, 0, 1, 2]).astype(dtype)
+    t = minigrad.tensor(a)
+    got = {"add": lambda: t + 0.1, "sub": lambda: t - 0.1, "mul": lambda: t * 0.1,
+           "div": lambda: t / 0.3, "rmul": lambda: 0.1 * t, "radd": lambda: 0.1 + t}[op]()
+    f = a.astype(np.float32)
+    expected = {"add": f + 0.1, "sub": f - 0.1, "mul": f * 0.1, "div": f / 0.3,
+                "rmul": f * 0.1, "radd": f + 0.1}[op]
+    assert got.data.dtype == np.float32
+    np.testing.assert_array_equal(got.data.view(np.uint32), expected.view(np.uint32))
+    ints = np.ones(2, np.int64)
+    x, y = base.operands(ints, 0.5)
+    assert x.dtype == np.float32 and type(y) is float  # numpy makes the float float32 then
 
 
 def test_the_kept_arrays_are_read_only_and_bounded():

@@ -81,12 +81,13 @@ def _binary(fn: Any, name: str, a: Any, b: Any, config: dict | None = None) -> A
     Tensor = _tensor.Tensor
     if not isinstance(a, Tensor):
         a = as_operand(a)
+    ufunc = fn.ufunc
     if isinstance(b, float):
-        if isinstance(a, Tensor) and a.data.dtype.kind in "iub":
-            a = cast(a, np.float32)  # int tensor * 2.5 is float32 in PyTorch, not float64
+        # int tensor * 2.5 is float32 in PyTorch, not float64 (`operands` does this for + - * /)
+        if ufunc is None and isinstance(a, Tensor) and a.data.dtype.kind in "iub":
+            a = cast(a, np.float32)
     elif not isinstance(b, Tensor):
         b = as_operand(b)
-    ufunc = fn.ufunc
     try:
         if ufunc is not None and not (state.grad_enabled and (
                 isinstance(a, Tensor) and a._requires_grad

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+from numpy import ndarray  # (np.ndarray is a slow lookup: numpy's module has __getattr__)
 
 from minigrad import tensor as _tensor  # resolved at call time (tensor.py imports the ops)
 
@@ -29,13 +30,15 @@ def operands(a: Any, b: Any) -> tuple:
     Tensor = _tensor.Tensor
     x = a.data if isinstance(a, Tensor) else a
     if type(b) is float:  # the usual case: tensor (op) number
-        known = _float_arrays.get(x.dtype) if type(x) is np.ndarray else None
-        if known is None:  # not a float array
+        if type(x) is not ndarray:
             return x, b
+        known = _float_arrays.get(x.dtype)
+        if known is None:  # not a float array: an int or bool one is float32 in PyTorch
+            return (x.astype(np.float32) if x.dtype.kind in "iub" else x), b
         y = known.get(b)
         return x, float_array(b, x.dtype) if y is None else y
     y = b.data if isinstance(b, Tensor) else b
-    if type(x) is float and type(y) is np.ndarray and y.dtype in _float_arrays:
+    if type(x) is float and type(y) is ndarray and y.dtype in _float_arrays:
         return float_array(x, y.dtype), y
     return x, y
 
