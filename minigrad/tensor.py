@@ -66,7 +66,7 @@ class Tensor:
               ) -> Tensor:
         """Fast constructor used by ops: no conversion, no checks. (A staticmethod: calling it
         binds nothing, which a classmethod would do on every call.)"""
-        t = object.__new__(Tensor)
+        t = _new(Tensor)
         t.data = data
         t.grad_fn = grad_fn
         t._requires_grad = grad_fn is not None
@@ -449,3 +449,4 @@ def _init(t: Tensor, data: np.ndarray, grad_fn: Any, output_nr: int, vc: list | 
 
 
 make = Tensor._make  # the same, as a plain function: ops call it on every result
+_new = object.__new__  # (a global: `object.__new__` is an attribute load on every call)

@@ -64,14 +64,14 @@ def float_array(value: float, dtype: np.dtype) -> np.ndarray:
 
 def constant(array: Any) -> Any:
     """A Tensor that needs no gradient (masks, indices, zeros) for use in backward formulas."""
-    return _tensor.Tensor._make(np.asarray(array), None, 0)
+    return _tensor.make(np.asarray(array), None, 0)
 
 
 def plain(array: np.ndarray) -> Any:
     """The Tensor an op returns when nothing is recorded: the result, no graph."""
     if type(array) is not np.ndarray:  # numpy gives a scalar where the result is 0-d
         array = np.asarray(array)
-    return _tensor.Tensor._make(array, None, 0)
+    return _tensor.make(array, None, 0)
 
 
 def view_of(input: Any, array: np.ndarray) -> Any:
@@ -81,7 +81,7 @@ def view_of(input: Any, array: np.ndarray) -> Any:
     The shape ops call this directly inside backward and under no_grad: going through
     `apply` would cost several times the numpy call itself (~1.5 us for a transpose).
     """
-    out = _tensor.Tensor._make(array, None, 0, input._vc or input._shared_version())
+    out = _tensor.make(array, None, 0, input._vc or input._shared_version())
     out._base = input
     return out
 
