@@ -233,6 +233,17 @@ def test_forward_hook_sees_activations():
     assert seen == [mg.Size([4, 3])]
 
 
+def test_call_passes_keyword_arguments_to_forward():
+    class Scale(nn.Module):
+        def forward(self, x, factor=2.0):
+            return x * factor
+
+    x = mg.tensor([1.0, 2.0])
+    assert Scale()(x).tolist() == [2.0, 4.0]
+    assert Scale()(x, factor=3.0).tolist() == [3.0, 6.0]
+    assert Scale()(x=x, factor=0.5).tolist() == [0.5, 1.0]
+
+
 # -- Linear ------------------------------------------------------------------------------------
 def test_linear_init_is_pytorchs_uniform_and_seeded():
     mg.manual_seed(0)

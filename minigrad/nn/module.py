@@ -70,7 +70,8 @@ class Module:
                 new = hook(self, args)
                 if new is not None:
                     args = new if isinstance(new, tuple) else (new,)
-        out = self.forward(*args, **kwargs)
+        # (no keyword arguments, the usual case: calling without ** copies no empty dict)
+        out = self.forward(*args, **kwargs) if kwargs else self.forward(*args)
         if self._forward_hooks:
             for hook in list(self._forward_hooks):
                 new = hook(self, args, out)
