@@ -225,10 +225,15 @@ class AccumulateGrad(Node):
     def __init__(self, variable: Any) -> None:
         self.variable = variable
         self._sequence_nr = float("inf")  # PyTorch runs accumulations as soon as they are ready
+        self._shape = variable.data.shape  # the shape a gradient must have (see _grad_shape)
 
-    @property
-    def _shape(self) -> tuple:  # type: ignore[override]
-        return self.variable.data.shape
+    def _grad_shape(self, output_nr: int) -> tuple:
+        """The leaf's shape, read again: the engine asks when a gradient does not have the kept
+        `_shape`. (After `x.data = ` an array of another shape a new graph brings gradients of
+        the new shape; a graph recorded before the change still brings the old one, and PyTorch
+        accumulates that as it is.)"""
+        self._shape = self.variable.data.shape
+        return self._shape
 
     def apply(self, *grad_outputs: Any) -> tuple:
         return ()  # the engine does the accumulation itself, so that it can emit the event

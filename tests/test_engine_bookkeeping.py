@@ -213,3 +213,27 @@ def test_mean_over_dim_0_of_a_0d_tensor_is_the_tensor_itself(dim) -> None:
     assert y.item() == 3.0 and y.grad_fn.name() == "MeanBackward1"
     y.backward()
     assert x.grad.item() == 1.0
+
+
+def test_a_leaf_whose_data_gets_another_shape() -> None:
+    """`x.data = ` an array of another shape, as PyTorch allows: its AccumulateGrad (made once
+    per leaf) keeps a shape, read again when a gradient does not match it."""
+    x = minigrad.ones(3, requires_grad=True)
+    (x * 2).sum().backward()  # the AccumulateGrad exists now, with shape (3,)
+    x.grad = None
+    x.data = np.ones((2, 3), np.float32)
+    (x * 2).sum().backward()  # a new graph: gradients of the new shape
+    assert x.grad.shape == (2, 3) and np.all(x.grad.data == 2)
+    x.grad = None
+    b = minigrad.ones((4, 2, 3))
+    (x * b).sum().backward()  # broadcast: summed to the new shape
+    assert x.grad.shape == (2, 3) and np.all(x.grad.data == 4)
+
+
+def test_a_graph_recorded_before_the_data_changed_brings_the_old_shape() -> None:
+    # what PyTorch 2.13 does: y.backward() gives x.grad = tensor([2., 2., 2.]) for data of 5
+    x = minigrad.ones(3, requires_grad=True)
+    y = (x * 2).sum()
+    x.data = np.ones(5, np.float32)
+    y.backward()
+    assert x.grad.shape == (3,) and np.all(x.grad.data == 2)
