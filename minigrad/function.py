@@ -142,8 +142,10 @@ class Node:
         if not saved and self._freed:  # (release empties _saved: only then look further)
             raise RuntimeError(FREED_MESSAGE)
         for i, version in enumerate(self._saved_versions):
-            if version is not None and saved[i]._version != version:
-                raise RuntimeError(_modified_message(saved[i], version))
+            if version is not None:
+                vc = saved[i]._vc  # (Tensor._version without the call: None means version 0)
+                if (0 if vc is None else vc[0]) != version:
+                    raise RuntimeError(_modified_message(saved[i], version))
         return saved
 
     @property
