@@ -225,11 +225,12 @@ def execute(roots: list, seeds: list, retain_graph: bool | None = None,
                 if hooked and node._post_hooks:  # post hooks get the checked gradients
                     _check_all(node, grad_inputs, summed)
                     grad_inputs = list(_run_post_hooks(node, grad_inputs, grads, recording))
-                for i, (nxt, nr, g) in enumerate(zip(next_nodes, node._next_nrs, grad_inputs)):
+                nrs = node._next_nrs
+                for i, nxt in enumerate(next_nodes):
                     if nxt is None:  # an input that needs no gradient gets none
-                        if g is not None:
-                            grad_inputs[i] = None
+                        grad_inputs[i] = None
                         continue
+                    g, nr = grad_inputs[i], nrs[i]
                     if g is not None and (type(g) is not Tensor or g.data.shape != (
                             nxt._shape if nr == 0 else nxt._grad_shape(nr))):
                         g = grad_inputs[i] = _check(node, i, g, nxt, nr, summed)
