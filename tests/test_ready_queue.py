@@ -5,6 +5,7 @@ pop_heap (tests/libstdcxx_heap.py) on random sequences of pushes and pops."""
 import random
 
 from libstdcxx_heap import ReadyQueue as LibstdcxxQueue
+from minigrad import tensor
 from minigrad.function import AccumulateGrad, Node
 from minigrad.ready_queue import ReadyQueue
 
@@ -13,7 +14,7 @@ def make_nodes(rng, n):
     nodes = []
     for i in range(n):
         if rng.random() < 0.4:  # accumulations: all tie at the largest sequence number
-            node = AccumulateGrad(None)
+            node = AccumulateGrad(tensor(0.0, requires_grad=True))
         else:
             node = Node()
             node._sequence_nr = rng.randrange(8)  # small range: many ties among plain nodes too
