@@ -2,12 +2,13 @@
 and micrograd on the same work, in one process.
 
 How it measures: single-threaded BLAS (numpy and torch), every engine's run of a work item
-interleaved with the others' (round-robin, one run each per repeat, so that a slow phase of the
-machine hits all engines alike), the median over repeats, a garbage collection before each run
-(outside the timer). Work items (issue 9): an MLP training step, a chain of small ops, a very
-deep chain, the MLP step under `minigrad.trace()`, `explain()` of a 10,000-node graph, peak
-memory over 100 training steps, and a fan-in check. The work each engine does is in
-`bench_peers.py`; the printed report is made in `bench_report.py`.
+interleaved with the others' (one run each per round, in a shuffled order, so that a slow
+phase of the machine hits all engines alike and none always runs after the same one), the
+median over repeats, a garbage collection before each run (outside the timer). Work items
+(issue 9): an MLP training step, a chain of small ops, a very deep chain, the MLP step under
+`minigrad.trace()`, `explain()` of a 10,000-node graph, peak memory over 100 training steps,
+and a fan-in check. The work each engine does is in `bench_peers.py`; the printed report is
+made in `bench_report.py`.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ import importlib
 import io
 import json
 import os
+import random
 import statistics
 import sys
 import time
@@ -149,11 +151,20 @@ def _openblas_threads(set_to: int | None = None) -> int | None:
 
 # -- timing ----------------------------------------------------------------------------------
 def interleaved(cases: dict[str, Case], repeats: int, warmup: int = 1) -> dict[str, Row]:
-    """Time every case `repeats` times, round-robin; a Row per engine (median seconds)."""
+    """Time every case `repeats` times, one run of each per round; a Row per engine (median
+    seconds).
+
+    Each round runs the engines in a new order (shuffled, seeded): what one engine leaves
+    behind slows the next one measurably (after a torch step, an MLP step here took ~7%
+    longer), so no engine may always follow the same one.
+    """
     samples: dict[str, list[float]] = {name: [] for name in cases}
     failed: dict[str, str] = {}
+    order = list(cases.items())
+    shuffle = random.Random(0).shuffle
     for round_ in range(warmup + repeats):
-        for name, case in cases.items():
+        shuffle(order)
+        for name, case in order:
             if name in failed:
                 continue
             try:
@@ -424,7 +435,7 @@ def item_fan_in(cfg: Config) -> Item:
                 "(backward only)", "ms", ratios=False)
     item.notes.append(f"columns: backward time at {n:,} uses, at {2 * n:,} uses, ratio "
                       "(issue 2: about 2 means linear)")
-    cases = {}  # both sizes in one round-robin, so that a busy spell hits both alike
+    cases = {}  # both sizes in the same rounds, so that a busy spell hits both alike
     for engine, case in make_cases(item, cfg, lambda e: peers.fan_in_case(e, n)).items():
         cases[f"{engine}|{n}"] = case
         cases[f"{engine}|{2 * n}"] = peers.fan_in_case(engine, 2 * n)
@@ -449,8 +460,15 @@ RUNNERS = {"mlp": item_mlp, "chain": item_chain, "deep": item_deep, "trace": ite
 
 
 def run(cfg: Config, progress: Callable[[str], None] | None = None) -> list[Item]:
-    """Run the work items `cfg` selects, in order. The objects alive before (modules of every
-    engine, ...) are frozen, so that collections during a run scan only that run's objects."""
+    """Run the work items `cfg` selects, in order. Every engine is imported first, then the
+    objects alive (the modules of every engine, ...) are frozen, so that the collection before
+    each timed run scans only that run's objects. (Imported later, torch's ~160,000 objects
+    made each of those collections take ~90 ms and leave the caches cold for the timed run.)"""
+    for engine in cfg.engines:
+        try:
+            peers.load(engine)
+        except peers.Unavailable:
+            pass  # its rows will say so
     items = []
     gc.collect()
     gc.freeze()

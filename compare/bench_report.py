@@ -56,7 +56,8 @@ def header(cfg: Config, threads: str) -> list[str]:
     versions = ", ".join(f"{e} {peers.version(e)}" for e in cfg.engines)
     lines = [f"python -m compare bench: Python {platform.python_version()}, {versions}",
              f"{threads}; torch.set_num_threads(1); {os.cpu_count()} cores",
-             "medians over repeats, engines interleaved round-robin, gc.collect() before each "
+             "medians over repeats, engines interleaved (one run each per round, shuffled order), "
+             "gc.collect() before each "
              "run (the objects alive at the start frozen: gc.freeze()); ratio columns: x numpy "
              "(by hand), x torch; ± is the median absolute deviation"]
     if os.environ.get("OPENBLAS_CORETYPE"):

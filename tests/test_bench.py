@@ -99,3 +99,46 @@ def test_command_line(monkeypatch, tmp_path, capsys):
 def test_unknown_only_name_is_an_error():
     with pytest.raises(SystemExit):
         bench.parse(["--only", "jax"])
+
+
+def test_engines_are_imported_before_the_objects_are_frozen(monkeypatch):
+    """gc.freeze() must see every engine's modules: otherwise each gc.collect() before a timed
+    run scans them all (~90 ms for torch) and the run starts with cold caches."""
+    import gc
+    import sys
+
+    from compare.bench_peers import PEER_MODULES
+
+    seen = {}
+    real_freeze = gc.freeze
+    monkeypatch.setattr(gc, "freeze", lambda: (seen.update(modules=set(sys.modules)),
+                                               real_freeze()))
+    monkeypatch.setattr(bench, "ITEMS", ())  # no work items: only what run() does first
+    bench.run(bench.Config.tiny())
+    for engine, module in PEER_MODULES.items():
+        try:
+            __import__(module)
+        except ImportError:
+            continue  # not installed here: nothing to import early
+        assert module in seen["modules"], engine
+
+
+
+def test_each_round_runs_every_engine_once_in_a_shuffled_order():
+    """One run of each engine per round; the order changes from round to round (seeded, so
+    the same every time), so that no engine always runs right after the same one."""
+    from compare.bench_peers import Case
+
+    def record(calls):
+        cases = {name: Case(lambda name=name: (lambda: calls.append(name))) for name in "abcd"}
+        rows = bench.interleaved(cases, repeats=30, warmup=1)
+        assert all(rows[name].value is not None for name in "abcd")
+        return calls
+
+    calls = record([])
+    assert calls == record([])  # seeded
+    rounds = [calls[i:i + 4] for i in range(0, len(calls), 4)]
+    assert len(rounds) == 31 and all(sorted(r) == list("abcd") for r in rounds)
+    assert len({tuple(r) for r in rounds}) > 10
+    followers = {(a, b) for a, b in zip(calls, calls[1:])}
+    assert {(a, b) for a in "abcd" for b in "abcd" if a != b} <= followers
