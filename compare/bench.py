@@ -150,13 +150,16 @@ def _openblas_threads(set_to: int | None = None) -> int | None:
 
 
 # -- timing ----------------------------------------------------------------------------------
-def interleaved(cases: dict[str, Case], repeats: int, warmup: int = 1) -> dict[str, Row]:
-    """Time every case `repeats` times, one run of each per round; a Row per engine (median
-    seconds).
+def interleaved(cases: dict[str, Case], repeats: int, warmup: int = 1,
+                settle: bool = True) -> dict[str, Row]:
+    """Time every case `repeats` times, one timed run of each per round; a Row per engine
+    (median seconds).
 
-    Each round runs the engines in a new order (shuffled, seeded): what one engine leaves
-    behind slows the next one measurably (after a torch step, an MLP step here took ~7%
-    longer), so no engine may always follow the same one.
+    What one engine leaves behind (caches, allocator state) slows the next one measurably:
+    after a torch step, an MLP step here took ~7% longer than after a numpy step. So each
+    timed run comes right after an untimed run of the same engine (`settle`; the state it
+    would find in its own training loop), and each round runs the engines in a new order
+    (shuffled, seeded). Long runs (the deep chain) need no settling run.
     """
     samples: dict[str, list[float]] = {name: [] for name in cases}
     failed: dict[str, str] = {}
@@ -168,6 +171,8 @@ def interleaved(cases: dict[str, Case], repeats: int, warmup: int = 1) -> dict[s
             if name in failed:
                 continue
             try:
+                if settle:
+                    case.prepare()()
                 fn = case.prepare()
                 gc.collect()
                 start = time.perf_counter()
@@ -206,8 +211,8 @@ def make_cases(item: Item, cfg: Config, make: Callable[[str], Case]) -> dict[str
 
 
 def timed_item(item: Item, cfg: Config, make: Callable[[str], Case], repeats: int,
-               per: int = 1, warmup: int = 1) -> Item:
-    rows = interleaved(make_cases(item, cfg, make), repeats, warmup)
+               per: int = 1, warmup: int = 1, settle: bool = True) -> Item:
+    rows = interleaved(make_cases(item, cfg, make), repeats, warmup, settle)
     for row in rows.values():
         if row.value is not None:
             row.value /= per
@@ -255,12 +260,13 @@ def item_chain(cfg: Config) -> Item:
 def item_deep(cfg: Config) -> Item:
     item = Item("deep", f"{cfg.deep_n:,}-deep chain: forward + backward", "us/node")
     make = lambda e: peers.chain_case(e, cfg.deep_n, cfg.chain_width)
-    timed_item(item, cfg, make, cfg.deep_repeats, per=cfg.deep_n, warmup=0)
+    timed_item(item, cfg, make, cfg.deep_repeats, per=cfg.deep_n, warmup=0, settle=False)
     if cfg.huge_n and "minigrad" in cfg.engines:
         row = Row(f"minigrad {cfg.huge_n:,}", status="skipped")
         try:
             case = peers.chain_case("minigrad", cfg.huge_n, cfg.chain_width)
-            row = interleaved({row.engine: case}, 1, warmup=0)[row.engine]
+            timed = interleaved({row.engine: case}, 1, warmup=0, settle=False)
+            row = timed[row.engine]
             row.spread = None
             row.note = "completes (one run)" if row.status == "ok" else row.note
             if row.value is not None:

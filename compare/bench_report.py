@@ -56,10 +56,11 @@ def header(cfg: Config, threads: str) -> list[str]:
     versions = ", ".join(f"{e} {peers.version(e)}" for e in cfg.engines)
     lines = [f"python -m compare bench: Python {platform.python_version()}, {versions}",
              f"{threads}; torch.set_num_threads(1); {os.cpu_count()} cores",
-             "medians over repeats, engines interleaved (one run each per round, shuffled order), "
-             "gc.collect() before each "
-             "run (the objects alive at the start frozen: gc.freeze()); ratio columns: x numpy "
-             "(by hand), x torch; ± is the median absolute deviation"]
+             "medians over repeats, engines interleaved (one timed run each per round, in a "
+             "shuffled order, each right after an untimed run of the same engine except in the "
+             "deep chain), gc.collect() before each run (the objects alive at the start frozen: "
+             "gc.freeze()); ratio columns: x numpy (by hand), x torch; ± is the median absolute "
+             "deviation"]
     if os.environ.get("OPENBLAS_CORETYPE"):
         lines.append(f"note: OPENBLAS_CORETYPE={os.environ['OPENBLAS_CORETYPE']} is set, "
                      "which may slow numpy's BLAS")

@@ -125,18 +125,22 @@ def test_engines_are_imported_before_the_objects_are_frozen(monkeypatch):
 
 
 def test_each_round_runs_every_engine_once_in_a_shuffled_order():
-    """One run of each engine per round; the order changes from round to round (seeded, so
-    the same every time), so that no engine always runs right after the same one."""
+    """One timed run of each engine per round, each right after an untimed run of the same
+    engine; the order changes from round to round (seeded, so the same every time), so that
+    no engine always runs right after the same one."""
     from compare.bench_peers import Case
 
-    def record(calls):
+    def record(settle):
+        calls = []
         cases = {name: Case(lambda name=name: (lambda: calls.append(name))) for name in "abcd"}
-        rows = bench.interleaved(cases, repeats=30, warmup=1)
+        rows = bench.interleaved(cases, repeats=30, warmup=1, settle=settle)
         assert all(rows[name].value is not None for name in "abcd")
         return calls
 
-    calls = record([])
-    assert calls == record([])  # seeded
+    settled = record(True)
+    assert settled[::2] == settled[1::2]  # each engine twice in a row: untimed, then timed
+    calls = record(False)
+    assert calls == settled[::2] == record(False)  # seeded
     rounds = [calls[i:i + 4] for i in range(0, len(calls), 4)]
     assert len(rounds) == 31 and all(sorted(r) == list("abcd") for r in rounds)
     assert len({tuple(r) for r in rounds}) > 10
