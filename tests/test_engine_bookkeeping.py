@@ -237,3 +237,14 @@ def test_a_graph_recorded_before_the_data_changed_brings_the_old_shape() -> None
     x.data = np.ones(5, np.float32)
     y.backward()
     assert x.grad.shape == (3,) and np.all(x.grad.data == 2)
+
+
+def test_tracing_a_graph_recorded_before_the_data_changed() -> None:
+    """The recorder reads each AccumulateGrad's kept shape, without reading the leaf anew:
+    under trace() the old-shape gradient is accumulated too, as without it."""
+    x = minigrad.ones(3, requires_grad=True)
+    y = (x * 2).sum()
+    x.data = np.ones(5, np.float32)
+    with minigrad.trace():
+        y.backward()
+    assert x.grad.shape == (3,) and np.all(x.grad.data == 2)
