@@ -2,13 +2,13 @@
 and micrograd on the same work, in one process.
 
 How it measures: single-threaded BLAS (numpy and torch), every engine's run of a work item
-interleaved with the others' (one run each per round, in a shuffled order, so that a slow
-phase of the machine hits all engines alike and none always runs after the same one), the
-median over repeats, a garbage collection before each run (outside the timer). Work items
-(issue 9): an MLP training step, a chain of small ops, a very deep chain, the MLP step under
-`minigrad.trace()`, `explain()` of a 10,000-node graph, peak memory over 100 training steps,
-and a fan-in check. The work each engine does is in `bench_peers.py`; the printed report is
-made in `bench_report.py`.
+interleaved with the others' (one timed run each per round, right after an untimed run of
+the same engine, in a shuffled order: a slow phase of the machine hits all engines alike and
+none is timed in the state another engine left), the median over repeats, a garbage
+collection before each run (outside the timer). Work items (issue 9): an MLP training step,
+a chain of small ops, a very deep chain, the MLP step under `minigrad.trace()`, `explain()`
+of a 10,000-node graph, peak memory over 100 training steps, and a fan-in check. The work
+each engine does is in `bench_peers.py`; the printed report is made in `bench_report.py`.
 """
 
 from __future__ import annotations
