@@ -69,7 +69,7 @@ def constant(array: Any) -> Any:
 
 def plain(array: np.ndarray) -> Any:
     """The Tensor an op returns when nothing is recorded: the result, no graph."""
-    if type(array) is not np.ndarray:  # numpy gives a scalar where the result is 0-d
+    if type(array) is not ndarray:  # numpy gives a scalar where the result is 0-d
         array = np.asarray(array)
     return _tensor.make(array, None, 0)
 

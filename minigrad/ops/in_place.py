@@ -105,10 +105,8 @@ def inplace(target: Any, op: Any, arg: Any) -> Any:
         _check_may_write(target, recording)
     ufunc = None if recording else _in_place_ufuncs().get(op)
     if recording:
-        from minigrad.tensor import Tensor
-
         target._shared_version()  # (before it takes over the new node: its node may have saved it)
-        old = Tensor._make(target.data.copy(), target.grad_fn, target._output_nr)
+        old = _tensor.make(target.data.copy(), target.grad_fn, target._output_nr)
         old._requires_grad = target._requires_grad
         if target.grad_fn is None and target._requires_grad:
             old._grad_acc = target._accumulator()

@@ -285,7 +285,7 @@ def sum_to_array(g: np.ndarray, shape: tuple) -> tuple[np.ndarray, tuple]:
         # gives `shape` (the same sum as the general path's keepdims and reshape)
         dims = (0,) if lead == 1 else tuple(range(lead))
         return _add_reduce(g, dims), dims
-    dims = sum_to_dims(g.shape, shape)
+    dims = sum_to_dims(g_shape, shape)
     out = np.add.reduce(g, axis=dims, keepdims=True) if dims else g
     if out.shape[lead:] != shape:  # a dim that is neither shape's nor 1 in shape
         raise ValueError(f"cannot sum {g.shape} to {shape}: it does not broadcast to it")
