@@ -212,3 +212,78 @@ def test_repr_is_short():
     x, y = leaves()
     assert repr(minigrad.trace((x * y).sum())) == (
         "<Trace (minigrad): 2 operations, 2 leaves, 4 backward steps>")
+
+
+def test_an_update_inside_the_with_block_leaves_the_recorded_values_alone():
+    # the values, saved values and leaf values are those of the forward pass, even though the
+    # SGD step (in place, inside the block) changes the weight before the records are built
+    w = minigrad.tensor([[1.0, 2.0]], requires_grad=True)
+    x = minigrad.tensor([[3.0, 4.0]])
+    with minigrad.trace() as t:
+        y = (x @ w.t()).sum()
+        y.backward()
+        with minigrad.no_grad():
+            w -= 0.5 * w.grad
+    assert w.data.tolist() == [[-0.5, 0.0]]
+    leaf, transpose, mm = t.nodes[0], t.nodes[1], t.nodes[2]
+    assert leaf.value.tolist() == [[1.0, 2.0]] and t.leaf("w").value.tolist() == [[1.0, 2.0]]
+    assert transpose.name == "TBackward0" and transpose.value.tolist() == [[1.0], [2.0]]
+    assert mm.name == "MmBackward0"
+    assert [(s, v.tolist()) for s, v in mm.saved] == [("saved[0]", [[3.0, 4.0]]),
+                                                      ("t1", [[1.0], [2.0]])]
+    assert "-0.5" not in t.explanation()
+
+
+def test_a_value_is_copied_once_however_many_records_show_it():
+    w = minigrad.tensor(np.arange(6.0).reshape(2, 3), requires_grad=True)
+    x = minigrad.tensor(np.ones((4, 3)))
+    with minigrad.trace() as t:
+        h = x @ w.t()
+        (h * h).sum().backward()
+    leaf, transpose, mm, mul = t.nodes[0], t.nodes[1], t.nodes[2], t.nodes[3]
+    assert transpose.name == "TBackward0" and mul.name == "MulBackward0"
+    # w.t() is recorded as the transposed view of w's copy, not as a second copy
+    assert np.shares_memory(transpose.value, leaf.value)
+    np.testing.assert_array_equal(transpose.value, w.data.T)
+    # h, the product's output, is the same copy that the multiplication saved (twice)
+    assert all(v is mm.value for _, v in mul.saved)
+    assert not np.shares_memory(mm.value, h.data)
+
+
+def test_a_view_that_is_changed_in_place_later_keeps_its_value():
+    base = minigrad.tensor([1.0, 2.0, 3.0, 4.0], requires_grad=True)
+    with minigrad.trace() as t:
+        y = base * 1
+        v = y[1:3]
+        v.sum().backward()
+        with minigrad.no_grad():
+            y.mul_(10)
+    views = [n for n in t.nodes if n.name == "SliceBackward0"]
+    assert views and views[0].value.tolist() == [2.0, 3.0]
+    assert v.data.tolist() == [20.0, 30.0]
+
+
+def test_a_saved_result_shows_the_value_backward_read():
+    x = minigrad.tensor([-1.0, 2.0], requires_grad=True)
+    with minigrad.trace() as t:
+        y = x.relu()
+        (y * 3).sum().backward()
+        with minigrad.no_grad():
+            y.mul_(10)
+    relu = next(n for n in t.nodes if n.name == "ReluBackward0")
+    assert [(s, v.tolist()) for s, v in relu.saved] == [("result", [0.0, 2.0])]
+    assert relu.value.tolist() == [0.0, 2.0] and y.data.tolist() == [0.0, 20.0]
+
+
+def test_a_constant_given_new_data_between_two_ops_is_recorded_with_each_value():
+    x = minigrad.tensor([1.0, 2.0], requires_grad=True)
+    c = minigrad.tensor([3.0, 4.0])
+    with minigrad.trace() as t:
+        a = x * c
+        c.data = np.array([5.0, 6.0])  # another array: no in-place write, no new version
+        b = x * c
+        (a + b).sum().backward()
+    first, second = [n for n in t.nodes if n.name == "MulBackward0"]
+    # (x needs a gradient and c does not: each product keeps c alone, for d/dx = c)
+    assert [(s, v.tolist()) for s, v in first.saved] == [("saved[1]", [3.0, 4.0])]
+    assert [(s, v.tolist()) for s, v in second.saved] == [("saved[1]", [5.0, 6.0])]

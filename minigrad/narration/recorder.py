@@ -28,6 +28,7 @@ from minigrad.events import (
     GradAccumulated,
     HookFired,
 )
+from minigrad.function import AccumulateGrad
 from minigrad.narration.ops import source_form
 from minigrad.narration.records import (
     TraceAccumulation,
@@ -74,6 +75,9 @@ class Recorder:
         self.depth = 0
         self.hooks: list[TraceHook] = []
         self.accumulations: list[tuple] = []
+        # id(tensor) -> (tensor, its array, its version, a copy of the value then): `copy_of`
+        self.copies: dict[int, tuple[Tensor, np.ndarray, int, np.ndarray]] = {}
+        self.lines: dict[tuple, str | None] = {}  # (code, line number) -> its source_line
 
     def __call__(self, event: Any) -> None:
         kind = type(event)
@@ -103,22 +107,34 @@ class Recorder:
         if isinstance(out, tuple):
             out = next((o for o in out if isinstance(o, Tensor)), None)
         if isinstance(out, Tensor):
-            live.out, live.value, live.shape = out, np.array(out.data), out.data.shape
+            live.out, live.value, live.shape = out, self.copy_of(out), out.data.shape
             if node.name() == "ToCopyBackward0":  # the target dtype is only seen in the output
                 live.attrs["dtype"] = out.data.dtype.name
-        for i, (arg, (nxt, _)) in enumerate(zip(event.inputs, node.next_functions)):
+        for i, (arg, (nxt, _)) in enumerate(zip(event.inputs, _edges(node))):
             if nxt is None:
                 live.consts[i] = arg
-        live.line = _caller_line()
+        live.line = self._caller_line()
+
+    def _caller_line(self) -> str | None:
+        """`file.py:12: y = x * w`: the line of the user's code that ran the op being recorded
+        (the first frame outside the minigrad package; a loop runs the same line again)."""
+        frame = user_frame(sys._getframe(1))
+        if frame is None:
+            return None
+        key = (frame.f_code, frame.f_lineno)
+        line = self.lines.get(key)
+        if line is None:
+            line = self.lines[key] = source_line(frame)
+        return line
 
     def _register(self, node: Any) -> _Live:
         live = self.live[node] = _Live(node)
-        if node.name() == "AccumulateGrad":
+        if _is_leaf(node):
             v = node.variable
-            live.value, live.shape, live.out = np.array(v.data), v.data.shape, v
+            live.value, live.shape, live.out = self.copy_of(v), v.data.shape, v
             return live
         saved = node._saved
-        nf = node.next_functions
+        nf = list(_edges(node))
         free = [i for i, (nxt, _) in enumerate(nf) if nxt is None]
         if len(saved) == len(nf):
             live.consts.update((i, saved[i]) for i in free)
@@ -131,13 +147,35 @@ class Recorder:
                 edge = (s.grad_fn, s._output_nr) if s.grad_fn is not None else (s._grad_acc, 0)
                 where = next((j for j, e in enumerate(nf) if e == edge and e[0] is not None),
                              None)
-                live.saved.append((where if where is not None else f"saved[{i}]", s.data))
+                live.saved.append((where if where is not None else f"saved[{i}]",
+                                   self.copy_of(s)))
         if node._saved_output is not None:
-            live.value = node._saved_output
-            live.saved.append(("result", live.value))
+            live.value = node._saved_output  # (until _forward puts the output's copy here)
+            live.saved.append(("result", None))  # its value is live.value: see build
         live.attrs = {k: v for k, v in vars(node).items()
                       if not k.startswith("_") and k not in _CTX_SKIP and _displayable(v)}
         return live
+
+    def copy_of(self, t: Tensor) -> np.ndarray:
+        """`t`'s value as it is now, kept apart from later in-place changes (an optimizer step
+        inside the `with` block must not change what the records show).
+
+        One copy per tensor and version: a node's output and the same tensor saved by the next
+        node share it. A view's copy is the same view of its base's copy, so a Linear's weight
+        and its `weight.t()` are copied once.
+        """
+        data, version = t.data, t._version
+        kept = self.copies.get(id(t))
+        if kept is not None and kept[0] is t and kept[1] is data and kept[2] == version:
+            return kept[3]
+        base = t._base
+        copy = None
+        if base is not None and base._base is None:
+            copy = _same_view(data, base.data, self.copy_of(base))
+        if copy is None:
+            copy = np.array(data)
+        self.copies[id(t)] = (t, data, version, copy)
+        return copy
 
     def add_roots(self, roots: Iterable[Tensor]) -> list:
         """Register the graph behind `roots` (iteratively); return their root nodes."""
@@ -150,14 +188,14 @@ class Recorder:
             edges.append(node)
             self.roots.setdefault(node, t)
             live = self.live.get(node) or self._register(node)
-            if live.value is None and not node.name() == "AccumulateGrad":
-                live.value, live.shape = np.array(t.data), t.data.shape
+            if live.value is None and not _is_leaf(node):
+                live.value, live.shape = self.copy_of(t), t.data.shape
         stack, seen = list(edges), set(edges)
         while stack:
             node = stack.pop()
             if node not in self.live:
                 self._register(node)
-            for nxt, nr in node.next_functions:
+            for nxt, nr in _edges(node):
                 if nxt is None:
                     continue
                 live = self.live.get(nxt) or self._register(nxt)
@@ -185,11 +223,11 @@ class Recorder:
         ids = {node: f"n{i + 1}" for i, node in enumerate(order)}
         labels = self._labels(order, names)
         leaf_labels = {id(self.live[n].out): labels[n] for n in order
-                       if n.name() == "AccumulateGrad"}
+                       if _is_leaf(n)}
         nodes, leaves, live_leaves = [], [], {}
         for node in order:
             live = self.live[node]
-            if node.name() == "AccumulateGrad":
+            if _is_leaf(node):
                 nodes.append(TraceNode(ids[node], "AccumulateGrad", labels[node],
                                        formula=node.formula, shape=live.shape, value=live.value))
                 leaf = live.out
@@ -200,13 +238,14 @@ class Recorder:
                 live_leaves[ids[node]] = weakref.ref(leaf)
                 continue
             args = [self._arg_text(live, i, nxt, nr, labels, names)
-                    for i, (nxt, nr) in enumerate(node.next_functions)]
-            saved = [(args[w] if isinstance(w, int) else w, v) for w, v in live.saved]
+                    for i, (nxt, nr) in enumerate(_edges(node))]
+            saved = [(args[w] if isinstance(w, int) else w, live.value if w == "result" else v)
+                     for w, v in live.saved]
             nodes.append(TraceNode(
                 ids[node], node.name(), labels[node],
                 source_form(node.name(), args, live.attrs, live.shape),
                 type(node).formula, live.shape, live.value,
-                [None if nxt is None else ids.get(nxt) for nxt, _ in node.next_functions],
+                [None if nxt is None else ids.get(nxt) for nxt, _ in _edges(node)],
                 args, live.attrs, live.line, saved))
         backwards = []
         for roots, seeds, steps, seconds in self.passes:
@@ -225,20 +264,20 @@ class Recorder:
 
     def _forward_order(self) -> list:
         """Ops by creation order; each leaf's AccumulateGrad just before its first user."""
-        ops = sorted((n for n in self.live if n.name() != "AccumulateGrad"),
+        ops = sorted((n for n in self.live if not _is_leaf(n)),
                      key=lambda n: n._sequence_nr)
         order: list = []
         placed: set = set()
-        for n in [r for r in self.roots if r.name() == "AccumulateGrad"]:
+        for n in [r for r in self.roots if _is_leaf(r)]:
             placed.add(n)
             order.append(n)
         for op in ops:
-            for nxt, _ in op.next_functions:
-                if nxt is not None and nxt.name() == "AccumulateGrad" and nxt not in placed:
+            for nxt, _ in _edges(op):
+                if nxt is not None and _is_leaf(nxt) and nxt not in placed:
                     placed.add(nxt)
                     order.append(nxt)
             order.append(op)
-        order.extend(n for n in self.live if n.name() == "AccumulateGrad" and n not in placed)
+        order.extend(n for n in self.live if _is_leaf(n) and n not in placed)
         return order
 
     def _labels(self, order: list, names: dict[int, str]) -> dict:
@@ -251,7 +290,7 @@ class Recorder:
             name = None
             if t is not None:
                 name = t.name or self.params.get(id(t)) or names.get(id(t))
-            if name is None and node in self.roots and node.name() != "AccumulateGrad":
+            if name is None and node in self.roots and not _is_leaf(node):
                 outs += 1
                 name = "out" if outs == 1 else f"out{outs}"
             labels[node] = unique(name)
@@ -292,6 +331,43 @@ def constant_text(value: Any) -> str:
     return repr(value)
 
 
+def _same_view(view: np.ndarray, base: np.ndarray, base_copy: np.ndarray) -> np.ndarray | None:
+    """The view of `base_copy` that `view` is of `base` (same offset, shape and strides), or
+    None when `view` does not lie inside `base`'s memory laid out the same way."""
+    if view.dtype != base.dtype or base_copy.strides != base.strides or not (
+            base.flags.c_contiguous or base.flags.f_contiguous):
+        return None
+    start = base.__array_interface__["data"][0]
+    lo, hi = _byte_bounds(view)
+    if not start <= lo <= hi <= start + base.nbytes:
+        return None
+    offset = view.__array_interface__["data"][0] - start
+    return np.ndarray(view.shape, view.dtype, base_copy, offset, view.strides)
+
+
+def _byte_bounds(a: np.ndarray) -> tuple[int, int]:
+    """The first byte `a` reads and one past the last."""
+    lo = hi = a.__array_interface__["data"][0]
+    for n, stride in zip(a.shape, a.strides):
+        if n == 0:
+            return lo, lo
+        if stride < 0:
+            lo += (n - 1) * stride
+        else:
+            hi += (n - 1) * stride
+    return lo, hi + a.itemsize
+
+
+def _is_leaf(node: Any) -> bool:
+    """Is `node` a leaf's AccumulateGrad?"""
+    return type(node) is AccumulateGrad
+
+
+def _edges(node: Any) -> Iterable:
+    """`node.next_functions` without building the tuple of pairs: (node, output_nr) pairs."""
+    return zip(node._next_nodes, node._next_nrs)
+
+
 def _data(t: Any) -> np.ndarray | None:
     return None if t is None else t.data if isinstance(t, Tensor) else np.asarray(t)
 
@@ -320,11 +396,6 @@ def user_frame(frame: Any) -> Any:
     while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE):
         frame = frame.f_back
     return frame
-
-
-def _caller_line() -> str | None:
-    """`file.py:12: y = x * w`: the first frame outside the minigrad package."""
-    return source_line(user_frame(sys._getframe(2)))
 
 
 def source_line(frame: Any) -> str | None:
