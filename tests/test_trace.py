@@ -287,3 +287,19 @@ def test_a_constant_given_new_data_between_two_ops_is_recorded_with_each_value()
     # (x needs a gradient and c does not: each product keeps c alone, for d/dx = c)
     assert [(s, v.tolist()) for s, v in first.saved] == [("saved[1]", [3.0, 4.0])]
     assert [(s, v.tolist()) for s, v in second.saved] == [("saved[1]", [5.0, 6.0])]
+
+
+@pytest.mark.parametrize("order", ["C", "F"])
+@pytest.mark.parametrize("key", [np.s_[::-1, 1::2], np.s_[1:, :], np.s_[:0], np.s_[2, ::-2]])
+def test_a_view_of_a_copy_matches_the_view_of_the_original(order, key):
+    from minigrad.narration.recorder import _same_view
+
+    base = np.asarray(np.arange(12.0).reshape(3, 4), order=order)
+    copy = np.array(base)
+    view = base[key]
+    same = _same_view(view, base, copy)
+    np.testing.assert_array_equal(same, view)
+    assert same.shape == view.shape and (same.size == 0 or np.shares_memory(same, copy))
+    # memory that is not the base's (another array, another dtype) is not mapped into the copy
+    assert _same_view(np.arange(12.0)[:3], base, copy) is None
+    assert _same_view(base.view(np.int64)[key], base, copy) is None
