@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import builtins
 from typing import Any
 
 import numpy as np
@@ -16,8 +17,62 @@ int8 = np.dtype(np.int8)
 uint8 = np.dtype(np.uint8)
 bool = np.dtype(np.bool_)  # noqa: A001 - PyTorch's spelling
 
+# PyTorch's names of the dtypes in its messages ("result type Float can't be cast to ... Long")
+TORCH_NAMES = {float32: "Float", float64: "Double", float16: "Half", int64: "Long", int32: "Int",
+               int16: "Short", int8: "Char", uint8: "Byte", bool: "Bool"}
+
 # dtypes PyTorch does not name in a repr: the defaults for floats, ints and bools
 IMPLIED = (float32, int64, bool)
+
+
+# PyTorch's categories: a dtype of a higher one wins, whatever its size (int64 + float16 is float16)
+_CATEGORY = {"b": 0, "u": 1, "i": 1, "f": 2}
+
+
+def promote_types(a: np.dtype | None, b: np.dtype | None) -> np.dtype | None:
+    """`torch.promote_types`: bool < integer < float; within a category, numpy's rule."""
+    if a is None or a is b:
+        return b
+    if b is None:
+        return a
+    ca, cb = _CATEGORY[a.kind], _CATEGORY[b.kind]
+    if ca != cb:
+        return a if ca > cb else b
+    return np.promote_types(a, b)
+
+
+def _combine(higher: np.dtype | None, lower: np.dtype | None) -> np.dtype | None:
+    """A dtype from a weaker kind of operand (0-d tensor, number) counts only if it is of a
+    higher category (PyTorch's combine_categories)."""
+    if higher is None:
+        return lower
+    if lower is None or higher.kind == "f":
+        return higher
+    if higher.kind == "b" or lower.kind == "f":
+        return promote_types(higher, lower)
+    return higher
+
+
+def result_type(*operands: Any) -> np.dtype:
+    """`torch.result_type` of arrays (as tensors' data) and Python numbers (None is skipped).
+
+    Tensors with dims decide; a 0-d tensor, then a Python number, counts only when it is of a
+    higher category than those before it (bool < integer < float); a Python float is the
+    default dtype float32, an int int64: `int8 tensor + 1000` stays int8, `int tensor + 1.5`
+    is float32 and `int tensor + float64 0-d tensor` float64.
+    """
+    dims = zero_dim = numbers = None
+    for x in operands:
+        if isinstance(x, np.ndarray):
+            if x.ndim:
+                dims = promote_types(dims, x.dtype)
+            else:
+                zero_dim = promote_types(zero_dim, x.dtype)
+        elif x is not None:
+            kind = (bool if isinstance(x, (builtins.bool, np.bool_)) else
+                    int64 if isinstance(x, (builtins.int, np.integer)) else float32)
+            numbers = promote_types(numbers, kind)
+    return _combine(dims, _combine(zero_dim, numbers))
 
 
 def name(dtype: np.dtype) -> str:

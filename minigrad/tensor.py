@@ -336,6 +336,8 @@ class Tensor:
     __rsub__ = ops.rsub
     __mul__ = __rmul__ = mul = multiply = ops.mul
     __truediv__ = div = divide = true_divide = ops.div
+    __floordiv__ = floor_divide = ops.floor_divide
+    __mod__ = remainder = ops.remainder
     __pow__ = pow = ops.pow
     __matmul__ = matmul = ops.matmul
     __neg__ = neg = negative = ops.neg
@@ -343,6 +345,12 @@ class Tensor:
 
     def __rtruediv__(self, other: Any) -> Tensor:
         return ops.mul(ops.reciprocal(self), other)  # 1 / x is recorded as x.reciprocal() * 1
+
+    def __rfloordiv__(self, other: Any) -> Tensor:
+        return ops.floor_divide(other, self)
+
+    def __rmod__(self, other: Any) -> Tensor:
+        return ops.remainder(other, self)
 
     def __rpow__(self, other: Any) -> Tensor:
         return ops.pow(other, self)

@@ -15,6 +15,7 @@ import numpy as np
 from numpy import ndarray  # (np.ndarray is a slow lookup: numpy's module has __getattr__)
 
 from minigrad import tensor as _tensor  # Tensor is looked up at call time (it imports us)
+from minigrad.dtypes import result_type
 from minigrad.function import Function
 from minigrad.grad_mode import state
 from minigrad.ops import elementwise as ew
@@ -28,6 +29,7 @@ from minigrad.ops.base import (
     is_tensor,
     operands,
     plain,
+    promote_tensors,
     unwrap,
 )
 from minigrad.ops.in_place import (
@@ -82,18 +84,16 @@ def _binary(fn: Any, name: str, a: Any, b: Any, config: dict | None = None) -> A
     if not isinstance(a, Tensor):
         a = as_operand(a)
     ufunc = fn.ufunc
-    if isinstance(b, float):
-        # int tensor * 2.5 is float32 in PyTorch, not float64 (`operands` does this for + - * /)
-        if ufunc is None and isinstance(a, Tensor) and a.data.dtype.kind in "iub":
-            a = cast(a, np.float32)
-    elif not isinstance(b, Tensor):
+    if not isinstance(b, float) and not isinstance(b, Tensor):
         b = as_operand(b)
+    if ufunc is None:  # PyTorch's result dtype (+ - * / have it from `operands`)
+        a, b = promote_tensors(a, b, name)
     try:
         if ufunc is not None and not (state.grad_enabled and (
                 isinstance(a, Tensor) and a._requires_grad
                 or isinstance(b, Tensor) and b._requires_grad)):
             # no node would be recorded (no_grad, inside backward, constants): plain numpy
-            out = ufunc(*operands(a, b))
+            out = ufunc(*operands(a, b, name))
             return _tensor.make(out if type(out) is ndarray else np.asarray(out), None, 0)
         return fn.apply(a, b) if config is None else fn.apply(a, b, **config)
     except ValueError as exc:
@@ -126,6 +126,8 @@ def rsub(input: Any, other: Any) -> Any:
     """other - input (`1 - x`)"""
     if is_tensor(other) or isinstance(other, np.ndarray):
         return sub(other, input)
+    if type(other) is bool or input.data.dtype.kind != "f":  # PyTorch's dtype or error
+        other, input = promote_tensors(other, input, "sub")
     return ew.Rsub.apply(input, c=other)
 
 
@@ -148,9 +150,20 @@ divide = true_divide = div
 def pow(input: Any, exponent: Any) -> Any:
     """input ** exponent (tensor ** number, tensor ** tensor, number ** tensor)"""
     if not is_tensor(input):
+        if exponent.data.dtype.kind != "f":  # `2.0 ** int_tensor` is float32
+            input, exponent = promote_tensors(input, exponent, "pow")
         return ew.RPow.apply(exponent, base=input)
     if is_tensor(exponent) or isinstance(exponent, np.ndarray):
+        if input.data.dtype.kind == "b" and unwrap(exponent).dtype.kind == "b":
+            raise NotImplementedError("\"pow\" not implemented for 'Bool'")
         return _binary(ew.PowTensor, "pow", input, exponent)
+    if input.data.dtype.kind != "f":  # `int_tensor ** 0.5` is float32, `bool_tensor ** 2` int64
+        input, exponent = promote_tensors(input, exponent, "pow")
+        kind = input.data.dtype.kind
+        if kind == "b":  # x ** True is x, x ** False all True
+            return constant(input.data | (not exponent))
+        if kind in "iu" and exponent < 0:
+            raise RuntimeError("Integers to negative integer powers are not allowed.")
     return ew.Pow.apply(input, p=exponent)
 
 
@@ -161,48 +174,53 @@ def neg(input: Any) -> Any:
 negative = neg
 
 
-def reciprocal(input: Any) -> Any:
-    return ew.Reciprocal.apply(input)
-
-
 def square(input: Any) -> Any:
     return pow(input, 2)
-
-
-def exp(input: Any) -> Any:
-    return ew.Exp.apply(input)
-
-
-def log(input: Any) -> Any:
-    return ew.Log.apply(input)
-
-
-def sqrt(input: Any) -> Any:
-    return ew.Sqrt.apply(input)
 
 
 def abs(input: Any) -> Any:
     return ew.Abs.apply(input)
 
 
-def tanh(input: Any) -> Any:
-    return ew.Tanh.apply(input)
-
-
-def sigmoid(input: Any) -> Any:
-    return ew.Sigmoid.apply(input)
-
-
 def relu(input: Any) -> Any:
     return ew.Relu.apply(input)
 
 
-def sin(input: Any) -> Any:
-    return ew.Sin.apply(input)
+def floor_divide(input: Any, other: Any) -> Any:
+    """floor(input / other) (`a // b`); integers stay integers"""
+    return _binary(ew.FloorDivide, "floor_divide", input, other)
 
 
-def cos(input: Any) -> Any:
-    return ew.Cos.apply(input)
+def remainder(input: Any, other: Any) -> Any:
+    """input mod other, with the sign of other (`a % b`)"""
+    if is_tensor(other) or isinstance(other, np.ndarray) or not is_tensor(input):
+        return _binary(ew.Remainder, "remainder", input, other)
+    input, other = promote_tensors(input, other, "remainder")
+    return ew.RemainderScalar.apply(input, c=other)
+
+
+def _in_float(op: Any, name: str) -> Any:
+    """The function of a one-input op that computes in float, as PyTorch's exp, tanh, ...:
+    an int or bool tensor is computed in float32 (numpy would give float64, or float16)."""
+
+    def function(input: Any) -> Any:
+        if input.data.dtype.kind != "f":
+            input = cast(input, np.float32)
+        return op.apply(input)
+
+    function.__name__ = function.__qualname__ = name
+    function.__doc__ = op.__doc__
+    return function
+
+
+reciprocal = _in_float(ew.Reciprocal, "reciprocal")
+exp = _in_float(ew.Exp, "exp")
+log = _in_float(ew.Log, "log")
+sqrt = _in_float(ew.Sqrt, "sqrt")
+tanh = _in_float(ew.Tanh, "tanh")
+sigmoid = _in_float(ew.Sigmoid, "sigmoid")
+sin = _in_float(ew.Sin, "sin")
+cos = _in_float(ew.Cos, "cos")
 
 
 def maximum(input: Any, other: Any) -> Any:
@@ -215,12 +233,16 @@ def minimum(input: Any, other: Any) -> Any:
 
 def where(condition: Any, input: Any, other: Any) -> Any:
     """elementwise `input if condition else other`"""
-    return sel.where(condition, as_operand(input), as_operand(other))
+    return sel.where(condition, *promote_tensors(as_operand(input), as_operand(other)))
 
 
 def clamp(input: Any, min: Any = None, max: Any = None) -> Any:
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+    if input.data.dtype.kind != "f":  # `int_tensor.clamp(0.5)` is float32
+        dtype = result_type(input.data, unwrap(min), unwrap(max))
+        if dtype != input.data.dtype:
+            input = cast(input, dtype)
     return sel.Clamp.apply(input, lo=min, hi=max)
 
 

@@ -7,6 +7,7 @@ from typing import Any
 import numpy as np
 from numpy import ndarray  # (np.ndarray is a slow lookup: numpy's module has __getattr__)
 
+from minigrad import dtypes
 from minigrad import tensor as _tensor  # resolved at call time (tensor.py imports the ops)
 
 
@@ -19,9 +20,11 @@ def unwrap(x: Any) -> Any:
     return x.data if isinstance(x, _tensor.Tensor) else x
 
 
-def operands(a: Any, b: Any) -> tuple:
-    """The numpy operands of a binary op (+ - * /): each tensor's array, numbers as they are,
-    except that a Python float next to a float array becomes a 0-d array of that dtype.
+def operands(a: Any, b: Any, op: str = "") -> tuple:
+    """The numpy operands of a binary op (+ - * /, `op` its name): each tensor's array,
+    numbers as they are, except that a Python float next to a float array becomes a 0-d
+    array of that dtype. Anything else than a float array with one of its own dtype or a
+    number (int and bool tensors, mixed dtypes, Python bools) goes through `promote`.
 
     That is the value numpy computes with anyway (NEP 50: a Python number takes the array's
     dtype), so the result has the same bits; but numpy takes a 0-d array ~0.4 us faster than
@@ -33,14 +36,77 @@ def operands(a: Any, b: Any) -> tuple:
         if type(x) is not ndarray:
             return x, b
         known = _float_arrays.get(x.dtype)
-        if known is None:  # not a float array: an int or bool one is float32 in PyTorch
-            return (x.astype(np.float32) if x.dtype.kind in "iub" else x), b
+        if known is None:  # not a float array: PyTorch's promotion
+            return promote(x, b, op)
         y = known.get(b)
         return x, float_array(b, x.dtype) if y is None else y
     y = b.data if isinstance(b, Tensor) else b
-    if type(x) is float and type(y) is ndarray and y.dtype in _float_arrays:
+    if type(x) is ndarray:
+        dtype = x.dtype
+        if dtype.kind == "f" and (type(y) is ndarray and y.dtype is dtype or type(y) is int):
+            return x, y  # float arrays of one dtype, or a float array and an int
+    elif type(x) is float and type(y) is ndarray and y.dtype in _float_arrays:
         return float_array(x, y.dtype), y
-    return x, y
+    return promote(x, y, op)
+
+
+# PyTorch's errors for `-` with bools (numpy's differ, or it computes)
+SUB_BOOLS = ("Subtraction, the `-` operator, with two bool tensors is not supported. Use the "
+             "`^` or `logical_xor()` operator instead.")
+SUB_BOOL = ("Subtraction, the `-` operator, with a bool tensor is not supported. If you are "
+            "trying to invert a mask, use the `~` or `logical_not()` operator instead.")
+NEG_BOOL = ("Negation, the `-` operator, on a bool tensor is not supported. If you are trying "
+            "to invert a mask, use the `~` or `logical_not()` operator instead.")
+
+
+def _is_bool(x: Any) -> bool:
+    return type(x) is bool or isinstance(x, (ndarray, np.bool_)) and x.dtype.kind == "b"
+
+
+def promote(x: Any, y: Any = None, op: str = "") -> tuple:
+    """The one promotion step of every op with an int or bool tensor, a number or mixed
+    dtypes: numpy operands (arrays, Python numbers; None is left out) converted so that numpy
+    computes in PyTorch's result dtype (`dtypes.result_type`; float32 for true division of
+    integers), or PyTorch's error for what PyTorch refuses (`-` with bools).
+    """
+    if op == "sub" and (_is_bool(x) or _is_bool(y)):
+        raise RuntimeError(SUB_BOOLS if _is_bool(x) and _is_bool(y) else SUB_BOOL)
+    dtype = dtypes.result_type(x, y)
+    if dtype.kind != "f" and op == "div":
+        dtype = dtypes.float32
+    return _as_dtype(x, dtype), _as_dtype(y, dtype)
+
+
+def _as_dtype(x: Any, dtype: np.dtype) -> Any:
+    """x in `dtype`: an array converted; a float stays a number (numpy takes the array's
+    dtype for it); an int as a 0-d array (numpy refuses `uint8 array - 1`, PyTorch wraps)."""
+    if type(x) is ndarray:
+        return x if x.dtype == dtype else x.astype(dtype)
+    if x is None or type(x) is float and dtype.kind == "f":
+        return x
+    return np.asarray(x).astype(dtype)
+
+
+def promote_tensors(a: Any, b: Any, op: str = "") -> tuple:
+    """`promote` for tensors (or numbers): a tensor of another dtype is cast (its graph
+    kept: ToCopyBackward0), numbers stay numbers unless neither is a tensor."""
+    Tensor = _tensor.Tensor
+    x, y = unwrap(a), unwrap(b)
+    if (type(x) is ndarray and type(y) is ndarray and x.dtype is y.dtype
+            and x.dtype.kind == "f"):
+        return a, b
+    if not isinstance(a, Tensor) and not isinstance(b, Tensor):  # where(c, 1.5, 0)
+        dtype = dtypes.result_type(x, y)
+        return constant(np.asarray(x, dtype)), constant(np.asarray(y, dtype))
+    px, py = promote(x, y, op)
+    return _cast_like(a, px), _cast_like(b, py)
+
+
+def _cast_like(a: Any, x: Any) -> Any:
+    """Tensor `a` in the dtype of its promoted array `x` (numbers stay as they are)."""
+    if not isinstance(a, _tensor.Tensor) or x.dtype == a.data.dtype:
+        return a
+    return a.to(x.dtype)
 
 
 # The constants of a program come back every step (`x * 0.9`, a learning rate): each is made

@@ -10,7 +10,7 @@ import numpy as np
 
 from minigrad.function import Function
 from minigrad.grad_mode import state
-from minigrad.ops.base import constant, float_array, operands, plain, unwrap
+from minigrad.ops.base import NEG_BOOL, constant, float_array, operands, plain, unwrap
 from minigrad.ops.selection import _keep_or_zero, where
 
 
@@ -40,7 +40,7 @@ class Sub(Function):
 
     @staticmethod
     def forward(ctx, a, b):
-        x, y = operands(a, b)
+        x, y = operands(a, b, "sub")
         return x - y
 
     @staticmethod
@@ -129,7 +129,7 @@ class Div(Function):
     @staticmethod
     def forward(ctx, a, b):
         ctx.save_for_backward(a, b)
-        x, y = operands(a, b)
+        x, y = operands(a, b, "div")
         return x / y
 
     @staticmethod
@@ -147,7 +147,10 @@ class Neg(Function):
 
     @staticmethod
     def forward(ctx, a):
-        return -unwrap(a)
+        try:
+            return -unwrap(a)
+        except TypeError:  # numpy refuses a bool array too, in its own words
+            raise RuntimeError(NEG_BOOL) from None
 
     @staticmethod
     def backward(ctx, grad):
@@ -234,6 +237,68 @@ class RPow(Function):
     @staticmethod
     def backward(ctx, grad):
         return grad * ctx.output * float(np.log(ctx.base))
+
+
+class Remainder(Function):
+    """a mod b, with the sign of b (Python's %); b a tensor or a number"""
+
+    node_name = "RemainderBackward1"
+    formula = r"d(a mod b)/da = 1 ;  d(a mod b)/db = -floor(a/b)"
+
+    @staticmethod
+    def forward(ctx, a, b):
+        if ctx.needs_input_grad:
+            ctx.save_for_backward(a, b)
+        return integer_division(np.remainder, "remainder", unwrap(a), unwrap(b))
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, b = ctx.saved_tensors
+        need_a, need_b = ctx.needs_input_grad
+        # floor(a/b) is a step: its own derivative is 0 wherever it is defined
+        floor = constant(np.floor(a.data / b.data)) if need_b else None
+        return grad if need_a else None, -grad * floor if need_b else None
+
+
+class RemainderScalar(Remainder):
+    """a mod c, for a number c"""
+
+    node_name = "RemainderBackward0"
+    formula = r"d(a mod c)/da = 1"
+
+    @staticmethod
+    def forward(ctx, a, c):
+        return integer_division(np.remainder, "remainder", unwrap(a), c)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad
+
+
+class FloorDivide(Function):
+    """floor(a / b): a step function, whose derivative PyTorch does not define either"""
+
+    node_name = "NotImplemented"
+    formula = r"d floor(a/b)/da: not implemented (0 almost everywhere, as in PyTorch)"
+
+    @staticmethod
+    def forward(ctx, a, b):
+        return integer_division(np.floor_divide, "div_floor", unwrap(a), unwrap(b))
+
+    @staticmethod
+    def backward(ctx, grad):
+        raise RuntimeError("derivative for aten::floor_divide is not implemented")
+
+
+def integer_division(ufunc: np.ufunc, name: str, x, y):
+    """`ufunc(x, y)` (operands of one dtype, see `promote`) with PyTorch's errors: none for
+    bools, and integer division by zero raises (numpy would give 0 and warn)."""
+    dtype = x.dtype if isinstance(x, np.ndarray) else np.result_type(y)
+    if dtype.kind == "b":
+        raise NotImplementedError(f'"{name}_cpu" not implemented for \'Bool\'')
+    if dtype.kind in "iu" and np.any(np.asarray(y) == 0):
+        raise RuntimeError("ZeroDivisionError")
+    return ufunc(x, y)
 
 
 class Exp(Function):

@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from minigrad import dtypes
 from minigrad import ops as _ops  # add, mul, clamp, ... are looked up at call time (ops imports us)
 from minigrad import tensor as _tensor  # (resolved at call time: tensor.py imports the ops)
 from minigrad.function import Function
@@ -127,6 +128,12 @@ def inplace(target: Any, op: Any, arg: Any) -> Any:
                 raise RuntimeError(broadcast_message(op.__name__, shape, other)) from None
             _write_check(target, result_shape)
             raise
+        except TypeError:  # numpy refuses (bool - bool, int += float): PyTorch's words
+            with no_grad():
+                new = op(target, arg)  # raises what PyTorch raises for this op, if anything
+            raise RuntimeError(f"result type {dtypes.TORCH_NAMES[new.data.dtype]} can't be "
+                               "cast to the desired output type "
+                               f"{dtypes.TORCH_NAMES[data.dtype]}") from None
     else:
         with no_grad():
             new = op(target, arg)
