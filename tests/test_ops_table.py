@@ -126,6 +126,7 @@ NOT_IN_TABLE = {
     "SumToSizeBackward0": "the engine's broadcast undo; checked by every broadcast op",
     "IndexPutBackward0": "the backward of indexing; checked by gradgradcheck of index_*",
     "ReshapeAliasBackward0": "reshape of a strided view; expressions reach it (t, permute)",
+    "NotImplemented": "floor_divide: a step, with no derivative in PyTorch either",
 }
 
 

@@ -78,14 +78,23 @@ AWAY_FROM_ZERO = Domain("away_from_zero", avoid=(0.0,), gap=0.05)  # kinks of re
 AWAY_FROM_BOUNDS = Domain("away_from_bounds", avoid=(-0.5, 0.5), gap=0.05)  # clamp's kinks
 DISTINCT = Domain("distinct", distinct=True, gap=0.05)  # no ties for max/min/amax
 PROBABILITY = Domain("probability", low=0.05, high=0.95, inside=(0.0, 1.0))
+AWAY_FROM_STEPS = Domain("away_from_steps", avoid=(-1.5, 0.0, 1.5), gap=0.05)  # of x % 1.5
 DOMAINS = {d.name: d for d in (REAL, POSITIVE, NONZERO, AWAY_FROM_ZERO, AWAY_FROM_BOUNDS,
-                               DISTINCT, PROBABILITY)}
+                               DISTINCT, PROBABILITY, AWAY_FROM_STEPS)}
 
 
 def apart(*values: Any, tol: float = TOL, **params: Any) -> bool:
     """Joint check for maximum/minimum: the two inputs never (nearly) tie."""
     a, b = np.broadcast_arrays(*values)
     return bool(np.all(np.abs(a - b) > tol))
+
+
+def off_steps(*values: Any, tol: float = TOL, **params: Any) -> bool:
+    """Joint check for remainder: a/b is never (nearly) a whole number, where a mod b jumps."""
+    a, b = np.broadcast_arrays(*values)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ratio = a / b
+    return bool(np.all(np.isfinite(ratio)) and np.all(np.abs(ratio - np.round(ratio)) > 0.05))
 
 
 @dataclass(frozen=True)
@@ -222,6 +231,10 @@ ARITHMETIC = [
     _binary("pow_tensor", lambda x, y: x ** y, "PowBackward1", "({0} ** {1})",
             domains=(POSITIVE, REAL)),
     _unary("rpow", lambda x: 2 ** x, "PowBackward2", "(2 ** {0})", positive_output=True),
+    _binary("remainder", lambda x, y: x % y, "RemainderBackward1", "({0} % {1})",
+            domains=(REAL, NONZERO), valid=off_steps, in_expressions=False),
+    _unary("remainder_scalar", lambda x: x % 1.5, "RemainderBackward0", "({0} % 1.5)",
+           domains=(AWAY_FROM_STEPS,), in_expressions=False),
 ]
 
 FUNCTIONS = [
