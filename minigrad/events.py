@@ -70,6 +70,16 @@ class HookFired:
 
 
 @dataclass(frozen=True)
+class InPlaceChange:
+    """`tensor` is about to be changed in place: an in-place op (`zero_()`, `add_()`, ...),
+    `t[i] = v` or an optimizer's step. Emitted before the write, while someone listens, so
+    that a listener holding the tensor's values can copy them first. (Writes straight into
+    the numpy array `tensor.data` bypass minigrad and are not seen.)"""
+
+    tensor: Any
+
+
+@dataclass(frozen=True)
 class BackwardEnd:
     """The backward pass finished after `steps` nodes and `seconds` seconds."""
 

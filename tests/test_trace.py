@@ -303,3 +303,45 @@ def test_a_view_of_a_copy_matches_the_view_of_the_original(order, key):
     # memory that is not the base's (another array, another dtype) is not mapped into the copy
     assert _same_view(np.arange(12.0)[:3], base, copy) is None
     assert _same_view(base.view(np.int64)[key], base, copy) is None
+
+
+@pytest.mark.parametrize("change", ["zero_", "clip", "setitem", "zero_grad"])
+def test_changing_grad_in_place_inside_the_block_leaves_the_recorded_gradients_alone(change):
+    # the classic loop: backward, update, then clear (or clip) .grad in place; the trace keeps
+    # the gradients as backward computed them (the first .grad is the step's own array)
+    class Model(minigrad.nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.w = minigrad.nn.Parameter(minigrad.tensor([1.0, 2.0]))
+
+    model = Model()
+    w = model.w
+    with minigrad.trace() as t:
+        loss = (w * w).sum()
+        loss.backward()
+        with minigrad.no_grad():
+            w -= 0.1 * w.grad
+        if change == "zero_":
+            w.grad.zero_()
+        elif change == "clip":
+            minigrad.nn.utils.clip_grad_value_([w], 0.5)
+        elif change == "setitem":
+            w.grad[0] = 7.0
+        else:
+            model.zero_grad(set_to_none=False)
+    assert t.leaf("w").grad.tolist() == [2.0, 4.0]
+    mul, acc = t.steps[1], t.steps[2]
+    assert [g.tolist() for g in mul.grad_inputs] == [[1.0, 2.0], [1.0, 2.0]]
+    assert acc.grad_outputs[0].tolist() == [2.0, 4.0]
+    assert acc.accumulations[0].after.tolist() == [2.0, 4.0]
+    assert "w.grad = tensor([2., 4.])" in t.explanation()
+
+
+def test_a_grad_from_before_the_block_is_recorded_as_it_was():
+    w = minigrad.tensor([1.0, 2.0], requires_grad=True)
+    (w * 3).sum().backward()  # w.grad = [3, 3], before the trace
+    with minigrad.trace() as t:
+        (w * w).sum().backward()  # w.grad = [3, 3] + [2, 4]
+        w.grad.zero_()
+    acc = t.steps[-1].accumulations[0]
+    assert acc.before.tolist() == [3.0, 3.0] and acc.after.tolist() == [5.0, 7.0]

@@ -27,6 +27,7 @@ from minigrad.events import (
     ForwardOp,
     GradAccumulated,
     HookFired,
+    InPlaceChange,
 )
 from minigrad.function import AccumulateGrad
 from minigrad.narration.ops import source_form
@@ -78,6 +79,8 @@ class Recorder:
         # id(tensor) -> (tensor, its array, its version, a copy of the value then): `copy_of`
         self.copies: dict[int, tuple[Tensor, np.ndarray, int, np.ndarray]] = {}
         self.lines: dict[tuple, str | None] = {}  # (code, line number) -> its source_line
+        # id(array) -> (that array, the boxes holding it or a view of it): see `_boxed`
+        self.watched: dict[int, tuple[np.ndarray, list[list]]] = {}
 
     def __call__(self, event: Any) -> None:
         kind = type(event)
@@ -87,7 +90,10 @@ class Recorder:
         elif kind is BackwardStep:
             self._step(event)
         elif kind is GradAccumulated:
-            self.accumulations.append((event.tensor, _data(event.grad), _data(event.total)))
+            self.accumulations.append((event.tensor, *self._boxed([_data(event.grad),
+                                                                   _data(event.total)])))
+        elif kind is InPlaceChange:
+            self._changing(event.tensor)
         elif kind is HookFired:
             self.hooks.append(TraceHook(event.where, getattr(event.hook, "__name__", "hook"),
                                         _datas(event.before), _datas(event.after)))
@@ -206,11 +212,50 @@ class Recorder:
                     stack.append(nxt)
         return edges
 
+    # -- gradients: kept in boxes, copied only when they are about to change ------------------
+    def _boxed(self, arrays: list) -> list[list]:
+        """Each gradient array in a box (a one-item list) that `_changing` can refill.
+
+        Gradients are kept as they are, not copied: most are never touched again. But the
+        first gradient a leaf gets becomes its `.grad` as it is, and `.grad` is often changed
+        in place later in the block (`zero_()`, clipping). minigrad says so before it writes
+        (an `InPlaceChange` event); then every box holding that memory gets a copy of the
+        value it had.
+        """
+        boxes = []
+        for a in arrays:
+            box = [a]
+            if a is not None:
+                owner = a if a.base is None else a.base
+                entry = self.watched.get(id(owner))
+                if entry is None or entry[0] is not owner:
+                    entry = self.watched[id(owner)] = (owner, [])
+                entry[1].append(box)
+            boxes.append(box)
+        return boxes
+
+    def _changing(self, t: Tensor) -> None:
+        """`t` is about to change in place: the boxes holding its memory get copies."""
+        data = t.data
+        owner = data if data.base is None else data.base
+        entry = self.watched.get(id(owner))
+        if entry is None or entry[0] is not owner:
+            return
+        del self.watched[id(owner)]  # (later boxes hold the new values: watched afresh)
+        copies: dict[int, tuple] = {}  # id(array) -> (array, its copy): one copy per array
+        for box in entry[1]:
+            a = box[0]
+            kept = copies.get(id(a))
+            if kept is None:
+                kept = copies[id(a)] = (a, np.array(a))
+            box[0] = kept[1]
+
     def _step(self, event: BackwardStep) -> None:
         if event.node not in self.live:
             self._register(event.node)
-        step = [event.index, event.node, _datas(event.grad_outputs), _datas(event.grad_inputs),
-                list(event.summed_dims), self.accumulations, self.hooks, event.seconds]
+        step = [event.index, event.node, self._boxed(_datas(event.grad_outputs)),
+                self._boxed(_datas(event.grad_inputs)), list(event.summed_dims),
+                self.accumulations, self.hooks, event.seconds]
         self.accumulations, self.hooks = [], []
         if not self.passes:
             self.passes.append([[], [], [], 0.0])
@@ -251,10 +296,10 @@ class Recorder:
         for roots, seeds, steps, seconds in self.passes:
             records = []
             for index, node, g_out, g_in, summed, accs, hooks, secs in steps:
-                accs = [TraceAccumulation(leaf_labels.get(id(t), "?"), before, after)
+                accs = [TraceAccumulation(leaf_labels.get(id(t), "?"), before[0], after[0])
                         for t, before, after in accs]
-                records.append(TraceStep(index, ids[node], g_out, g_in, summed, accs, hooks,
-                                         secs))
+                records.append(TraceStep(index, ids[node], [b[0] for b in g_out],
+                                         [b[0] for b in g_in], summed, accs, hooks, secs))
             backwards.append(TraceBackward([ids[r] for r in roots], seeds, records, seconds))
         last = {a.leaf: a.after for b in backwards for s in b.steps for a in s.accumulations}
         for leaf in leaves:

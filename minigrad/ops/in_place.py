@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from minigrad import dtypes
+from minigrad import dtypes, events
 from minigrad import ops as _ops  # add, mul, clamp, ... are looked up at call time (ops imports us)
 from minigrad import tensor as _tensor  # (resolved at call time: tensor.py imports the ops)
 from minigrad.function import Function
@@ -105,6 +105,8 @@ def inplace(target: Any, op: Any, arg: Any) -> Any:
         recording = target._requires_grad or (tensor_arg and arg._requires_grad)
         _check_may_write(target, recording)
     ufunc = None if recording else _in_place_ufuncs().get(op)
+    if events._listeners:  # (a trace copies what it shows of target before it changes)
+        events.emit(events.InPlaceChange(target))
     if recording:
         target._shared_version()  # (before it takes over the new node: its node may have saved it)
         old = _tensor.make(target.data.copy(), target.grad_fn, target._output_nr)
@@ -189,5 +191,7 @@ def setitem_(target: Any, key: Any, value: Any) -> None:
             "minigrad does not record item assignment on a tensor that requires grad; build "
             "the tensor with where() or cat() instead, or assign under no_grad().")
     key = tuple(unwrap(k) for k in key) if isinstance(key, tuple) else unwrap(key)
+    if events._listeners:
+        events.emit(events.InPlaceChange(target))
     target.data[key] = unwrap(value)
     target._bump_version()

@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from minigrad.optim.optimizer import Optimizer, state_tensor, subtract_
+from minigrad.optim.optimizer import Optimizer, state_tensor, subtract_, will_change
 
 
 class Adam(Optimizer):
@@ -77,5 +77,6 @@ class AdamW(Adam):
         super().__init__(params, lr, betas, eps, weight_decay, amsgrad, maximize=maximize)
 
     def _decay(self, p: Any, g: np.ndarray, group: dict) -> np.ndarray:
+        will_change(p)
         p.data *= 1 - group["lr"] * group["weight_decay"]
         return g

@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from minigrad import events
 from minigrad.grad_mode import enable_grad, no_grad
 from minigrad.nn.module import _zero_grad
 from minigrad.tensor import Tensor
@@ -25,8 +26,15 @@ def subtract_(p: Tensor, update: np.ndarray) -> None:
     The version goes up as after PyTorch's `p.add_(...)`, so a graph that saved p's old value
     refuses to backward through it.
     """
+    will_change(p)
     p.data -= update
     p._bump_version()
+
+
+def will_change(p: Tensor) -> None:
+    """Tell listeners (a trace) that p is about to change in place."""
+    if events._listeners:
+        events.emit(events.InPlaceChange(p))
 
 
 def state_tensor(array: np.ndarray) -> Tensor:
