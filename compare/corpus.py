@@ -118,6 +118,8 @@ ELEMENTWISE = _cases("elementwise", V, [
     ("1 - x (rsub)", lambda x: 1 - x, X),
     ("1 / x (rdiv)", lambda x: 1 / x, NZ),
     ("x / 2", lambda x: x / 2, X),
+    ("x % y (remainder)", lambda x, y: x % y, {"x": normal(3), "y": nonzero(3)}),
+    ("x % 1.5", lambda x: x % 1.5, X),
     ("x.exp()", lambda x: x.exp(), X),
     ("p.log()", lambda p: p.log(), P),
     ("x.tanh()", lambda x: x.tanh(), X),

@@ -168,3 +168,29 @@ def test_float_tensors_keep_their_dtype(expr, dtype, grad):
     if grad and dtype != "float16" and "//" not in expr:  # (// has no derivative)
         out.sum().backward()
         assert a.grad.dtype == a.dtype, expr
+
+
+# `//` is a step: PyTorch records a `NotImplemented` node whose backward raises; so is
+# `number % tensor`. A number is a setting of the node, not an input: no edge for it.
+STEPS = ["x // 2", "x // y", "7 // x", "x // 2.5", "7.5 // x", "x % 1.5", "x % y", "7.5 % x",
+         "2 % x"]
+
+
+@pytest.mark.parametrize("expr", STEPS)
+def test_steps_record_pytorchs_nodes_edges_and_backward_errors(expr, torch_mod):
+    graphs, errors = [], []
+    for lib in (torch_mod, minigrad):
+        x = lib.tensor([3.0, -5.0, 7.5], requires_grad=True)
+        y = lib.tensor([2.0, 3.0, -2.5], requires_grad=True)
+        out = eval(expr, {"x": x, "y": y})
+        fn = out.grad_fn
+        graphs.append((type(fn).__name__, [None if n is None else type(n).__name__
+                                           for n, _ in fn.next_functions],
+                       out.detach().numpy().tolist() if lib is torch_mod else out.data.tolist()))
+        try:
+            out.sum().backward()
+            errors.append(None)
+        except RuntimeError as exc:
+            errors.append(str(exc))
+    assert graphs[1] == graphs[0]
+    assert errors[1] == errors[0]

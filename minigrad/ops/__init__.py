@@ -188,15 +188,29 @@ def relu(input: Any) -> Any:
 
 def floor_divide(input: Any, other: Any) -> Any:
     """floor(input / other) (`a // b`); integers stay integers"""
+    if _is_number(other) and is_tensor(input):  # a number is a setting: no edge for it
+        input, other = promote_tensors(input, other, "floor_divide")
+        return ew.FloorDivideScalar.apply(input, c=other)
+    if _is_number(input) and is_tensor(other):  # 7 // x
+        input, other = promote_tensors(input, other, "floor_divide")
+        return ew.FloorDivideScalar.apply(other, c=input, reverse=True)
     return _binary(ew.FloorDivide, "floor_divide", input, other)
 
 
 def remainder(input: Any, other: Any) -> Any:
     """input mod other, with the sign of other (`a % b`)"""
-    if is_tensor(other) or isinstance(other, np.ndarray) or not is_tensor(input):
-        return _binary(ew.Remainder, "remainder", input, other)
-    input, other = promote_tensors(input, other, "remainder")
-    return ew.RemainderScalar.apply(input, c=other)
+    if _is_number(other) and is_tensor(input):
+        input, other = promote_tensors(input, other, "remainder")
+        return ew.RemainderScalar.apply(input, c=other)
+    if _is_number(input) and is_tensor(other):  # 7.5 % x: no derivative, as in PyTorch
+        input, other = promote_tensors(input, other, "remainder")
+        return ew.ScalarRemainder.apply(other, c=input)
+    return _binary(ew.Remainder, "remainder", input, other)
+
+
+def _is_number(x: Any) -> bool:
+    """A Python (or numpy) number: not a tensor, not an array."""
+    return not is_tensor(x) and not isinstance(x, np.ndarray)
 
 
 def _in_float(op: Any, name: str) -> Any:

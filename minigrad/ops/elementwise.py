@@ -290,6 +290,32 @@ class FloorDivide(Function):
         raise RuntimeError("derivative for aten::floor_divide is not implemented")
 
 
+class FloorDivideScalar(FloorDivide):
+    """floor(a / c), or floor(c / a) (`reverse`), for a number c: one edge, to a"""
+
+    node_name = "NotImplemented"
+
+    @staticmethod
+    def forward(ctx, a, c, reverse=False):
+        x, y = (c, unwrap(a)) if reverse else (unwrap(a), c)
+        return integer_division(np.floor_divide, "div_floor", x, y)
+
+
+class ScalarRemainder(Function):
+    """c mod a for a number c: PyTorch defines no derivative for it"""
+
+    node_name = "NotImplemented"
+    formula = r"d(c mod a)/da: not implemented (as in PyTorch)"
+
+    @staticmethod
+    def forward(ctx, a, c):
+        return integer_division(np.remainder, "remainder", c, unwrap(a))
+
+    @staticmethod
+    def backward(ctx, grad):
+        raise RuntimeError("derivative for aten::remainder is not implemented")
+
+
 def integer_division(ufunc: np.ufunc, name: str, x, y):
     """`ufunc(x, y)` (operands of one dtype, see `promote`) with PyTorch's errors: none for
     bools, and integer division by zero raises (numpy would give 0 and warn)."""
