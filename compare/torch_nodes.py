@@ -200,7 +200,9 @@ def _alpha(facts: NodeFacts) -> dict[str, Any]:
     return {"alpha": alpha} if alpha != 1 else {}
 
 
-def _rsub(facts: NodeFacts) -> dict[str, Any]:
+def _number(facts: NodeFacts) -> dict[str, Any]:
+    """The number the op was called with, second (`1 - x` is rsub(x, 1); `x % 1.5`): PyTorch's
+    node does not keep it."""
     if facts.call is None or len(facts.call[0]) < 2:
         return {}
     return {"c": facts.call[0][1]}
@@ -249,7 +251,8 @@ def _dtype_name(dtype: Any) -> str:
 SETTINGS: dict[str, Callable[[NodeFacts], dict[str, Any]]] = {
     "AddBackward0": _alpha,
     "SubBackward0": _alpha,
-    "RsubBackward1": _rsub,
+    "RsubBackward1": _number,
+    "RemainderBackward0": _number,
     "PowBackward0": lambda f: {"p": f.saved["exponent"]},
     "PowBackward2": lambda f: {"base": f.saved["self"]},
     "ClampBackward1": lambda f: {"lo": f.saved.get("min"), "hi": f.saved.get("max")},
@@ -320,6 +323,8 @@ _FORWARD: dict[str, Callable[[list, dict, tuple], Any]] = {
     "PowBackward0": lambda a, k, s: a[0] ** k["p"],
     "PowBackward1": lambda a, k, s: a[0] ** a[1],
     "PowBackward2": lambda a, k, s: k["base"] ** a[0],
+    "RemainderBackward0": lambda a, k, s: np.remainder(a[0], k["c"]),
+    "RemainderBackward1": lambda a, k, s: np.remainder(a[0], a[1]),
     "ReciprocalBackward0": lambda a, k, s: 1 / a[0],
     "ExpBackward0": lambda a, k, s: np.exp(a[0]),
     "LogBackward0": lambda a, k, s: np.log(a[0]),

@@ -46,7 +46,8 @@ KEYWORDS = frozenset({"dim", "keepdim", "min", "max", "exponent", "alpha", "dim0
                       "start_dim", "end_dim", "input", "other", "condition"})
 
 _BINARY = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
-           ast.Div: operator.truediv, ast.Pow: operator.pow, ast.MatMult: operator.matmul}
+           ast.Div: operator.truediv, ast.FloorDiv: operator.floordiv, ast.Mod: operator.mod,
+           ast.Pow: operator.pow, ast.MatMult: operator.matmul}
 _UNARY = {ast.USub: operator.neg, ast.UAdd: operator.pos}
 _COMPARE = {ast.Lt: operator.lt, ast.Gt: operator.gt, ast.LtE: operator.le,
             ast.GtE: operator.ge, ast.Eq: operator.eq, ast.NotEq: operator.ne}
@@ -153,7 +154,7 @@ class _Checker:
                                     f"({', '.join(sorted(self.names)) or 'none given'})")
         if isinstance(node, ast.BinOp):
             if type(node.op) not in _BINARY:
-                raise self.refuse(node, "only + - * / ** @ are allowed between values")
+                raise self.refuse(node, "only + - * / // % ** @ are allowed between values")
             self.expr(node.left)
             self.expr(node.right)
             return

@@ -331,3 +331,19 @@ def test_source_lines_on_request():
     assert "  (at test_explain.py:" in text and ": h = a * b)\n" in text
     assert ": return h.mean())\n" in text
     assert "（源代码 test_explain.py:" in broadcast_and_hook().explanation("zh", lines=True)
+
+
+def test_remainder_and_floor_division_read_as_code_with_their_rules():
+    x = minigrad.tensor([3.0, 5.5], requires_grad=True, name="x")
+    y = minigrad.tensor([2.0, -2.0], requires_grad=True, name="y")
+    t = minigrad.trace(lambda: (x % y + x % 1.5).sum())
+    sources = [n.source for n in t.nodes if not n.is_leaf]
+    assert sources[:2] == ["x % y", "x % 1.5"]
+    text = t.explanation(timing=False)
+    assert "to y      -[1., 1.] * floor(x / y) = tensor([-1.,  3.])" in text
+    assert "to x      tensor([1., 1.])" in text
+    with minigrad.trace() as steps:  # (no backward: PyTorch defines no derivative for these)
+        x // y, x // 2, 7 // x, 7.5 % x
+    assert [n.source for n in steps.nodes if not n.is_leaf] == [
+        "x // y", "x // 2", "7 // x", "7.5 % x"]
+    assert {n.name for n in steps.nodes if not n.is_leaf} == {"NotImplemented"}

@@ -73,6 +73,8 @@ def guarded(source):
     ("cat([x, x]).sum()", 12.0),
     ("-x.max()", -3.0),
     ("2 ** 3", 8.0),
+    ("(x % 2).sum() + (x // 2).sum()", 4.0),
+    ("(7.5 % x)[2]", 1.5),
     ("y.max(dim=1).values + x.min()", [3.0]),
 ])
 def test_computes_with_minigrad_ops(source, expected):
@@ -122,7 +124,7 @@ def test_hand_built_trees_are_checked_again():
     ("x if x else y", "x if x else y", "a conditional expression"),
     ("(z := x)", "z := x", "an assignment"),
     ("x and y", "x and y", "`and`/`or`"),
-    ("x // 2", "x // 2", "only + - * / ** @"),
+    ("x << 2", "x << 2", "only + - * / // % ** @"),
     ("getattr(x, 'data')", "getattr", "not a function you may call"),
     ("minigrad.tensor([1])", "minigrad.tensor", "not an allowed function"),
     ("eval('1')", "eval", "not a function you may call"),

@@ -345,3 +345,34 @@ def test_a_grad_from_before_the_block_is_recorded_as_it_was():
         w.grad.zero_()
     acc = t.steps[-1].accumulations[0]
     assert acc.before.tolist() == [3.0, 3.0] and acc.after.tolist() == [5.0, 7.0]
+
+
+def test_a_with_block_that_runs_no_backward_records_the_forward_graph():
+    w = minigrad.tensor([1.0, 2.0], requires_grad=True)
+    h = w * 2  # recorded before the trace began
+    with minigrad.trace() as t:
+        y = (h * w).sum()
+        with minigrad.no_grad():
+            w -= 1.0  # after the forward op read w: the record keeps what it read
+    assert [n.name for n in t.nodes] == ["AccumulateGrad", "MulBackward0", "MulBackward0",
+                                         "SumBackward0"]
+    assert t.nodes[0].value.tolist() == [1.0, 2.0] and t.backwards == []
+    assert [n.source for n in t.nodes[1:]] == ["w * 2", "t1 * w", "t2.sum()"]
+    assert t.nodes[1].value is None  # (made before the trace: its value was never seen)
+    text = t.explanation()
+    assert "y    = t2.sum()     SumBackward0    shape ()    tensor(10.)" in text
+    assert "No backward pass was run." in text and "Leaves: w.grad = None" in text
+    assert y.item() == 10.0
+
+
+def test_changing_grad_in_place_after_the_block_leaves_the_trace_alone():
+    # nobody is told of in-place changes once the block is over: the trace copies what it
+    # shares with a .grad when it ends
+    w = minigrad.tensor([1.0, 2.0], requires_grad=True)
+    with minigrad.trace() as t:
+        (w * w).sum().backward()
+    w.grad.zero_()
+    assert t.leaf("w").grad.tolist() == [2.0, 4.0]
+    assert t.steps[-1].accumulations[0].after.tolist() == [2.0, 4.0]
+    assert [g.tolist() for g in t.steps[1].grad_inputs] == [[1.0, 2.0], [1.0, 2.0]]
+    assert t.steps[-1].grad_outputs[0].tolist() == [2.0, 4.0]

@@ -77,6 +77,14 @@ def _permute(a: list[str], k: Attrs, s: Any) -> str:
     return f"{a[0]}.permute{dims}" if len(dims) != 1 else f"{a[0]}.permute({dims[0]})"
 
 
+def _step_op(a: list[str], k: Attrs, s: Any) -> str:
+    """`x // y`, `x // 2`, `7 // x`, `7.5 % x`: the ops PyTorch records as NotImplemented."""
+    op = k["op"]
+    if "c" not in k:
+        return f"{a[0]} {op} {a[1]}"
+    return f"{k['c']} {op} {a[0]}" if k.get("reverse") else f"{a[0]} {op} {k['c']}"
+
+
 def _pieces(fn: str) -> Callable[[list[str], Attrs, Any], str]:
     return lambda a, k, s: f"{fn}([{', '.join(a)}], dim={k.get('dim', 0)})"
 
@@ -91,6 +99,9 @@ SOURCE_FORMS: dict[str, Callable[[list[str], Attrs, Any], str]] = {
     "PowBackward0": lambda a, k, s: f"{a[0]} ** {k['p']}",
     "PowBackward1": _binary("**"),
     "PowBackward2": lambda a, k, s: f"{k['base']} ** {a[0]}",
+    "RemainderBackward0": lambda a, k, s: f"{a[0]} % {k['c']}",
+    "RemainderBackward1": _binary("%"),
+    "NotImplemented": _step_op,
     "ReciprocalBackward0": _method("reciprocal"),
     **{f"{m.capitalize()}Backward0": _method(m) for m in
        ("exp", "log", "sqrt", "abs", "tanh", "sigmoid", "relu", "sin", "cos", "clone", "t")},
@@ -187,6 +198,8 @@ GRADIENTS: dict[str, tuple[str | None, ...]] = {
     "NegBackward0": ("-{g}",),
     "PowBackward1": ("{g} * {1} * {0}**({1} - 1)", "{g} * {0}**{1} * ln({0})"),
     "PowBackward2": ("{g} * {out} * ln({base})",),
+    "RemainderBackward0": ("{g}",),
+    "RemainderBackward1": ("{g}", "-{g} * floor({0} / {1})"),
     "ReciprocalBackward0": ("-{g} * {out}**2",),
     "ExpBackward0": ("{g} * {out}",),
     "LogBackward0": ("{g} / {0}",),

@@ -119,6 +119,8 @@ class Recorder:
         for i, (arg, (nxt, _)) in enumerate(zip(event.inputs, _edges(node))):
             if nxt is None:
                 live.consts[i] = arg
+            elif nxt not in self.live and _is_leaf(nxt):
+                self._register(nxt)  # (the leaf's value as this op read it)
         live.line = self._caller_line()
 
     def _caller_line(self) -> str | None:
@@ -212,15 +214,37 @@ class Recorder:
                     stack.append(nxt)
         return edges
 
+    def _register_inputs(self) -> None:
+        """Register the nodes that recorded ops take their inputs from, when no backward
+        through them did (`with trace():` around a forward pass only): ops from before the
+        trace began, and what they came from."""
+        stack = list(self.live)
+        while stack:
+            node = stack.pop()
+            for nxt, nr in _edges(node):
+                if nxt is not None and nxt not in self.live:
+                    self._register(nxt).shape = nxt._grad_shape(nr)
+                    stack.append(nxt)
+
+    def _accumulated_leaves(self) -> list[Tensor]:
+        """The tensors whose .grad the recorded backward passes added to (each once)."""
+        leaves: dict[int, Tensor] = {}
+        for _, _, steps, _ in self.passes:
+            for step in steps:
+                for t, _, _ in step[5]:  # (the step's accumulations)
+                    leaves[id(t)] = t
+        return list(leaves.values())
+
     # -- gradients: kept in boxes, copied only when they are about to change ------------------
     def _boxed(self, arrays: list) -> list[list]:
         """Each gradient array in a box (a one-item list) that `_changing` can refill.
 
         Gradients are kept as they are, not copied: most are never touched again. But the
         first gradient a leaf gets becomes its `.grad` as it is, and `.grad` is often changed
-        in place later in the block (`zero_()`, clipping). minigrad says so before it writes
-        (an `InPlaceChange` event); then every box holding that memory gets a copy of the
-        value it had.
+        in place later (`zero_()`, clipping). Inside the block minigrad says so before it
+        writes (an `InPlaceChange` event); then every box holding that memory gets a copy of
+        the value it had. When the block ends, `build` does the same for every .grad the
+        boxes still share: nobody says anything after that.
         """
         boxes = []
         for a in arrays:
@@ -264,6 +288,12 @@ class Recorder:
     # -- build ---------------------------------------------------------------------------------
     def build(self, names: dict[int, str]) -> tuple:
         """The records: nodes (forward order), leaves, backward passes, live leaf refs."""
+        self._register_inputs()
+        # Past the block nobody says what changes in place any more: what the records share
+        # with a leaf's .grad is copied now.
+        for t in self._accumulated_leaves():
+            if t._grad is not None:
+                self._changing(t._grad)
         order = self._forward_order()
         ids = {node: f"n{i + 1}" for i, node in enumerate(order)}
         labels = self._labels(order, names)

@@ -268,6 +268,7 @@ class RemainderScalar(Remainder):
 
     @staticmethod
     def forward(ctx, a, c):
+        ctx.c = c  # kept for explanations (`t2 = x % 1.5`)
         return integer_division(np.remainder, "remainder", unwrap(a), c)
 
     @staticmethod
@@ -283,6 +284,7 @@ class FloorDivide(Function):
 
     @staticmethod
     def forward(ctx, a, b):
+        ctx.op = "//"  # (explanations: the node's name does not say which op it was)
         return integer_division(np.floor_divide, "div_floor", unwrap(a), unwrap(b))
 
     @staticmethod
@@ -297,6 +299,7 @@ class FloorDivideScalar(FloorDivide):
 
     @staticmethod
     def forward(ctx, a, c, reverse=False):
+        ctx.op, ctx.c, ctx.reverse = "//", c, reverse  # (for explanations)
         x, y = (c, unwrap(a)) if reverse else (unwrap(a), c)
         return integer_division(np.floor_divide, "div_floor", x, y)
 
@@ -309,6 +312,7 @@ class ScalarRemainder(Function):
 
     @staticmethod
     def forward(ctx, a, c):
+        ctx.op, ctx.c, ctx.reverse = "%", c, True  # (for explanations: `7.5 % x`)
         return integer_division(np.remainder, "remainder", c, unwrap(a))
 
     @staticmethod
