@@ -90,8 +90,7 @@ class Recorder:
         elif kind is BackwardStep:
             self._step(event)
         elif kind is GradAccumulated:
-            self.accumulations.append((event.tensor, *self._boxed([_data(event.grad),
-                                                                   _data(event.total)])))
+            self.accumulations.append((event.tensor, *self._boxed((event.grad, event.total))))
         elif kind is InPlaceChange:
             self._changing(event.tensor)
         elif kind is HookFired:
@@ -161,7 +160,7 @@ class Recorder:
             live.value = node._saved_output  # (until _forward puts the output's copy here)
             live.saved.append(("result", None))  # its value is live.value: see build
         live.attrs = {k: v for k, v in vars(node).items()
-                      if not k.startswith("_") and k not in _CTX_SKIP and _displayable(v)}
+                      if k[0] != "_" and k not in _CTX_SKIP and _displayable(v)}
         return live
 
     def copy_of(self, t: Tensor) -> np.ndarray:
@@ -236,8 +235,9 @@ class Recorder:
         return list(leaves.values())
 
     # -- gradients: kept in boxes, copied only when they are about to change ------------------
-    def _boxed(self, arrays: list) -> list[list]:
-        """Each gradient array in a box (a one-item list) that `_changing` can refill.
+    def _boxed(self, grads: Any) -> list[list]:
+        """Each gradient's array (of tensors or None) in a box (a one-item list) that
+        `_changing` can refill.
 
         Gradients are kept as they are, not copied: most are never touched again. But the
         first gradient a leaf gets becomes its `.grad` as it is, and `.grad` is often changed
@@ -247,7 +247,8 @@ class Recorder:
         boxes still share: nobody says anything after that.
         """
         boxes = []
-        for a in arrays:
+        for g in grads:
+            a = None if g is None else g.data if isinstance(g, Tensor) else np.asarray(g)
             box = [a]
             if a is not None:
                 owner = a if a.base is None else a.base
@@ -277,8 +278,8 @@ class Recorder:
     def _step(self, event: BackwardStep) -> None:
         if event.node not in self.live:
             self._register(event.node)
-        step = [event.index, event.node, self._boxed(_datas(event.grad_outputs)),
-                self._boxed(_datas(event.grad_inputs)), list(event.summed_dims),
+        step = [event.index, event.node, self._boxed(event.grad_outputs),
+                self._boxed(event.grad_inputs), list(event.summed_dims),
                 self.accumulations, self.hooks, event.seconds]
         self.accumulations, self.hooks = [], []
         if not self.passes:
