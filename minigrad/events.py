@@ -1,7 +1,7 @@
 """What the engine tells the world: one small frozen dataclass per kind of event.
 
-Nothing here computes anything. The engine and `Function.apply` build an event only when
-somebody listens (`listening()` is a cheap truth test of a list), so with no listener the
+Nothing here computes anything. The engine, `Function.apply`, the in-place ops and the
+optimizers build an event only when somebody listens (`listening()` is a cheap truth test of a list), so with no listener the
 cost of events is one `if` per node.
 """
 

@@ -7,6 +7,11 @@ during backward each step's gradients, accumulations and hooks. `build(names)` t
 the nodes (forward order, each leaf just before its first use), gives ids (`n1`, `n2`, ...)
 and labels (tensor name, parameter name, variable name, `out`, `t1`, `t2`, ...), and returns
 the records.
+
+The records show values as they were when recorded. Values (outputs, saved tensors, leaves)
+are copied as they are recorded, once per tensor version (`copy_of`). Gradients are kept as
+they are and copied only when minigrad is about to change one in place (`InPlaceChange`) or
+when the recording ends while one is still a `.grad` (`_boxed`).
 """
 
 from __future__ import annotations
@@ -336,6 +341,8 @@ class Recorder:
         for leaf in leaves:
             if leaf.label in last:
                 leaf.grad = last[leaf.label]
+        self.copies.clear()  # (the records hold what they need)
+        self.watched.clear()
         return nodes, leaves, backwards, live_leaves
 
     def _forward_order(self) -> list:
