@@ -1,8 +1,8 @@
 """What the engine tells the world: one small frozen dataclass per kind of event.
 
 Nothing here computes anything. The engine, `Function.apply`, the in-place ops and the
-optimizers build an event only when somebody listens (`listening()` is a cheap truth test of a list), so with no listener the
-cost of events is one `if` per node.
+optimizers build an event only when somebody listens (`listening()` is a cheap truth test of
+a list), so with no listener the cost of events is one `if` per node.
 """
 
 from __future__ import annotations
