@@ -194,3 +194,23 @@ def test_steps_record_pytorchs_nodes_edges_and_backward_errors(expr, torch_mod):
             errors.append(str(exc))
     assert graphs[1] == graphs[0]
     assert errors[1] == errors[0]
+
+
+# Two float tensors of different dtypes: PyTorch computes in the wider one inside the op and
+# records no cast node (numpy promotes two float arrays the same way).
+MIXED_FLOATS = ["M.maximum(a, b)", "M.minimum(a, b)", "M.where(a > 2, a, b)", "a ** b",
+                "a % b", "a + b", "a * b"]
+
+
+@pytest.mark.parametrize("expr", MIXED_FLOATS)
+def test_two_float_dtypes_record_pytorchs_graph(expr, torch_mod):
+    seen = []
+    for lib in (torch_mod, minigrad):
+        a = lib.tensor(np.array([1.0, 5.0], dtype=np.float32), requires_grad=True)
+        b = lib.tensor(np.array([3.0, 2.0], dtype=np.float64), requires_grad=True)
+        out = eval(expr, {"M": lib, "a": a, "b": b})
+        out.sum().backward()
+        seen.append((str(out.dtype).split(".")[-1], type(out.grad_fn).__name__,
+                     [type(n).__name__ for n, _ in out.grad_fn.next_functions],
+                     str(a.grad.dtype).split(".")[-1], str(b.grad.dtype).split(".")[-1]))
+    assert seen[1] == seen[0]

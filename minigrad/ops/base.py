@@ -92,8 +92,10 @@ def promote_tensors(a: Any, b: Any, op: str = "") -> tuple:
     kept: ToCopyBackward0), numbers stay numbers unless neither is a tensor."""
     Tensor = _tensor.Tensor
     x, y = unwrap(a), unwrap(b)
-    if (type(x) is ndarray and type(y) is ndarray and x.dtype is y.dtype
-            and x.dtype.kind == "f"):
+    if type(x) is ndarray and type(y) is ndarray and x.dtype.kind == "f" == y.dtype.kind and (
+            x.dtype is y.dtype or x.ndim and y.ndim):
+        # one float dtype; or two float tensors, which numpy promotes as PyTorch does, inside
+        # the op (PyTorch records no cast node for them)
         return a, b
     if not isinstance(a, Tensor) and not isinstance(b, Tensor):  # where(c, 1.5, 0)
         dtype = dtypes.result_type(x, y)
