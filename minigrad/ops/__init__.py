@@ -188,24 +188,29 @@ def relu(input: Any) -> Any:
 
 def floor_divide(input: Any, other: Any) -> Any:
     """floor(input / other) (`a // b`); integers stay integers"""
-    if _is_number(other) and is_tensor(input):  # a number is a setting: no edge for it
-        input, other = promote_tensors(input, other, "floor_divide")
-        return ew.FloorDivideScalar.apply(input, c=other)
-    if _is_number(input) and is_tensor(other):  # 7 // x
-        input, other = promote_tensors(input, other, "floor_divide")
-        return ew.FloorDivideScalar.apply(other, c=input, reverse=True)
-    return _binary(ew.FloorDivide, "floor_divide", input, other)
+    return _with_number("floor_divide", input, other, ew.FloorDivide, ew.FloorDivideScalar,
+                        ew.NumberFloorDivide)
 
 
 def remainder(input: Any, other: Any) -> Any:
     """input mod other, with the sign of other (`a % b`)"""
+    # (`7.5 % x` has no derivative, as in PyTorch: NumberRemainder)
+    return _with_number("remainder", input, other, ew.Remainder, ew.RemainderScalar,
+                        ew.NumberRemainder)
+
+
+def _with_number(name: str, input: Any, other: Any, both: Any, number_second: Any,
+                 number_first: Any) -> Any:
+    """A two-input op whose number operand is a setting of the node, not an input (PyTorch
+    gives it no edge): `number_second` for `t op c`, `number_first` for `c op t` (each applied
+    to the tensor, with c=), `both` for two tensors."""
     if _is_number(other) and is_tensor(input):
-        input, other = promote_tensors(input, other, "remainder")
-        return ew.RemainderScalar.apply(input, c=other)
-    if _is_number(input) and is_tensor(other):  # 7.5 % x: no derivative, as in PyTorch
-        input, other = promote_tensors(input, other, "remainder")
-        return ew.ScalarRemainder.apply(other, c=input)
-    return _binary(ew.Remainder, "remainder", input, other)
+        t, c = promote_tensors(input, other, name)
+        return number_second.apply(t, c=c)
+    if _is_number(input) and is_tensor(other):
+        c, t = promote_tensors(input, other, name)
+        return number_first.apply(t, c=c)
+    return _binary(both, name, input, other)
 
 
 def _is_number(x: Any) -> bool:

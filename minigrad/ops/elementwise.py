@@ -293,18 +293,28 @@ class FloorDivide(Function):
 
 
 class FloorDivideScalar(FloorDivide):
-    """floor(a / c), or floor(c / a) (`reverse`), for a number c: one edge, to a"""
+    """floor(a / c) for a number c: one edge, to a"""
 
     node_name = "NotImplemented"
 
     @staticmethod
-    def forward(ctx, a, c, reverse=False):
-        ctx.op, ctx.c, ctx.reverse = "//", c, reverse  # (for explanations)
-        x, y = (c, unwrap(a)) if reverse else (unwrap(a), c)
-        return integer_division(np.floor_divide, "div_floor", x, y)
+    def forward(ctx, a, c):
+        ctx.op, ctx.c = "//", c  # (for explanations)
+        return integer_division(np.floor_divide, "div_floor", unwrap(a), c)
 
 
-class ScalarRemainder(Function):
+class NumberFloorDivide(FloorDivide):
+    """floor(c / a) for a number c: one edge, to a"""
+
+    node_name = "NotImplemented"
+
+    @staticmethod
+    def forward(ctx, a, c):
+        ctx.op, ctx.c, ctx.reverse = "//", c, True  # (for explanations: `7 // x`)
+        return integer_division(np.floor_divide, "div_floor", c, unwrap(a))
+
+
+class NumberRemainder(Function):
     """c mod a for a number c: PyTorch defines no derivative for it"""
 
     node_name = "NotImplemented"
