@@ -172,7 +172,7 @@ def execute(roots: list, seeds: list, retain_graph: bool | None = None,
     # a Tensor's own __hash__ is a Python call.)
     journal: dict[int, tuple] = {}
     # ids of the arrays already given out (seeds, a .grad): another .grad must copy them
-    handed_out: set[int] = {_owner_id(seed.data) for seed in seeds}
+    handed_out: set[int] = {owner_id(seed.data) for seed in seeds}
     executed: list[Node] = []
     if recording:
         _emit(BackwardBegin(tuple(roots), tuple(seeds)))
@@ -418,7 +418,7 @@ def _run_pre_hooks(node: Node, grads: list, journal: dict, handed_out: set, reco
             if t is not None and grads[nr] is not None:
                 journal.setdefault(id(t), (t, t._grad))
                 g = grads[nr] if state.grad_enabled else grads[nr].detach()
-                handed_out.add(_owner_id(g.data))
+                handed_out.add(owner_id(g.data))
                 t._grad = g if t._grad is None else t._grad + g
     if node._pre_hooks:
         for hook in list(node._pre_hooks):
@@ -463,7 +463,7 @@ def _accumulate(leaf: Any, grad: Any, journal: dict, handed_out: set, create_gra
         total = grad if old is None else old + grad
     elif old is None:
         data = grad.data
-        owner = _owner_id(data)
+        owner = owner_id(data)
         flags = data.flags  # (a new object on every access: read it once)
         if owner in handed_out or not (flags.c_contiguous and flags.writeable):
             data = data.copy()
@@ -477,7 +477,7 @@ def _accumulate(leaf: Any, grad: Any, journal: dict, handed_out: set, create_gra
         _emit(GradAccumulated(leaf, old, total))
 
 
-def _owner_id(array: np.ndarray) -> int:
+def owner_id(array: np.ndarray) -> int:
     """The id of the array that owns `array`'s memory (itself, or the base it is a view of)."""
     return id(array if array.base is None else array.base)
 

@@ -25,6 +25,7 @@ from typing import Any
 
 import numpy as np
 
+from minigrad.engine import owner_id
 from minigrad.events import (
     BackwardBegin,
     BackwardEnd,
@@ -81,11 +82,13 @@ class Recorder:
         self.depth = 0
         self.hooks: list[TraceHook] = []
         self.accumulations: list[tuple] = []
-        # id(tensor) -> (tensor, its array, its version, a copy of the value then): `copy_of`
+        # id(tensor) -> (tensor, its array, its version, a copy of the value then): `copy_of`.
+        # (An entry holds its tensor, so no other tensor can come to have that id meanwhile.)
         self.copies: dict[int, tuple[Tensor, np.ndarray, int, np.ndarray]] = {}
         self.lines: dict[tuple, str | None] = {}  # (code, line number) -> its source_line
-        # id(array) -> (that array, the boxes holding it or a view of it): see `_boxed`
-        self.watched: dict[int, tuple[np.ndarray, list[list]]] = {}
+        # id of the array that owns some memory -> the boxes holding it or views of it (see
+        # `_boxed`; the boxes keep that array alive, so its id stays its own)
+        self.watched: dict[int, list[list]] = {}
 
     def __call__(self, event: Any) -> None:
         kind = type(event)
@@ -178,7 +181,7 @@ class Recorder:
         """
         data, version = t.data, t._version
         kept = self.copies.get(id(t))
-        if kept is not None and kept[0] is t and kept[1] is data and kept[2] == version:
+        if kept is not None and kept[1] is data and kept[2] == version:
             return kept[3]
         base = t._base
         copy = None
@@ -256,24 +259,16 @@ class Recorder:
             a = None if g is None else g.data if isinstance(g, Tensor) else np.asarray(g)
             box = [a]
             if a is not None:
-                owner = a if a.base is None else a.base
-                entry = self.watched.get(id(owner))
-                if entry is None or entry[0] is not owner:
-                    entry = self.watched[id(owner)] = (owner, [])
-                entry[1].append(box)
+                self.watched.setdefault(owner_id(a), []).append(box)
             boxes.append(box)
         return boxes
 
     def _changing(self, t: Tensor) -> None:
         """`t` is about to change in place: the boxes holding its memory get copies."""
-        data = t.data
-        owner = data if data.base is None else data.base
-        entry = self.watched.get(id(owner))
-        if entry is None or entry[0] is not owner:
-            return
-        del self.watched[id(owner)]  # (later boxes hold the new values: watched afresh)
+        # (later boxes hold the new values: they are watched afresh)
+        boxes = self.watched.pop(owner_id(t.data), ())
         copies: dict[int, tuple] = {}  # id(array) -> (array, its copy): one copy per array
-        for box in entry[1]:
+        for box in boxes:
             a = box[0]
             kept = copies.get(id(a))
             if kept is None:
