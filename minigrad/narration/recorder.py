@@ -205,7 +205,14 @@ class Recorder:
             live = self.live.get(node) or self._register(node)
             if live.value is None and not _is_leaf(node):
                 live.value, live.shape = self.copy_of(t), t.data.shape
-        stack, seen = list(edges), set(edges)
+        self._register_reachable(edges)
+        return edges
+
+    def _register_reachable(self, starts: list) -> None:
+        """Register every node reachable from `starts` (iteratively), each with the shape of
+        the gradient it receives. (At build, from every recorded node: a `with trace():`
+        around a forward pass alone has ops from before the block that nothing registered.)"""
+        stack, seen = list(starts), set(starts)
         while stack:
             node = stack.pop()
             if node not in self.live:
@@ -218,19 +225,6 @@ class Recorder:
                     live.shape = nxt._grad_shape(nr)
                 if nxt not in seen:
                     seen.add(nxt)
-                    stack.append(nxt)
-        return edges
-
-    def _register_inputs(self) -> None:
-        """Register the nodes that recorded ops take their inputs from, when no backward
-        through them did (`with trace():` around a forward pass only): ops from before the
-        trace began, and what they came from."""
-        stack = list(self.live)
-        while stack:
-            node = stack.pop()
-            for nxt, nr in _edges(node):
-                if nxt is not None and nxt not in self.live:
-                    self._register(nxt).shape = nxt._grad_shape(nr)
                     stack.append(nxt)
 
     def _accumulated_leaves(self) -> list[Tensor]:
@@ -289,7 +283,7 @@ class Recorder:
     # -- build ---------------------------------------------------------------------------------
     def build(self, names: dict[int, str]) -> tuple:
         """The records: nodes (forward order), leaves, backward passes, live leaf refs."""
-        self._register_inputs()
+        self._register_reachable(list(self.live))
         # Past the block nobody says what changes in place any more: what the records share
         # with a leaf's .grad is copied now.
         for t in self._accumulated_leaves():
