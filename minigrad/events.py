@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 _listeners: list[Callable[[Any], None]] = []
@@ -17,11 +17,16 @@ _listeners: list[Callable[[Any], None]] = []
 
 @dataclass(frozen=True)
 class ForwardOp:
-    """A node was recorded: `output = node(*inputs)` (only emitted while someone listens)."""
+    """A node was recorded: `output = node(*inputs)` (only emitted while someone listens).
+
+    `settings` are the keyword arguments `Function.apply` got (a dim, a shape, an exponent):
+    what the op was told besides its inputs, which have edges.
+    """
 
     node: Any
     inputs: tuple
     output: Any
+    settings: dict = field(default_factory=dict)
 
 
 @dataclass(frozen=True)

@@ -312,7 +312,7 @@ class Function:
                         # this node: see Tensor._shared_version.)
                         ctx._saved_output = out
                     if events._listeners:
-                        events.emit(events.ForwardOp(ctx, args, result))
+                        events.emit(events.ForwardOp(ctx, args, result, kwargs))
                 return result
         else:  # a user's Function computes forward with ops, which must not be recorded
             if not record:
@@ -343,11 +343,12 @@ class Function:
         if record:
             first = results[0]
             ctx._shape = first.data.shape if isinstance(first, _tensor.Tensor) else ()
-            _after_record(cls, ctx, args, result, results)
+            _after_record(cls, ctx, args, kwargs, result, results)
         return result
 
 
-def _after_record(cls: type, ctx: Node, args: tuple, result: Any, results: tuple) -> None:
+def _after_record(cls: type, ctx: Node, args: tuple, kwargs: dict, result: Any,
+                  results: tuple) -> None:
     """Keep the output for ops whose backward reads it; tell listeners about the new node."""
     if cls.saves_output:
         first = results[0]
@@ -355,7 +356,7 @@ def _after_record(cls: type, ctx: Node, args: tuple, result: Any, results: tuple
         ctx._output_vc = vc = first._shared_version()
         ctx._output_version = vc[0]
     if events._listeners:
-        events.emit(events.ForwardOp(ctx, args, result))
+        events.emit(events.ForwardOp(ctx, args, result, kwargs))
 
 
 def _wrap_output(out: Any, ctx: Node, index: int, record: bool) -> Any:
