@@ -1,24 +1,44 @@
-"""`minigrad.autograd`: grad(), backward(), backward_steps(), anomaly mode, Variable.
+"""`minigrad.autograd`: backward(), grad(), backward_steps(), anomaly mode, Variable.
 
 The names a PyTorch user reaches for under `torch.autograd`, so code written for PyTorch
-(including old blog posts' `Variable`) runs unchanged.
+(including old blog posts' `Variable`) runs unchanged. Here the roots are checked and their
+seed gradients made, and `grad()`'s graph pruned to what leads to its inputs; the pass itself
+is `engine.execute`.
 """
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Iterator
 from typing import Any
 
+import numpy as np
+
 from minigrad import engine
 from minigrad import tensor as _tensor
-from minigrad.engine import backward
 from minigrad.events import BackwardStep
 from minigrad.function import Function
 from minigrad.grad_mode import enable_grad, no_grad, set_grad_enabled, state
+from minigrad.node import Node
 
 __all__ = ["Function", "Variable", "backward", "backward_steps", "detect_anomaly", "grad",
            "enable_grad", "no_grad", "set_detect_anomaly", "set_grad_enabled",
            "is_anomaly_enabled"]
+
+NO_GRAD_MESSAGE = "element {} of tensors does not require grad and does not have a grad_fn"
+
+
+def backward(tensors: Any, grad_tensors: Any = None, retain_graph: bool | None = None,
+             create_graph: bool = False, inputs: Any = None) -> None:
+    """Accumulate d(tensors)/d(leaf) into every leaf's `.grad` (PyTorch's autograd.backward)."""
+    roots, seeds = prepare_roots(tensors, grad_tensors)
+    targets = needed = None
+    if inputs is not None:
+        only = [inputs] if isinstance(inputs, _tensor.Tensor) else list(inputs)
+        if not only:
+            raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
+        targets, needed = _prune(roots, only)
+    drain(engine.execute(roots, seeds, retain_graph, create_graph, targets, needed))
 
 
 def grad(outputs: Any, inputs: Any, grad_outputs: Any = None, retain_graph: bool | None = None,
@@ -31,10 +51,11 @@ def grad(outputs: Any, inputs: Any, grad_outputs: Any = None, retain_graph: bool
         raise RuntimeError("`inputs` argument to `grad()` cannot be empty.")
     for i, t in enumerate(inputs):
         if not t._requires_grad:
-            raise RuntimeError(engine.NO_GRAD_MESSAGE.format(i))
-    roots, seeds = engine.prepare_roots(outputs, grad_outputs)
-    captured = engine.drain(engine.execute(roots, seeds, retain_graph=retain_graph,
-                                           create_graph=create_graph, capture=inputs))
+            raise RuntimeError(NO_GRAD_MESSAGE.format(i))
+    roots, seeds = prepare_roots(outputs, grad_outputs)
+    targets, needed = _prune(roots, inputs)
+    captured = drain(engine.execute(roots, seeds, retain_graph, create_graph, targets, needed,
+                                    capture=True))
     result = []
     for i, (t, g) in enumerate(zip(inputs, captured)):
         if g is None:
@@ -57,8 +78,79 @@ def backward_steps(tensor: Any, gradient: Any = None, retain_graph: bool | None 
     Each step has already been applied when you receive it (gradients passed on, `.grad`
     accumulated), so you can stop, look at partial gradients, and go on.
     """
-    roots, seeds = engine.prepare_roots(tensor, None if gradient is None else [gradient])
+    roots, seeds = prepare_roots(tensor, None if gradient is None else [gradient])
     return engine.execute(roots, seeds, retain_graph=retain_graph, yield_steps=True)
+
+
+def drain(steps: Iterator[BackwardStep]) -> Any:
+    """Run an `execute` generator to the end; return what it returned (captured grads)."""
+    try:
+        while True:
+            next(steps)
+    except StopIteration as stop:
+        return stop.value
+
+
+def prepare_roots(tensors: Any, grad_tensors: Any) -> tuple[list, list]:
+    """Check the roots and their seed gradients; make the implicit `1` for scalars."""
+    Tensor = _tensor.Tensor
+    roots = [tensors] if isinstance(tensors, Tensor) else list(tensors)
+    if grad_tensors is None:
+        grads: list = [None] * len(roots)
+    elif isinstance(grad_tensors, Tensor):
+        grads = [grad_tensors]
+    else:
+        grads = list(grad_tensors)
+    if len(grads) != len(roots):
+        raise RuntimeError(f"grad_tensors should have the same length as tensors: got "
+                           f"{len(grads)} gradients for {len(roots)} tensors")
+    seeds = []
+    for i, (root, grad) in enumerate(zip(roots, grads)):
+        if not root._requires_grad:
+            raise RuntimeError(NO_GRAD_MESSAGE.format(i))
+        if grad is None:
+            if root.data.size != 1:
+                raise RuntimeError("grad can be implicitly created only for scalar outputs")
+            grad = _tensor.make(np.ones(root.data.shape, root.data.dtype), None, 0)
+        else:
+            if not isinstance(grad, Tensor):
+                grad = Tensor(np.asarray(grad, dtype=root.data.dtype))
+            if grad.data.shape != root.data.shape:
+                raise RuntimeError(
+                    f"Mismatch in shape: grad_output[{i}] has a shape of "
+                    f"minigrad.Size({list(grad.data.shape)}) and output[{i}] has a shape of "
+                    f"minigrad.Size({list(root.data.shape)}).")
+        seeds.append(grad)
+    return roots, seeds
+
+
+def _prune(roots: list, tensors: list) -> tuple[dict, set]:
+    """The edges into `tensors` (numbered in order) and the nodes on a path to one of them."""
+    targets = {engine.root_edge(t): i for i, t in enumerate(tensors)}
+    starts = [engine.root_edge(t)[0] for t in roots]
+    needed = nodes_leading_to(starts, {node for node, _ in targets})
+    needed.update(starts)
+    return targets, needed
+
+
+def nodes_leading_to(starts: list[Node], targets: set[Node]) -> set[Node]:
+    """The nodes on some path from `starts` to a target (what autograd.grad must run)."""
+    needed: set[Node] = set()
+    done: set[Node] = set()
+    stack = [(n, False) for n in set(starts)]
+    while stack:  # iterative post-order: a node is decided after all its children
+        node, children_done = stack.pop()
+        if children_done:
+            if node in targets or any(n in needed for n in node._next_nodes):
+                needed.add(node)
+            done.add(node)
+            continue
+        if node in done:
+            continue
+        stack.append((node, True))
+        stack.extend((n, False) for n in node._next_nodes
+                     if n is not None and n not in done)
+    return needed
 
 
 class set_detect_anomaly:
@@ -80,8 +172,6 @@ class detect_anomaly:
     that produces NaN/inf raises naming the node and printing that line."""
 
     def __enter__(self) -> None:
-        import warnings
-
         warnings.warn("Anomaly Detection has been enabled. This mode will increase the runtime "
                       "and should only be enabled for debugging.", UserWarning, stacklevel=2)
         self.prev = state.anomaly_enabled

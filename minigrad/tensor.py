@@ -9,14 +9,12 @@ from __future__ import annotations
 
 import functools
 import warnings
-import weakref
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
-from minigrad import dtypes, engine, ops
-from minigrad.function import AccumulateGrad, RemovableHandle
+from minigrad import autograd, dtypes, hooks, node, ops
 from minigrad.printing import tensor_repr
 
 NON_LEAF_GRAD_WARNING = (
@@ -46,7 +44,7 @@ class Tensor:
     _grad: Tensor | None = None
     _vc: list | None = None  # the version counter, made on first need (`_shared_version`)
     _retains_grad = False
-    _grad_acc: AccumulateGrad | None = None
+    _grad_acc: Any = None  # a leaf's AccumulateGrad node, made on first use
     _base: Tensor | None = None  # the tensor a view shares memory with
     name: str | None = None
     __array_priority__ = 1000  # numpy defers `ndarray * Tensor` to Tensor.__rmul__
@@ -150,38 +148,25 @@ class Tensor:
     def output_nr(self) -> int:
         return self._output_nr
 
-    def _accumulator(self) -> AccumulateGrad:
+    def _accumulator(self) -> Any:
         """The one AccumulateGrad node of this leaf (made on first use)."""
         if self._grad_acc is None:
-            self._grad_acc = AccumulateGrad(self)
+            self._grad_acc = node.AccumulateGrad(self)
         return self._grad_acc
 
     def retain_grad(self) -> None:
         """Keep `.grad` for this non-leaf tensor after backward (a no-op on leaves)."""
-        if not self._requires_grad:
-            raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
-        if self.grad_fn is None or self._retains_grad:
-            return
-        node = self.grad_fn
-        node._mark_hooked()
-        if node._retained is None:
-            node._retained = {}
-        node._retained[self._output_nr] = weakref.ref(self)
-        self._retains_grad = True
+        hooks.retain_grad(self)
 
-    def register_hook(self, hook: Callable) -> RemovableHandle:
+    def register_hook(self, hook: Callable) -> hooks.RemovableHandle:
         """`hook(grad) -> None | new grad`, called when this tensor's gradient is computed."""
-        if not self._requires_grad:
-            raise RuntimeError(
-                "cannot register a hook on a tensor that doesn't require gradient")
-        node = self.grad_fn if self.grad_fn is not None else self._accumulator()
-        return node._add_tensor_hook(self._output_nr, hook)
+        return hooks.add_tensor_hook(self, hook)
 
     def backward(self, gradient: Tensor | None = None, retain_graph: bool | None = None,
                  create_graph: bool = False, inputs: Any = None) -> None:
-        """Compute the gradient of this tensor w.r.t. the graph leaves (see engine.backward)."""
-        engine.backward([self], None if gradient is None else [gradient],
-                        retain_graph=retain_graph, create_graph=create_graph, inputs=inputs)
+        """Compute the gradient of this tensor w.r.t. the graph leaves (autograd.backward)."""
+        autograd.backward([self], None if gradient is None else [gradient],
+                          retain_graph=retain_graph, create_graph=create_graph, inputs=inputs)
 
     def detach(self) -> Tensor:
         """The same data, cut from the graph (shares memory and version counter)."""

@@ -14,8 +14,8 @@ from typing import Any
 import numpy as np
 
 from minigrad import dtypes
-from minigrad.function import RemovableHandle
 from minigrad.grad_mode import no_grad
+from minigrad.hooks import RemovableHandle
 from minigrad.tensor import Tensor
 
 

@@ -1,0 +1,113 @@
+"""Hooks: how a user sees and changes the gradients of one backward step.
+
+Registering: `tensor.register_hook(fn)` and `tensor.retain_grad()` attach to the node that
+made the tensor (its AccumulateGrad for a leaf), at the tensor's output number;
+`node.register_prehook(fn)` and `node.register_hook(fn)` attach to the node itself. Every
+registration marks the node `_hooked`, so the engine skips this module for all other nodes.
+
+Running, in PyTorch's order: before a node's backward, its tensor hooks, then retained
+gradients, then its pre-hooks (`before`); after it, its post-hooks (`after`). A hook that
+returns a value replaces the gradient; each run is a `HookFired` event.
+"""
+
+from __future__ import annotations
+
+import weakref
+from collections.abc import Callable
+from typing import Any
+
+from minigrad import events
+from minigrad.events import HookFired
+from minigrad.grad_mode import state
+
+
+class RemovableHandle:
+    """Returned by every `register_*hook`; `.remove()` takes the hook out again."""
+
+    def __init__(self, hooks: list, hook: Callable) -> None:
+        self._hooks, self._hook = hooks, hook
+
+    def remove(self) -> None:
+        if self._hook in self._hooks:
+            self._hooks.remove(self._hook)
+
+
+def add_node_hook(node: Any, kind: str, hook: Callable) -> RemovableHandle:
+    """Append `hook` to the node's `_pre_hooks` or `_post_hooks` list (`kind`)."""
+    node._hooked = True
+    hooks = node.__dict__.get(kind)
+    if hooks is None:
+        hooks = []
+        setattr(node, kind, hooks)
+    hooks.append(hook)
+    return RemovableHandle(hooks, hook)
+
+
+def add_tensor_hook(tensor: Any, hook: Callable) -> RemovableHandle:
+    """`tensor.register_hook(hook)`: `hook(grad)` runs when the tensor's gradient is known."""
+    if not tensor.requires_grad:
+        raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+    node = tensor.grad_fn if tensor.grad_fn is not None else tensor._accumulator()
+    node._hooked = True
+    if node._tensor_pre_hooks is None:
+        node._tensor_pre_hooks = {}
+    hooks = node._tensor_pre_hooks.setdefault(tensor.output_nr, [])
+    hooks.append(hook)
+    return RemovableHandle(hooks, hook)
+
+
+def retain_grad(tensor: Any) -> None:
+    """`tensor.retain_grad()`: a non-leaf's gradient is kept in its `.grad` (leaves: no-op)."""
+    if not tensor.requires_grad:
+        raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
+    if tensor.grad_fn is None or tensor.retains_grad:
+        return
+    node = tensor.grad_fn
+    node._hooked = True
+    if node._retained is None:
+        node._retained = {}
+    node._retained[tensor.output_nr] = weakref.ref(tensor)
+    tensor._retains_grad = True
+
+
+def before(node: Any, grads: list, task: Any) -> list:
+    """Run the node's tensor hooks, retained grads and pre-hooks on its incoming `grads`."""
+    grads = grads + [None] * (node._num_outputs - len(grads))  # one entry per output
+    for nr, hooks in (node._tensor_pre_hooks or {}).items():
+        for hook in list(hooks):
+            old = grads[nr]
+            new = hook(old)
+            if new is not None:
+                if new.data.shape != old.data.shape:
+                    raise RuntimeError(f"hook '{getattr(hook, '__name__', repr(hook))}' has "
+                                       "changed the size of value")
+                grads[nr] = new
+            _fired("tensor", hook, old, grads[nr], node)
+    for nr, ref in (node._retained or {}).items():
+        t = ref()
+        if t is not None and grads[nr] is not None:
+            g = grads[nr] if state.grad_enabled else grads[nr].detach()
+            task.keep_grad(t, g)
+    for hook in list(node._pre_hooks):
+        old = tuple(grads)
+        new = hook(old)
+        if new is not None:
+            grads = list(new)
+        _fired("prehook", hook, old, tuple(grads), node)
+    return grads
+
+
+def after(node: Any, grad_inputs: list, grads: list) -> list:
+    """Run the node's post-hooks: `hook(grad_inputs, grad_outputs)` may replace grad_inputs."""
+    for hook in list(node._post_hooks):
+        new = hook(tuple(grad_inputs), tuple(grads))  # tuples, as in PyTorch
+        old = grad_inputs
+        if new is not None:
+            grad_inputs = list(new)
+        _fired("hook", hook, tuple(old), tuple(grad_inputs), node)
+    return grad_inputs
+
+
+def _fired(where: str, hook: Callable, old: Any, new: Any, node: Any) -> None:
+    if events.listening():
+        events.emit(HookFired(where, hook, old, new, node))
