@@ -19,7 +19,7 @@ from minigrad import tensor as _tensor
 from minigrad.events import BackwardStep
 from minigrad.function import Function
 from minigrad.grad_mode import enable_grad, no_grad, set_grad_enabled, state
-from minigrad.node import Node
+from minigrad.node import Node, gradient_edge
 
 __all__ = ["Function", "Variable", "backward", "backward_steps", "detect_anomaly", "grad",
            "enable_grad", "no_grad", "set_detect_anomaly", "set_grad_enabled",
@@ -126,8 +126,8 @@ def prepare_roots(tensors: Any, grad_tensors: Any) -> tuple[list, list]:
 
 def _prune(roots: list, tensors: list) -> tuple[dict, set]:
     """The edges into `tensors` (numbered in order) and the nodes on a path to one of them."""
-    targets = {engine.root_edge(t): i for i, t in enumerate(tensors)}
-    starts = [engine.root_edge(t)[0] for t in roots]
+    targets = {gradient_edge(t): i for i, t in enumerate(tensors)}
+    starts = [gradient_edge(t)[0] for t in roots]
     needed = nodes_leading_to(starts, {node for node, _ in targets})
     needed.update(starts)
     return targets, needed

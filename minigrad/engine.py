@@ -10,23 +10,20 @@ Read `execute` top to bottom; it is the whole algorithm:
 3. A node whose last gradient has arrived is ready. An AccumulateGrad adds into its leaf's
    `.grad`. If anything fails, every `.grad` is put back as it was.
 
-No recursion anywhere (explicit stacks), so any depth works. `execute` is a generator of
-`BackwardStep`s: `autograd.backward` drains it, `autograd.backward_steps` hands each step to
-the user as it happens. Root checks and pruning for `autograd.grad` are in autograd.py.
+No recursion (explicit stacks), so any depth works. `execute` is a generator of steps:
+`autograd.backward` drains it, `autograd.backward_steps` hands each step to the user.
 """
 
 from __future__ import annotations
 
-import gc
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import Any
 
 from minigrad import anomaly, broadcast, events, hooks
 from minigrad.events import BackwardBegin, BackwardEnd, BackwardStep
 from minigrad.grad_mode import state
-from minigrad.node import AccumulateGrad, Node, owner_id
+from minigrad.node import AccumulateGrad, Node, gradient_edge, owner_id
 from minigrad.ready_queue import ReadyQueue
 
 
@@ -35,49 +32,47 @@ def execute(roots: list, seeds: list, retain_graph: bool | None = None,
             capture: bool = False, yield_steps: bool = False) -> Iterator[BackwardStep]:
     """Run backward from `roots` seeded with `seeds`; return what `targets` received.
 
-    `targets` maps `(node, output_nr)` edges to an index: their gradients are returned, in that
-    order (`autograd.grad`, with `capture`: nothing is accumulated) or only their leaves
-    accumulate (`backward(inputs=...)`). `needed`: the nodes on a path to a target.
-    """
+    `targets` maps `(node, output_nr)` edges to an index: their gradients are returned in that
+    order (`autograd.grad`, with `capture`: nothing accumulates) or only their leaves accumulate
+    (`backward(inputs=...)`). `needed`: the nodes on a path to a target (autograd.py)."""
     task = GraphTask(roots, seeds, create_graph, targets or {}, needed, capture)
     recording = yield_steps or events.listening()
     if recording:
         events.emit(BackwardBegin(tuple(roots), tuple(seeds)))
     caller_mode, state.grad_enabled = state.grad_enabled, create_graph
     try:
-        with _gc_paused(not yield_steps):
-            while task.ready:
-                node = task.ready.pop()  # the newest ready node: PyTorch's order
-                step_start = time.perf_counter() if recording else 0.0
-                grads = task.buffers.pop(node)  # one gradient per output
-                if node._hooked:  # tensor hooks, retain_grad, pre-hooks
-                    grads = hooks.before(node, grads, task)
-                if task.targets:  # autograd.grad, backward(inputs=...): note what was asked
-                    task.capture(node, grads)
-                summed = [None] * len(node._next_nodes) if recording else None
-                if type(node) is AccumulateGrad:
-                    if task.accumulates(node):
-                        node.accumulate(grads[0], task)  # leaf.grad += gradient
-                    grad_inputs: list = []
-                else:
-                    grad_inputs = call_backward(node, grads)  # one gradient per input
+        while task.ready:
+            node = task.ready.pop()  # the newest ready node: PyTorch's order
+            step_start = time.perf_counter() if recording else 0.0
+            grads = task.buffers.pop(node)  # one gradient per output
+            if node._hooked:  # tensor hooks, retain_grad, pre-hooks
+                grads = hooks.before(node, grads, task)
+            if task.targets:  # autograd.grad, backward(inputs=...): note what was asked
+                task.capture(node, grads)
+            summed = [None] * len(node._next_nodes) if recording else None
+            if type(node) is AccumulateGrad:
+                if task.accumulates(node):
+                    node.accumulate(grads[0], task)  # leaf.grad += gradient
+                grad_inputs: list = []
+            else:
+                grad_inputs = node.call_backward(grads)  # one gradient per input
+                broadcast.fit_all(node, grad_inputs, summed)
+                if node._post_hooks:  # they see, and may replace, the fitted gradients
+                    grad_inputs = hooks.after(node, grad_inputs, grads)
                     broadcast.fit_all(node, grad_inputs, summed)
-                    if node._post_hooks:  # they see, and may replace, the fitted gradients
-                        grad_inputs = hooks.after(node, grad_inputs, grads)
-                        broadcast.fit_all(node, grad_inputs, summed)
-                    for nxt, nr, g in zip(node._next_nodes, node._next_nrs, grad_inputs):
-                        if nxt is not None:
-                            task.send(nxt, nr, g)
-                    if state.anomaly_enabled:
-                        anomaly.check(node, grad_inputs)  # NaN/inf names the node
-                task.executed.append(node)
-                if recording:
-                    step = task.step(node, grads, grad_inputs, summed, step_start)
-                    events.emit(step)
-                    if yield_steps:
-                        state.grad_enabled = caller_mode  # the caller's code runs in its mode
-                        yield step
-                        state.grad_enabled = create_graph
+                for nxt, nr, g in zip(node._next_nodes, node._next_nrs, grad_inputs):
+                    if nxt is not None:
+                        task.send(nxt, nr, g)
+                if state.anomaly_enabled:
+                    anomaly.check(node, grad_inputs)  # NaN/inf names the node
+            task.executed.append(node)
+            if recording:
+                step = task.step(node, grads, grad_inputs, summed, step_start)
+                events.emit(step)
+                if yield_steps:
+                    state.grad_enabled = caller_mode  # the caller's code runs in its mode
+                    yield step
+                    state.grad_enabled = create_graph
     except BaseException as exc:
         if not isinstance(exc, GeneratorExit):  # (not when a caller stops stepping early)
             task.rollback()
@@ -89,31 +84,6 @@ def execute(roots: list, seeds: list, retain_graph: bool | None = None,
     if recording:
         events.emit(BackwardEnd(len(task.executed), time.perf_counter() - task.started))
     return task.captured
-
-
-def call_backward(node: Node, grads: list) -> list:
-    """The node's Function's backward on `grads`: one gradient (or None) per input.
-
-    Without create_graph nothing is recorded, so an op's numpy-only `backward_arrays` (where
-    it has one) gives the same gradients without making Tensors along the way.
-    """
-    function = node._function
-    if node._num_outputs > 1:
-        grads = node._per_output(grads)
-    try:
-        if function.backward_arrays is not None and not state.grad_enabled:
-            out = function.backward_arrays(node, *[g if g is None else g.data for g in grads])
-        else:
-            out = function.backward(node, *grads)
-    except Exception:
-        if state.anomaly_enabled:
-            anomaly.warn(node)
-        raise
-    grad_inputs = list(out) if type(out) is tuple else [out]
-    if len(grad_inputs) != len(node._next_nodes):
-        raise RuntimeError(f"function {node.name()} returned an incorrect number of gradients "
-                           f"(expected {len(node._next_nodes)}, got {len(grad_inputs)})")
-    return grad_inputs
 
 
 class GraphTask:
@@ -128,7 +98,7 @@ class GraphTask:
         self.handed_out = {owner_id(seed.data) for seed in seeds}  # another .grad must copy
         self.executed: list[Node] = []
         self.started = time.perf_counter()
-        edges = [root_edge(t) for t in roots]
+        edges = [gradient_edge(t) for t in roots]
         starts = [node for node, _ in edges]
         self.deps = count_dependencies(starts, needed)
         self.buffers: dict[Node, list] = {}
@@ -212,12 +182,6 @@ class GraphTask:
                 node._saved, node._saved_output, node._freed = (), None, True
 
 
-def root_edge(t: Any) -> tuple[Node, int]:
-    """The edge a gradient for tensor `t` goes in by: its grad_fn's output, or its leaf's
-    AccumulateGrad."""
-    return (t.grad_fn, t._output_nr) if t.grad_fn is not None else (t._accumulator(), 0)
-
-
 def count_dependencies(starts: list[Node], needed: set | None = None) -> dict[Node, int]:
     """How many edges bring gradient into each node reachable from `starts` (in `needed`)."""
     deps: dict[Node, int] = {}
@@ -234,18 +198,3 @@ def count_dependencies(starts: list[Node], needed: set | None = None) -> dict[No
                 if nxt not in first:
                     stack.append(nxt)
     return deps
-
-
-@contextmanager
-def _gc_paused(pause: bool) -> Iterator[None]:
-    """Backward makes no reference cycles, so the cycle collector has nothing to find in it.
-    (Not while handing out steps: the caller's own code runs between them.)"""
-    # speed: measured in compare bench (see the note in compare/bench.py)
-    pause = pause and gc.isenabled()
-    if pause:
-        gc.disable()
-    try:
-        yield
-    finally:
-        if pause:
-            gc.enable()

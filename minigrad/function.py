@@ -98,7 +98,7 @@ class Function:
                         # version counter is made when first needed, and then shared with
                         # this node: see Tensor._shared_version.)
                         ctx._saved_output = out
-                    if events._listeners:
+                    if events.listening():
                         events.emit(events.ForwardOp(ctx, args, result, kwargs))
                 return result
         else:  # a user's Function computes forward with ops, which must not be recorded
@@ -142,7 +142,7 @@ def _after_record(cls: type, ctx: Node, args: tuple, kwargs: dict, result: Any,
         ctx._saved_output = first.data
         ctx._output_vc = vc = first._shared_version()
         ctx._output_version = vc[0]
-    if events._listeners:
+    if events.listening():
         events.emit(events.ForwardOp(ctx, args, result, kwargs))
 
 

@@ -92,7 +92,7 @@ def before(node: Any, grads: list, task: Any) -> list:
         old = tuple(grads)
         new = hook(old)
         if new is not None:
-            grads = list(new)
+            grads = _checked(hook, new, len(old))
         _fired("prehook", hook, old, tuple(grads), node)
     return grads
 
@@ -103,9 +103,19 @@ def after(node: Any, grad_inputs: list, grads: list) -> list:
         new = hook(tuple(grad_inputs), tuple(grads))  # tuples, as in PyTorch
         old = grad_inputs
         if new is not None:
-            grad_inputs = list(new)
+            grad_inputs = _checked(hook, new, len(old))
         _fired("hook", hook, tuple(old), tuple(grad_inputs), node)
     return grad_inputs
+
+
+def _checked(hook: Callable, new: Any, expected: int) -> list:
+    """A node hook's replacement gradients: one per slot, as PyTorch checks."""
+    new = list(new)
+    if len(new) != expected:
+        raise RuntimeError(f"hook '{getattr(hook, '__name__', repr(hook))}' has returned an "
+                           f"incorrect number of values (got {len(new)}, but expected "
+                           f"{expected})")
+    return new
 
 
 def _fired(where: str, hook: Callable, old: Any, new: Any, node: Any) -> None:

@@ -14,8 +14,9 @@ from typing import Any
 
 import numpy as np
 
-from minigrad import events, hooks
+from minigrad import anomaly, events, hooks
 from minigrad import tensor as _tensor
+from minigrad.grad_mode import state
 from minigrad.hooks import RemovableHandle
 
 FREED_MESSAGE = (
@@ -174,10 +175,32 @@ class Node:
     # -- running ----------------------------------------------------------------------
     def apply(self, *grad_outputs: Any) -> tuple:
         """Run the Function's backward on the gradients of this node's outputs."""
-        grads = self._function.backward(self, *grad_outputs)
-        if not isinstance(grads, tuple):
-            grads = (grads,)
-        return grads
+        return tuple(self.call_backward(list(grad_outputs)))
+
+    def call_backward(self, grads: list) -> list:
+        """The Function's backward on `grads`: one gradient (or None) per input, as a list.
+
+        Without create_graph nothing is recorded, so an op's numpy-only `backward_arrays`
+        (where it has one) gives the same gradients without making Tensors along the way.
+        """
+        function = self._function
+        if self._num_outputs > 1:
+            grads = self._per_output(grads)
+        try:
+            if function.backward_arrays is not None and not state.grad_enabled:
+                out = function.backward_arrays(self, *[g if g is None else g.data for g in grads])
+            else:
+                out = function.backward(self, *grads)
+        except Exception:
+            if state.anomaly_enabled:
+                anomaly.warn(self)
+            raise
+        grad_inputs = list(out) if type(out) is tuple else [out]
+        if len(grad_inputs) != len(self._next_nodes):
+            raise RuntimeError(f"function {self.name()} returned an incorrect number of "
+                               f"gradients (expected {len(self._next_nodes)}, got "
+                               f"{len(grad_inputs)})")
+        return grad_inputs
 
 
 class AccumulateGrad(Node):
@@ -235,6 +258,12 @@ class AccumulateGrad(Node):
         leaf._grad = total
         if events.listening():
             events.emit(events.GradAccumulated(leaf, old, total))
+
+
+def gradient_edge(t: Any) -> tuple[Node, int]:
+    """The edge by which a gradient for tensor `t` enters the graph: output `output_nr` of its
+    grad_fn, or its leaf's AccumulateGrad (PyTorch's `gradient_edge`)."""
+    return (t.grad_fn, t._output_nr) if t.grad_fn is not None else (t._accumulator(), 0)
 
 
 def owner_id(array: np.ndarray) -> int:

@@ -36,6 +36,25 @@ class Size(tuple):
         return int(np.prod(self, dtype=np.int64))
 
 
+def _to(dtype: Any) -> Callable:
+    """`x.float()`, `x.long()`, ...: `x.to(dtype)`."""
+    return lambda self: self.to(dtype)
+
+
+def _reflected(op: Callable) -> Callable:
+    """`2 ** x` is `pow(2, x)`: the number comes first."""
+    return lambda self, other: op(other, self)
+
+
+def _in_place(op: Callable) -> Callable:
+    """`x.mul_(y)`, `x *= y`: the op's result written into x (see ops.in_place)."""
+    return lambda self, other: ops.inplace(self, op, other)
+
+
+def _comparison(ufunc: Callable) -> Callable:
+    return lambda self, other: ops.compare(ufunc, self, other)
+
+
 class Tensor:
     """An n-dimensional array that can record the operations applied to it."""
 
@@ -53,8 +72,8 @@ class Tensor:
                  name: str | None = None) -> None:
         if isinstance(data, Tensor):
             data = data.data
-        array = dtypes.as_array(data, dtype)
-        _init(self, array, None, 0, None)
+        self.data = dtypes.as_array(data, dtype)
+        self.grad_fn, self._requires_grad, self._output_nr = None, False, 0
         self.name = name
         if requires_grad:
             self.requires_grad_(True)
@@ -118,9 +137,8 @@ class Tensor:
                     "and the tensor are the same size")
         self._grad = value
 
-    @property
-    def retains_grad(self) -> bool:
-        return self._retains_grad
+    retains_grad = property(lambda self: self._retains_grad)
+    output_nr = property(lambda self: self._output_nr)
 
     @property
     def _version(self) -> int:
@@ -128,25 +146,18 @@ class Tensor:
         return 0 if self._vc is None else self._vc[0]
 
     def _shared_version(self) -> list:
-        """The version counter, made on first need: most tensors are never changed in place or
-        viewed, and a list per tensor would be one more object for the cycle collector.
-
-        A tensor that its grad_fn saved as its output (tanh, exp, ...) hands the new counter
-        to that node too, so that backward can tell the output was changed after it was saved.
-        """
+        """The version counter, made on first need (most tensors are never changed in place or
+        viewed). A tensor its grad_fn saved as its output (tanh, exp, ...) hands the counter to
+        that node too, so that backward can tell the output was changed after it was saved."""
         if self._vc is None:
             self._vc = [0]
-            node = self.grad_fn
-            if node is not None and node._saved_output is self.data:
-                node._output_vc = self._vc
+            fn = self.grad_fn
+            if fn is not None and fn._saved_output is self.data:
+                fn._output_vc = self._vc
         return self._vc
 
     def _bump_version(self) -> None:
         (self._vc or self._shared_version())[0] += 1
-
-    @property
-    def output_nr(self) -> int:
-        return self._output_nr
 
     def _accumulator(self) -> Any:
         """The one AccumulateGrad node of this leaf (made on first use)."""
@@ -300,20 +311,8 @@ class Tensor:
         dtypes.check_device("cuda")
         return self
 
-    def float(self) -> Tensor:
-        return self.to(np.float32)
-
-    def double(self) -> Tensor:
-        return self.to(np.float64)
-
-    def long(self) -> Tensor:
-        return self.to(np.int64)
-
-    def int(self) -> Tensor:
-        return self.to(np.int32)
-
-    def bool(self) -> Tensor:
-        return self.to(np.bool_)
+    float, double = _to(np.float32), _to(np.float64)
+    long, int, bool = _to(np.int64), _to(np.int32), _to(np.bool_)
 
     # -- arithmetic: every operator and method is the op function of the same name --------
     __add__ = __radd__ = add = ops.add
@@ -331,17 +330,8 @@ class Tensor:
     def __rtruediv__(self, other: Any) -> Tensor:
         return ops.mul(ops.reciprocal(self), other)  # 1 / x is recorded as x.reciprocal() * 1
 
-    def __rfloordiv__(self, other: Any) -> Tensor:
-        return ops.floor_divide(other, self)
-
-    def __rmod__(self, other: Any) -> Tensor:
-        return ops.remainder(other, self)
-
-    def __rpow__(self, other: Any) -> Tensor:
-        return ops.pow(other, self)
-
-    def __rmatmul__(self, other: Any) -> Tensor:
-        return ops.matmul(other, self)
+    __rfloordiv__, __rmod__ = _reflected(ops.floor_divide), _reflected(ops.remainder)
+    __rpow__, __rmatmul__ = _reflected(ops.pow), _reflected(ops.matmul)
 
     def __pos__(self) -> Tensor:
         return self
@@ -360,37 +350,14 @@ class Tensor:
     clone, contiguous, narrow, select = ops.clone, ops.contiguous, ops.narrow, ops.select
     softmax, log_softmax = ops.softmax, ops.log_softmax
 
-    # `p -= lr * p.grad`, an optimizer's update: straight to ops.inplace, one call less
-    def __iadd__(self, other: Any) -> Tensor:
-        return ops.inplace(self, ops.add, other)
-
-    def __isub__(self, other: Any) -> Tensor:
-        return ops.inplace(self, ops.sub, other)
-
-    def __imul__(self, other: Any) -> Tensor:
-        return ops.inplace(self, ops.mul, other)
-
-    def __itruediv__(self, other: Any) -> Tensor:
-        return ops.inplace(self, ops.div, other)
+    # `p -= lr * p.grad` (an optimizer's update) is `p.sub_(lr * p.grad)`
+    __iadd__, __isub__ = _in_place(ops.add), _in_place(ops.sub)
+    __imul__, __itruediv__ = mul_, div_ = _in_place(ops.mul), _in_place(ops.div)
 
     # comparisons give boolean tensors and are never recorded
-    def __eq__(self, other: Any) -> Tensor:  # type: ignore[override]
-        return ops.compare(np.equal, self, other)
-
-    def __ne__(self, other: Any) -> Tensor:  # type: ignore[override]
-        return ops.compare(np.not_equal, self, other)
-
-    def __lt__(self, other: Any) -> Tensor:
-        return ops.compare(np.less, self, other)
-
-    def __le__(self, other: Any) -> Tensor:
-        return ops.compare(np.less_equal, self, other)
-
-    def __gt__(self, other: Any) -> Tensor:
-        return ops.compare(np.greater, self, other)
-
-    def __ge__(self, other: Any) -> Tensor:
-        return ops.compare(np.greater_equal, self, other)
+    __eq__, __ne__ = _comparison(np.equal), _comparison(np.not_equal)  # type: ignore[assignment]
+    __lt__, __le__ = _comparison(np.less), _comparison(np.less_equal)
+    __gt__, __ge__ = _comparison(np.greater), _comparison(np.greater_equal)
 
     def __getitem__(self, key: Any) -> Tensor:
         return ops.getitem(self, key)
@@ -406,12 +373,6 @@ class Tensor:
     def sub_(self, other: Any, alpha: float = 1) -> Tensor:
         sub = ops.sub if alpha == 1 else functools.partial(ops.sub, alpha=alpha)
         return ops.inplace(self, sub, other)
-
-    def mul_(self, other: Any) -> Tensor:
-        return ops.inplace(self, ops.mul, other)
-
-    def div_(self, other: Any) -> Tensor:
-        return ops.inplace(self, ops.div, other)
 
     def zero_(self) -> Tensor:
         return ops.inplace(self, ops.zero, None)
@@ -430,15 +391,6 @@ class Tensor:
 
     def uniform_(self, a: float = 0.0, b: float = 1.0) -> Tensor:
         return ops.inplace(self, ops.fill_random, ("uniform", a, b))
-
-
-def _init(t: Tensor, data: np.ndarray, grad_fn: Any, output_nr: int, vc: list | None) -> None:
-    t.data = data
-    t.grad_fn = grad_fn
-    t._requires_grad = False
-    t._output_nr = output_nr
-    if vc is not None:
-        t._vc = vc
 
 
 make = Tensor._make  # the same, as a plain function: ops call it on every result

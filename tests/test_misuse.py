@@ -352,3 +352,24 @@ def test_inplace_on_view_created_in_no_grad():
     with minigrad.no_grad():
         v.mul_(2)  # both inside no_grad: allowed, not tracked
     assert a.data[0].tolist() == [4.0, 8.0]
+
+
+def test_node_hooks_returning_the_wrong_number_of_gradients_are_refused():
+    # PyTorch 2.13's words; nothing is accumulated (the backward fails before any leaf)
+    x = minigrad.ones(3, requires_grad=True)
+    y = minigrad.ones(3, requires_grad=True)
+    z = (x * y).sum()
+    z.grad_fn.next_functions[0][0].register_hook(lambda gi, go: (gi[0],))
+    with pytest.raises(RuntimeError, match=re.escape(
+            "hook '<lambda>' has returned an incorrect number of values (got 1, but "
+            "expected 2)")):
+        z.backward()
+    assert x.grad is None and y.grad is None
+
+    z = (x * 2).sum()
+    z.grad_fn.register_prehook(lambda go: (go[0], go[0]))
+    with pytest.raises(RuntimeError, match=re.escape(
+            "hook '<lambda>' has returned an incorrect number of values (got 2, but "
+            "expected 1)")):
+        z.backward()
+    assert x.grad is None

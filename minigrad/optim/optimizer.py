@@ -33,7 +33,7 @@ def subtract_(p: Tensor, update: np.ndarray) -> None:
 
 def will_change(p: Tensor) -> None:
     """Tell listeners (a trace) that p is about to change in place."""
-    if events._listeners:
+    if events.listening():
         events.emit(events.InPlaceChange(p))
 
 
