@@ -286,7 +286,7 @@ def find_trace(mg: Any) -> Callable[..., Any] | None:
         trace = getattr(trace, "trace", None)
     if trace is None:
         try:
-            trace = importlib.import_module("minigrad.trace").trace
+            trace = importlib.import_module("minigrad.teach.trace").trace
         except (ImportError, AttributeError):
             return None
     return trace

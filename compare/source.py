@@ -12,7 +12,7 @@ import ast
 from collections.abc import Callable
 from typing import Any
 
-from minigrad import expr
+from minigrad.teach import expr
 
 
 def from_source(fn: Callable | str, torch_fn: Callable | str | None, names: list[str]

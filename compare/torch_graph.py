@@ -5,7 +5,7 @@ every node (`next_functions`, `AccumulateGrad.variable`), what each one saved (`
 the values of the tensors that made them), its output's shape and dtype; it orders the nodes
 and labels them as minigrad's recorder does. `observe()` puts a pre-hook and a hook on every
 node, runs the backward and removes them all; `records()` returns the Trace records
-(`minigrad.narration.records`). `compare.trace_torch` is the public entry point.
+(`minigrad.teach.records`). `compare.trace_torch` is the public entry point.
 """
 
 from __future__ import annotations
@@ -24,16 +24,16 @@ from compare.torch_nodes import (
     saved_values,
 )
 from minigrad.function import AccumulateGrad as _MinigradAccumulate
-from minigrad.narration.ops import source_form
-from minigrad.narration.recorder import UniqueLabels, constant_text
-from minigrad.narration.records import (
+from minigrad.ops.reduce import sum_to_array
+from minigrad.teach.op_words import source_form
+from minigrad.teach.recorder import UniqueLabels, constant_text
+from minigrad.teach.records import (
     TraceAccumulation,
     TraceBackward,
     TraceLeaf,
     TraceNode,
     TraceStep,
 )
-from minigrad.ops.reduce import sum_to_array
 
 __all__ = ["ACCUMULATE", "TorchGraph", "array", "tensors"]
 

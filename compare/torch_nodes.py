@@ -3,7 +3,7 @@
 A torch node (`MulBackward0`, `SumBackward1`, ...) keeps what its backward needs as
 `_saved_<name>` attributes: tensors (`_saved_self`, `_saved_result`) and settings (`_saved_dim`,
 `_saved_exponent`). `read(...)` turns them into the `attrs` minigrad's recorder would keep for
-the same op (`dims`, `keepdim`, `p`, `key`, ...), so that `minigrad.narration` writes the same
+the same op (`dims`, `keepdim`, `p`, `key`, ...), so that `minigrad.teach` writes the same
 source form (`t1.sum(dim=0)`) and gradient expressions; it finds the values of the constant
 inputs (`x * 3`: the 3) and picks minigrad's derivative rule by node name. Nodes minigrad has no
 op for (`ConvolutionBackward0`) keep PyTorch's own settings and no rule.

@@ -5,7 +5,7 @@ autograd examples unchanged.
 Nothing runs on import; every public name is re-exported here.
 """
 
-from minigrad import autograd, events, nn, optim, viz
+from minigrad import autograd, events, nn, optim
 from minigrad.dtypes import (
     bool,
     double,
@@ -101,7 +101,8 @@ from minigrad.ops import (
     unsqueeze,
     where,
 )
+from minigrad.teach import viz
+from minigrad.teach.trace import Trace, trace
 from minigrad.tensor import Size, Tensor
-from minigrad.trace import Trace, trace
 
 __version__ = "0.1.0"

@@ -3,7 +3,7 @@
     python -m minigrad explain "sum(x*y)*3" x=1,2,3 y=4,5,6 [--lang zh] [--dot graph.svg]
     python -m minigrad demo [--lang zh] [--out minigrad-demo]
 
-`explain` traces a string expression over named inputs (read safely, see `minigrad.expr`)
+`explain` traces a string expression over named inputs (read safely, see `minigrad.teach.expr`)
 and prints what its backward pass does; `demo` runs the classic `loss = sum(x*y)*3`, prints
 its explanation and draws its graph. Each subcommand is one `add_*` function below.
 """
@@ -19,10 +19,10 @@ from typing import Any
 
 import numpy as np
 
-from minigrad.expr import ExpressionError
-from minigrad.trace import Trace, trace
-from minigrad.tutorial import add_tutorial
-from minigrad.viz import GraphvizNotFound, render
+from minigrad.teach.expr import ExpressionError
+from minigrad.teach.trace import Trace, trace
+from minigrad.teach.tutorial import add_tutorial
+from minigrad.teach.viz import GraphvizNotFound, render
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -45,7 +45,7 @@ def test_lambda_runs_on_both_engines_and_matches(torch_mod):
 def test_string_form_uses_the_safe_parser_on_both_engines(torch_mod):
     report = assert_matches_torch("sum(x*y)*3", x=X, y=Y)
     assert report.title == "sum(x*y)*3" and report.graph.equal
-    from minigrad.expr import ExpressionError
+    from minigrad.teach.expr import ExpressionError
 
     with pytest.raises(ExpressionError, match="__class__"):
         against_torch("x.__class__", x=X)

@@ -8,9 +8,9 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 import minigrad
-from minigrad.explain import fast_repr, width
 from minigrad.printing import tensor_repr
-from minigrad.trace import Trace, TraceBackward, TraceLeaf, TraceNode, TraceStep
+from minigrad.teach.explain import fast_repr, width
+from minigrad.teach.trace import Trace, TraceBackward, TraceLeaf, TraceNode, TraceStep
 
 CLASSIC_EN = """\
 Forward pass: 3 operations

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 import minigrad
-from minigrad import player, viz
+from minigrad.teach import player, viz
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -2,7 +2,7 @@
 
 from pathlib import Path
 
-from minigrad import tutorial
+from minigrad.teach import tutorial
 
 README = Path(__file__).resolve().parent.parent / "README.md"
 

@@ -1,7 +1,7 @@
 """The tutorials are tested: every lesson's code runs, and prints exactly what the lesson shows.
 
 Each lesson (English and Chinese) is run block by block in one namespace by
-`minigrad.tutorial`; every ```python block must print what the ```text block after it shows.
+`minigrad.teach.tutorial`; every ```python block must print what the ```text block after it shows.
 Also: every lesson exists in both languages, the index links them all in order, the runner
 itself notices wrong output, and a lesson written as a notebook is valid nbformat 4.
 """
@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from minigrad import tutorial
 from minigrad.__main__ import main as minigrad_main
+from minigrad.teach import tutorial
 
 ROOT = Path(__file__).resolve().parent.parent / "tutorials"
 LANGS = ("en", "zh")
@@ -39,7 +39,7 @@ def test_lesson_prints_what_it_shows(path: Path, request: pytest.FixtureRequest,
     problems = tutorial.failures(lesson)
     assert not problems, "\n\n".join(problems) + (
         "\n\nIf the new output is right, refresh the lesson with "
-        f"`python -m minigrad.tutorial --update {path}` and reread its prose.")
+        f"`python -m minigrad.teach.tutorial --update {path}` and reread its prose.")
 
 
 def test_every_lesson_exists_in_both_languages() -> None:

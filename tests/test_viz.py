@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import minigrad
-from minigrad import viz
+from minigrad.teach import viz
 
 
 def classic():

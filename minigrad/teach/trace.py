@@ -6,8 +6,8 @@ A `Trace` holds data, not live objects: `TraceNode`s (the graph in forward order
 `render()`) reads only these records, so a Trace can also be built from what was observed
 elsewhere: `Trace.from_records(nodes, leaves, backwards, engine="PyTorch")`.
 
-The records are defined in `minigrad.narration.records` (re-exported here); recording from
-the engine's events is `minigrad.narration.recorder`.
+The records are defined in `minigrad.teach.records` (re-exported here); recording from
+the engine's events is `minigrad.teach.recorder`.
 """
 
 from __future__ import annotations
@@ -22,9 +22,9 @@ from typing import Any
 import numpy as np
 
 from minigrad import events
-from minigrad.narration.ops import formula_for, source_form
-from minigrad.narration.recorder import Recorder, callable_names, frame_names, user_frame
-from minigrad.narration.records import (
+from minigrad.teach.op_words import formula_for, source_form
+from minigrad.teach.recorder import Recorder, callable_names, frame_names, user_frame
+from minigrad.teach.records import (
     TraceAccumulation,
     TraceBackward,
     TraceHook,
@@ -67,7 +67,7 @@ class Trace:
         `nodes` in forward order (inputs before the ops that use them); each leaf's
         AccumulateGrad is a node too, named "AccumulateGrad" and labelled like the leaf.
         Empty `source` and `formula` fields are filled in from the node names
-        (`narration.ops`). See `minigrad.narration.records` for a worked example.
+        (`op_words`). See `minigrad.teach.records` for a worked example.
         """
         made = cls(nodes, leaves, backwards, engine)
         ids = [n.id for n in made.nodes]
@@ -165,7 +165,7 @@ class Trace:
         `timing=False` leaves the time out of the summary (for snapshots); `lines=True` also
         shows the source line that ran each op.
         """
-        from minigrad.explain import explain_trace
+        from minigrad.teach.explain import explain_trace
 
         return explain_trace(self, lang=lang, timing=timing, lines=lines)
 
@@ -176,7 +176,7 @@ class Trace:
     def to_dot(self, params: Any = None, show_grads: bool = True, show_values: bool = True,
                show_saved: bool = False) -> Any:
         """The graph as a `graphviz.Digraph` (see `minigrad.viz.draw`)."""
-        from minigrad import viz
+        from minigrad.teach import viz
 
         return viz.draw(self, params=params, show_grads=show_grads, show_values=show_values,
                         show_saved=show_saved)
@@ -184,20 +184,20 @@ class Trace:
     def render(self, path: str | os.PathLike, format: str | None = None, **options: Any
                ) -> Path:
         """Draw to `path` as "svg" or "png" (from the suffix by default); needs graphviz."""
-        from minigrad import viz
+        from minigrad.teach import viz
 
         return viz.render(self, path, format=format, **options)
 
     def _repr_svg_(self) -> str | None:
-        from minigrad import viz
+        from minigrad.teach import viz
 
         return viz.svg_or_none(self.to_dot())
 
     def to_html(self, path: str | os.PathLike | None = None, svg: str | None = None,
                 lang: str = "en") -> str:
         """The backward player: one self-contained HTML page that steps through the backward
-        pass on the graph (`minigrad.player`). Written to `path` when given; returned."""
-        from minigrad import player
+        pass on the graph (`minigrad.teach.player`). Written to `path` when given; returned."""
+        from minigrad.teach import player
 
         page = player.page(self, svg=svg, lang=lang)
         if path is not None:
@@ -205,7 +205,7 @@ class Trace:
         return page
 
     def _repr_html_(self) -> str:
-        from minigrad import player
+        from minigrad.teach import player
 
         return player.jupyter(self)
 
@@ -242,7 +242,7 @@ def trace(expr: Any = None, /, *, gradient: Any = None, retain_graph: bool | Non
     - a callable: it is called (with `**inputs`, if given) while every op it runs is
       recorded with its source line, then backward runs on what it returns;
     - a string over named inputs: `trace("sum(x*y)*3", x=[1, 2, 3], y=[4, 5, 6])`, parsed
-      safely (`minigrad.expr`, never eval);
+      safely (`minigrad.teach.expr`, never eval);
     - nothing: `with minigrad.trace() as t:` records whatever runs inside.
     `inputs` become leaf tensors that require grad, named by their keywords. `params`
     (a dict name -> tensor, or a module) names parameters. `backward=False` records the
@@ -264,7 +264,7 @@ def trace(expr: Any = None, /, *, gradient: Any = None, retain_graph: bool | Non
             out = expr
             recorder.add_roots([out])
         elif isinstance(expr, str):
-            from minigrad import expr as expr_module
+            from minigrad.teach import expr as expr_module
 
             tensors = _as_inputs(inputs)
             names.update((id(t), k) for k, t in tensors.items())

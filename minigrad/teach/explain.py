@@ -8,7 +8,7 @@ large ones a shape and statistics. The text is deterministic except the time in 
 line (`timing=False` leaves it out).
 
 Works from the Trace's records only (see `minigrad.trace`); the per-op words live in
-`minigrad.narration.ops`, the sentences in `minigrad.narration.phrases`.
+`minigrad.teach.op_words`, the sentences in `minigrad.teach.phrases`.
 """
 
 from __future__ import annotations
@@ -19,9 +19,9 @@ from typing import Any
 
 import numpy as np
 
-from minigrad.narration import ops as op_text
-from minigrad.narration.phrases import PHRASES
 from minigrad.printing import format_values, tensor_repr
+from minigrad.teach import op_words as op_text
+from minigrad.teach.phrases import PHRASES
 
 # also used by the HTML player: keep these names
 __all__ = ["PHRASES", "SMALL", "explain_trace", "fast_repr", "number", "pad", "width"]

@@ -36,8 +36,9 @@ from minigrad.events import (
     InPlaceChange,
 )
 from minigrad.function import AccumulateGrad
-from minigrad.narration.ops import source_form
-from minigrad.narration.records import (
+from minigrad.printing import format_values
+from minigrad.teach.op_words import source_form
+from minigrad.teach.records import (
     TraceAccumulation,
     TraceBackward,
     TraceHook,
@@ -45,7 +46,6 @@ from minigrad.narration.records import (
     TraceNode,
     TraceStep,
 )
-from minigrad.printing import format_values
 from minigrad.tensor import Tensor
 
 _PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep  # minigrad/

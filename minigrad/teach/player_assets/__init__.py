@@ -4,7 +4,7 @@ Python strings rather than .js/.css files, so that an installed minigrad (a whee
 modules unless told otherwise) has them too.
 """
 
-from minigrad.player_assets.script import SCRIPT
-from minigrad.player_assets.style import STYLE
+from minigrad.teach.player_assets.script import SCRIPT
+from minigrad.teach.player_assets.style import STYLE
 
 __all__ = ["SCRIPT", "STYLE"]

@@ -124,8 +124,8 @@ def svg_or_none(graph: Any) -> str | None:
 
 # -- pieces -----------------------------------------------------------------------------------
 def _as_trace(obj: Any, params: Any) -> Any:
+    from minigrad.teach.trace import Trace, trace
     from minigrad.tensor import Tensor
-    from minigrad.trace import Trace, trace
 
     if isinstance(obj, Trace):
         return obj

@@ -19,8 +19,8 @@ from typing import Any
 
 import numpy as np
 
-from minigrad.explain import PHRASES, SMALL, fast_repr, number, width
-from minigrad.player_assets import SCRIPT, STYLE
+from minigrad.teach.explain import PHRASES, SMALL, fast_repr, number, width
+from minigrad.teach.player_assets import SCRIPT, STYLE
 
 __all__ = ["jupyter", "page"]
 
@@ -126,7 +126,7 @@ def jupyter(trace: Any, height: int = 760) -> str:
 # -- the drawing ------------------------------------------------------------------------------
 def _draw(trace: Any) -> str | None:
     """The SVG of the trace's graph at its natural size (the page scales it), or None."""
-    from minigrad import viz
+    from minigrad.teach import viz
 
     try:
         graph = trace.to_dot()

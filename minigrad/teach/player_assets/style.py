@@ -1,4 +1,4 @@
-"""The player's style sheet (CSS), inlined into the page by `minigrad.player`.
+"""The player's style sheet (CSS), inlined into the page by `minigrad.teach.player`.
 
 Kept as a Python string so that it ships inside the package like any module.
 """

@@ -1,9 +1,9 @@
 """Run a Markdown lesson: its ```python blocks in order, in one namespace, each checked against
 the ```text block right after it (what the block printed when the lesson was written).
 
-    python -m minigrad.tutorial tutorials/en/01-first-backward.md           # check
-    python -m minigrad.tutorial --update tutorials/en/01-first-backward.md  # rewrite outputs
-    python -m minigrad.tutorial --notebook lesson01.ipynb tutorials/en/01-first-backward.md
+    python -m minigrad.teach.tutorial tutorials/en/01-first-backward.md           # check
+    python -m minigrad.teach.tutorial --update tutorials/en/01-first-backward.md  # rewrite outputs
+    python -m minigrad.teach.tutorial --notebook lesson01.ipynb tutorials/en/01-first-backward.md
     python -m minigrad tutorial 1 [--lang zh] [--notebook lesson01.ipynb]
 
 Works for any Markdown file (README.md too). A ```python block runs; ```python no-run shows
@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-TUTORIALS = Path(__file__).resolve().parent.parent / "tutorials"
+TUTORIALS = Path(__file__).resolve().parents[2] / "tutorials"
 FENCE = re.compile(r"^(`{3,}|~{3,})\s*([^\s`]*)\s*(.*)$")
 
 
@@ -327,7 +327,7 @@ def run_tutorial(args: argparse.Namespace) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        prog="python -m minigrad.tutorial",
+        prog="python -m minigrad.teach.tutorial",
         description="Check (or --update) the outputs shown in Markdown lessons.")
     parser.add_argument("files", nargs="+", help="Markdown files")
     parser.add_argument("--update", action="store_true",

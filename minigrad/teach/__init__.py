@@ -1,0 +1,15 @@
+"""The teaching layer: what `minigrad.trace()`, `Trace.explain()` and the drawings are made of.
+
+It listens to the engine's events and reads the public Node API; the core never imports it.
+
+- `records`: the plain data a Trace is made of (`TraceNode`, `TraceStep`, ...);
+- `recorder`: the events listener that turns a live forward/backward into those records;
+- `trace`: `trace()` and `Trace`, the records with their views (`explain`, `to_dot`, `to_html`);
+- `op_words`: each node, by its PyTorch name (`MulBackward0`), put into words: its source form
+  (`t3 = x * y`), the gradient each input gets (`grad * y`), a teacher's remarks;
+- `phrases`: the sentences of the narration in English and Chinese;
+- `explain`: the narration itself, laid out from the records;
+- `viz`: the graph as graphviz DOT; `player` (+ `player_assets/`): the HTML page that plays it;
+- `expr`: the safe expression parser behind `trace("sum(x*y)*3", ...)` and the command line;
+- `tutorial`: the runner that checks the lessons' printed outputs.
+"""
