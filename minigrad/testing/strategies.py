@@ -81,6 +81,10 @@ def _batched(draw: Any, max_side: int) -> tuple:
     batch_a, batch_b = draw(broadcastable_shapes(2, 0, 2, max_side=max_side))
     if not batch_a:
         batch_a, batch_b = (draw(side),), ()
+    if batch_a == (1,) and len(batch_b) == 1:
+        # 3-D (batch 1) @ 3-D: PyTorch runs it as 2-D @ N-D (root TransposeBackward0 or
+        # CloneBackward0, the matmul_mat_batched entry), so both batches get the same size
+        batch_a = batch_b
     if draw(st.booleans()):
         return batch_a + (n, k), (k,)  # N-D @ 1-D
     return batch_a + (n, k), batch_b + (k, m)
