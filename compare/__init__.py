@@ -27,14 +27,15 @@ _EXPORTS = {
     "graph_of": "compare.graph",
     "outline": "compare.graph",
     "Graph": "compare.graph",
-    "KNOWN_DIFFERENCES": "compare.graph",
+    "KNOWN_DIFFERENCES": "compare.graph_compare",
     "trace_torch": "compare.trace_torch",
 }
 
 __all__ = sorted(_EXPORTS)
 
 
-_SUBMODULES = ("against", "corpus", "graph", "models", "report", "source", "torch_bridge")
+_SUBMODULES = ("against", "corpus", "graph", "graph_compare", "models", "report", "source",
+               "torch_bridge")
 
 
 def __getattr__(name: str) -> Any:

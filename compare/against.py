@@ -8,7 +8,8 @@ from typing import Any
 
 import numpy as np
 
-from compare.graph import compare_graphs, graph_of
+from compare.graph import graph_of
+from compare.graph_compare import compare_graphs
 from compare.report import Report, TensorDiff, diff, values
 from compare.torch_bridge import MINIGRAD, TORCH, Engine, Run, as_array, run
 
@@ -86,7 +87,7 @@ def _failed_report(title: str, mg_error: Exception | None, th_error: Exception |
     engine, err = ("minigrad", mg_error) if mg_error is not None else ("torch", th_error)
     other = "torch" if engine == "minigrad" else "minigrad"
     note = f"{engine} raised {type(err).__name__}: {err} (while {other} ran it)"
-    forward = TensorDiff("forward", None, None, ok=False, note=note)
+    forward = TensorDiff("forward", None, ok=False, note=note)
     return Report(title, forward, [], None, atol, rtol)
 
 

@@ -6,7 +6,8 @@ is not installed and `NotApplicable` when the engine cannot express the work (mi
 tensors). The same inputs (numpy arrays made from one seed) go to every engine.
 
 Engines: minigrad, numpy (forward and backward written by hand: the 1.00x baseline), torch
-(CPU), HIPS autograd, mygrad and micrograd. `bench.py` times and reports.
+(CPU), HIPS autograd, mygrad and micrograd. `bench_items.py` runs the work items,
+`bench_timing.py` times them and `bench_report.py` prints the results.
 """
 
 from __future__ import annotations

@@ -1,18 +1,16 @@
 """The printed report of `python -m compare bench`: a header saying how it measured, a table per
-work item (value, x numpy and x torch ratios, spread), and issue 9's targets checked against the
-run. `bench.py` measures; this file only formats.
+work item (value, x numpy and x torch ratios, spread), and the bench's targets checked against
+the run. `bench_timing.py` and `bench_items.py` measure; this file only formats.
 """
 
 from __future__ import annotations
 
 import os
 import platform
-from typing import TYPE_CHECKING
 
 from compare import bench_peers as peers
-
-if TYPE_CHECKING:
-    from compare.bench import Config, Item
+from compare.bench_config import Config
+from compare.bench_timing import Item
 
 SCALE = {"ms/step": 1e3, "us/node": 1e6, "s": 1.0, "ms": 1e3}
 
@@ -68,7 +66,8 @@ def header(cfg: Config, threads: str) -> list[str]:
 
 
 def targets(items: list[Item]) -> list[str]:
-    """The issue's 'Done when' lines, checked against this run."""
+    """The speed and memory targets minigrad is held to, each checked against this run: met,
+    NOT MET, or n/a (not run, or no numbers)."""
     by = {i.key: i for i in items}
     checks = []
 
@@ -118,7 +117,7 @@ def targets(items: list[Item]) -> list[str]:
         ratio = row.extra.get("ratio") if row is not None and row.status == "ok" else None
         check("fan-in: doubling the uses roughly doubles the backward time", None
               if ratio is None else ratio <= 2.5, f"{ratio:.2f}x" if ratio else "no numbers")
-    return ["issue 9 targets (this run):", *checks]
+    return ["targets (this run):", *checks]
 
 
 def report(cfg: Config, items: list[Item], threads: str) -> str:

@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from compare.graph import GraphComparison
+from compare.graph_compare import GraphComparison
 
 
 @dataclass
@@ -21,7 +21,6 @@ class TensorDiff:
 
     what: str
     shape: tuple | None
-    torch_shape: tuple | None
     max_abs: float = 0.0
     max_rel: float = 0.0
     worst: tuple | None = None
@@ -37,17 +36,17 @@ def diff(what: str, mine: np.ndarray | None, theirs: np.ndarray | None, atol: fl
     if mine is None or theirs is None:
         same = mine is None and theirs is None
         missing = "minigrad" if mine is None else "torch"
-        return TensorDiff(what, _shape(mine), _shape(theirs), ok=same,
+        return TensorDiff(what, _shape(mine), ok=same,
                           note="" if same else f"{missing} has no gradient (None)")
     if mine.shape != theirs.shape:
-        return TensorDiff(what, mine.shape, theirs.shape, np.inf, np.inf, ok=False,
+        return TensorDiff(what, mine.shape, np.inf, np.inf, ok=False,
                           note=f"shapes differ: {mine.shape} vs {theirs.shape}")
     note = ""
     if mine.dtype != theirs.dtype:
         note = f"dtypes differ: minigrad {mine.dtype}, torch {theirs.dtype}"
     a, b = mine.astype(np.float64), theirs.astype(np.float64)
     if a.size == 0:
-        return TensorDiff(what, a.shape, b.shape, ok=not note, note=note)
+        return TensorDiff(what, a.shape, ok=not note, note=note)
     with np.errstate(invalid="ignore", divide="ignore"):
         both_nan = np.isnan(a) & np.isnan(b)
         same_inf = np.isinf(a) & (a == b)
@@ -58,7 +57,7 @@ def diff(what: str, mine: np.ndarray | None, theirs: np.ndarray | None, atol: fl
         excess = err / (atol + rtol * np.abs(np.nan_to_num(b)))
     worst = np.unravel_index(int(np.argmax(excess)), a.shape)
     ok = bool(np.all(excess <= 1)) and not note
-    return TensorDiff(what, a.shape, b.shape, float(err.max()), float(np.nanmax(rel)),
+    return TensorDiff(what, a.shape, float(err.max()), float(np.nanmax(rel)),
                       tuple(int(i) for i in worst), float(a[worst]), float(b[worst]), ok, note)
 
 
@@ -86,10 +85,6 @@ class Report:
     def ok(self) -> bool:
         return (self.forward.ok and all(g.ok for g in self.grads)
                 and (self.graph is None or self.graph.ok))
-
-    @property
-    def grads_ok(self) -> bool:
-        return self.forward.ok and all(g.ok for g in self.grads)
 
     def failures(self) -> list[str]:
         """One phrase per thing that did not match (empty when `ok`)."""

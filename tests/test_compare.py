@@ -13,15 +13,8 @@ import minigrad as mg
 from compare import against_torch, assert_matches_torch, constant, modules
 from compare.__main__ import main as cli
 from compare.__main__ import parse_inputs
-from compare.graph import (
-    KNOWN_DIFFERENCES,
-    GNode,
-    Graph,
-    compare_graphs,
-    first_divergence,
-    graph_of,
-    side_by_side,
-)
+from compare.graph import GNode, Graph, first_divergence, graph_of, side_by_side
+from compare.graph_compare import KNOWN_DIFFERENCES, compare_graphs
 from compare.torch_bridge import TORCH_HINT, import_torch
 
 X = [0.5, -1.5, 2.0]

@@ -19,7 +19,8 @@ from minigrad import Function
 from minigrad.testing import GradcheckError, gradcheck
 from minigrad.testing import strategies as mst
 from minigrad.testing.expression import Apply, Expression, Leaf
-from minigrad.testing.ops import OPS, OpSpec, by_name
+from minigrad.testing.op_spec import OpSpec
+from minigrad.testing.op_table import OPS, by_name
 
 QUIET = [HealthCheck.too_slow, HealthCheck.filter_too_much]
 N_EXPRESSIONS = 500

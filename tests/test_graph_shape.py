@@ -1,10 +1,10 @@
-"""Issue 2's reference check: for every expression of shared/reference/torch-autograd-facts.md
-up to `torch.where`, minigrad builds a graph whose node names and `next_functions` tree are
-PyTorch 2.13's, printed in the facts file's own format by `compare.graph.outline`.
+"""The graph-shape reference check: for 63 expressions (arithmetic up to `torch.where`), minigrad
+builds a graph whose node names and `next_functions` tree are PyTorch 2.13's observed ones,
+printed as a one-line tree by `compare.graph.outline`.
 
-The expected strings are copied from the facts file (read off torch 2.13.0), so this test needs
-no torch. vector·matrix and batched matmul are included: minigrad's matmul composes the same
-pieces as PyTorch for these shapes (minigrad/ops/linalg.py, `matmul`).
+The expected strings were read off torch 2.13.0 and are written out below (`FACTS`), so this test
+needs no torch. vector·matrix and batched matmul are included: minigrad's matmul composes the
+same pieces as PyTorch for these shapes (`matmul` in minigrad's ops).
 """
 
 from __future__ import annotations
@@ -216,7 +216,7 @@ def _sub_alpha_(x, y):
     return z.sub_(y, alpha=2)
 
 
-# Beyond the facts file: graphs the corpus found different at first (fixed in the core), with
+# Beyond FACTS: graphs the corpus found different at first (fixed in the core), with
 # the trees read off torch 2.13.0 in the same way.
 FIXED = [
     ("x.add(y, alpha=2)", lambda x, y, **_: x.add(y, alpha=2),

@@ -1,4 +1,4 @@
-"""Every op of the table (`minigrad.testing.ops.OPS`) against finite differences.
+"""Every op of the table (`minigrad.testing.op_table.OPS`) against finite differences.
 
 For each op, one test id per check: hypothesis draws shapes (broadcast pairs for binary ops,
 matching inner dims for matmuls, a `dim` for reductions, ...), params and float64 values in
@@ -20,7 +20,9 @@ import minigrad
 from minigrad.function import Function
 from minigrad.testing import gradcheck, gradgradcheck
 from minigrad.testing import strategies as mst
-from minigrad.testing.ops import DOMAINS, OPS, SHAPE_RULES, OpSpec, by_name
+from minigrad.testing.domains import DOMAINS
+from minigrad.testing.op_spec import SHAPE_RULES, OpSpec
+from minigrad.testing.op_table import OPS, by_name
 
 IDS = [spec.name for spec in OPS]
 FIRST_ORDER = settings(max_examples=25, deadline=None,
@@ -150,7 +152,7 @@ def test_every_built_in_function_has_a_table_entry() -> None:
             continue  # the backward of a backward: gradgradcheck of its op checks it
         if name not in nodes and name not in NOT_IN_TABLE:
             missing.append(f"{fn.__module__}.{fn.__name__} ({name})")
-    assert not missing, f"add these to minigrad/testing/ops.py: {missing}"
+    assert not missing, f"add these to minigrad/testing/op_table.py: {missing}"
 
 
 def test_domains_keep_draws_away_from_kinks_poles_and_ties() -> None:

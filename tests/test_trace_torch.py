@@ -21,7 +21,8 @@ import compare
 import minigrad
 from compare.against import _random_gradient
 from compare.corpus import CORPUS
-from compare.graph import compare_graphs, graph_of
+from compare.graph import graph_of
+from compare.graph_compare import compare_graphs
 from compare.source import from_source
 from compare.torch_bridge import MINIGRAD, TORCH, as_array, call
 

@@ -2,7 +2,8 @@
 
 - `gradcheck(fn, inputs)` / `gradgradcheck(fn, inputs)`: analytic vs finite-difference
   Jacobians in float64, with a report that names the input, the element and both values;
-- `minigrad.testing.ops`: the op table (every op, how to call it, its domain, PyTorch's node);
+- `minigrad.testing.op_table`: the op table (every op, how to call it, its domain, PyTorch's
+  node);
 - `minigrad.testing.strategies`: hypothesis strategies (shapes, tensors, expressions). It is
   imported only when used, so this package works without hypothesis installed.
 """
@@ -12,10 +13,10 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-from minigrad.testing import ops
+from minigrad.testing import op_table
 from minigrad.testing.gradcheck import GradcheckError, gradcheck, gradgradcheck
 
-__all__ = ["GradcheckError", "gradcheck", "gradgradcheck", "ops", "strategies"]
+__all__ = ["GradcheckError", "gradcheck", "gradgradcheck", "op_table", "strategies"]
 
 
 def __getattr__(name: str) -> Any:

@@ -14,7 +14,8 @@ import numpy as np
 
 from minigrad.grad_mode import no_grad
 from minigrad.tensor import Tensor
-from minigrad.testing.ops import TOL, OpSpec
+from minigrad.testing.domains import TOL
+from minigrad.testing.op_spec import OpSpec
 
 LIMIT = 1e3  # values beyond this make finite differences unreliable: such inputs are rejected
 

@@ -92,7 +92,7 @@ def gradgradcheck(fn: Callable[..., Any], inputs: Any, grad_outputs: Any = None,
 
     all_inputs = inputs + grad_outputs
     _warn_not_double(all_inputs)
-    labels = _SecondOrderLabels(all_inputs, len(inputs), [inputs[i] for i in diff], returned)
+    labels = _SecondOrderLabels(all_inputs, [inputs[i] for i in diff], returned)
     return _checked(lambda: _gradcheck(grad_fn, all_inputs, eps, atol, rtol, labels),
                     raise_exception)
 
@@ -319,7 +319,7 @@ class _SecondOrderLabels(_Labels):
                      "that uses .data or numpy\ncannot be differentiated again; compute it "
                      "with Tensor operations.")
 
-    def __init__(self, inputs: tuple, n_fn_inputs: int, fn_wrt: list, returned: list) -> None:
+    def __init__(self, inputs: tuple, fn_wrt: list, returned: list) -> None:
         super().__init__(inputs)
         self.n_wrt = len(fn_wrt)
         self.fn_labels = _Labels(tuple(fn_wrt))

@@ -8,7 +8,9 @@ and random expressions over the op table.
     def test_my_log(x):
         assert gradcheck(MyLog.apply, x)
 
-Everything is float64 by default: that is what finite differences need.
+Everything is float64 by default: that is what finite differences need. The strategies that
+need no op table (shapes, values, arrays, tensors) are in `tensor_strategies.py`, re-exported
+here; this file draws from the table: one op's inputs and params, and whole expressions.
 """
 
 from __future__ import annotations
@@ -25,19 +27,25 @@ from hypothesis.extra import numpy as hnp
 import minigrad
 from minigrad.grad_mode import no_grad
 from minigrad.tensor import Tensor
-from minigrad.testing.expression import Apply, Expression, Leaf, Node, evaluate
-from minigrad.testing.ops import (
+from minigrad.testing.domains import (
     AWAY_FROM_BOUNDS,
     AWAY_FROM_ZERO,
     DISTINCT,
     DOMAINS,
     NONZERO,
-    OPS,
     POSITIVE,
     REAL,
     Domain,
-    OpSpec,
-    by_name,
+)
+from minigrad.testing.expression import Apply, Expression, Leaf, Node, evaluate
+from minigrad.testing.op_spec import OpSpec
+from minigrad.testing.op_table import OPS, by_name
+from minigrad.testing.tensor_strategies import (
+    arrays,
+    broadcastable_shapes,
+    elements,
+    shapes,
+    tensors,
 )
 
 __all__ = [
@@ -48,76 +56,6 @@ __all__ = [
 
 NAMES = ("x", "y", "z", "w")
 SearchStrategy = st.SearchStrategy
-
-
-# -- shapes ---------------------------------------------------------------------------------
-def shapes(min_dims: int = 0, max_dims: int = 3, min_side: int = 1, max_side: int = 4
-           ) -> SearchStrategy[tuple[int, ...]]:
-    """Array shapes: `()` up to `max_dims` dims of `min_side..max_side` each."""
-    return hnp.array_shapes(min_dims=min_dims, max_dims=max_dims, min_side=min_side,
-                            max_side=max_side)
-
-
-def broadcastable_shapes(n: int = 2, min_dims: int = 0, max_dims: int = 3, min_side: int = 1,
-                         max_side: int = 4) -> SearchStrategy[tuple[tuple[int, ...], ...]]:
-    """`n` shapes that broadcast together, e.g. `((2, 3), (3,))` or `((4, 1), (1, 5))`."""
-    return hnp.mutually_broadcastable_shapes(
-        num_shapes=n, min_dims=min_dims, max_dims=max_dims, min_side=min_side,
-        max_side=max_side).map(lambda b: tuple(b.input_shapes))
-
-
-# -- values ---------------------------------------------------------------------------------
-def elements(domain: Domain = REAL) -> SearchStrategy[float]:
-    """Floats in `domain`: within [low, high], at least `gap` from every point it avoids."""
-    base = st.floats(domain.low, domain.high, allow_nan=False, allow_infinity=False,
-                     allow_subnormal=False)
-    if not domain.avoid:
-        return base
-
-    def away(v: float) -> float:
-        for p in domain.avoid:
-            if abs(v - p) < domain.gap:
-                v = p + domain.gap if v >= p else p - domain.gap
-        return v
-
-    return base.map(away)
-
-
-_elements = elements  # `arrays` has a parameter of the same name
-
-
-def arrays(shape: Any, dtype: Any = np.float64, elements: SearchStrategy | None = None,
-           domain: Domain | None = None) -> SearchStrategy[np.ndarray]:
-    """numpy arrays of `shape` (a tuple or a strategy of tuples) with values in `domain`
-    (or drawn from `elements`). A `distinct` domain gives values at least `gap` apart."""
-    domain = domain or REAL
-    shape_st = shape if isinstance(shape, SearchStrategy) else st.just(tuple(shape))
-    if domain.distinct and elements is None:
-        return shape_st.flatmap(lambda s: _distinct(s, domain, dtype))
-    elems = elements if elements is not None else _elements(domain)
-    return shape_st.flatmap(lambda s: hnp.arrays(dtype, s, elements=elems))
-
-
-def _distinct(shape: tuple, domain: Domain, dtype: Any) -> SearchStrategy[np.ndarray]:
-    """Spread the values over [low, high] in a random order, each in its own slot."""
-    n = int(np.prod(shape, dtype=np.int64))
-    step = (domain.high - domain.low) / max(n, 1)
-
-    def build(order: list, jitter: np.ndarray) -> np.ndarray:
-        v = domain.low + (np.asarray(order, dtype=np.float64) + 0.25 + 0.5 * jitter) * step
-        return v.reshape(shape).astype(dtype)
-
-    return st.builds(build, st.permutations(range(n)),
-                     hnp.arrays(np.float64, (n,), elements=st.floats(0, 1)))
-
-
-def tensors(shape: Any = None, elements: SearchStrategy | None = None, dtype: Any = np.float64,
-            requires_grad: bool = True, domain: Domain | None = None, name: str | None = None
-            ) -> SearchStrategy[Tensor]:
-    """Leaf tensors (float64, requires_grad by default) of `shape` with values in `domain`."""
-    shape = shapes() if shape is None else shape
-    return arrays(shape, dtype, elements, domain).map(
-        lambda a: Tensor(a, requires_grad=requires_grad, name=name))
 
 
 # -- one op: shapes, params, inputs -----------------------------------------------------------
@@ -143,6 +81,10 @@ def _batched(draw: Any, max_side: int) -> tuple:
     batch_a, batch_b = draw(broadcastable_shapes(2, 0, 2, max_side=max_side))
     if not batch_a:
         batch_a, batch_b = (draw(side),), ()
+    if batch_a == (1,) and len(batch_b) == 1:
+        # 3-D (batch 1) @ 3-D: PyTorch runs it as 2-D @ N-D (root TransposeBackward0 or
+        # CloneBackward0, the matmul_mat_batched entry), so both batches get the same size
+        batch_a = batch_b
     if draw(st.booleans()):
         return batch_a + (n, k), (k,)  # N-D @ 1-D
     return batch_a + (n, k), batch_b + (k, m)

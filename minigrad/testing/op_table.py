@@ -1,201 +1,32 @@
 """The op table: every differentiable op of minigrad, described once, used by every test.
 
-One `OpSpec` per op says how to call it in minigrad (`fn`) and in PyTorch (`torch_fn`), which
-inputs it accepts (`shapes`, `params`, `domains`), which node PyTorch puts at the root
-(`node`) and how to print a call as Python source (`source`). The project's op tests, the
-gradcheck property tests, `strategies.expressions` and `compare/` all read this one list.
-
-Vocabulary (interpreted by `strategies.py`, which draws shapes, params and values from it):
-
-- `shapes`, a rule on the input shapes (`SHAPE_RULES`): "any", "nonscalar" (ndim >= 1),
-  "matrix" (2-D), "ndim2" (ndim >= 2), "has_one" (a dim of size 1), "broadcast" (inputs
-  broadcast together), "into" (input 1 broadcasts to input 0's shape, as in `x.add_(y)`),
-  "same" (equal shapes), "cat" (equal but along one dim), "dot",
-  "mm", "mv", "vm", "bmm", "batched" (N-D @ 1-D or 2-D or N-D, batch dims broadcast),
-  "mat_batched"/"vec_batched" (2-D/1-D @ N-D), "linear", "linear_nobias", "linear_nd"
-  (`F.linear` inputs: x, weight, bias).
-- `params`, keyword arguments drawn from the input shapes: "dim" (a dim of input 0),
-  "dims" (a permutation of its dims), "dimset" (a tuple of distinct dims), "dim0"/"dim1"
-  (two different dims), "newdim" (a position for a new dim), "onedim" (a dim of size 1),
-  "shape" (same number of elements), "size" (a shape input 0 expands to), "index" (an int
-  into dim 0), "span" (a slice of dim 0), "indices" (a list of ints into dim 0, repeats
-  allowed), "mask" (a boolean list of input 0's shape), "cond" (a boolean list of the
-  broadcast shape), "catdim" (the dim along which cat's inputs differ), "reduction" (of a
-  loss), "labels" (class labels for the rows of a (N, C) input).
-- `domains`, one `Domain` per input: where the op is differentiable and well conditioned.
-
-Append entries with `OPS.append(OpSpec(...))`; names must stay unique (`by_name`).
+One `OpSpec` (`op_spec.py`) per op says how to call it in minigrad and in PyTorch, which inputs
+it accepts, which node PyTorch puts at the root and how to print a call as Python source. The
+project's op tests, the gradcheck property tests, `strategies.expressions` and `compare/` all
+read this one list. Append entries with `OPS.append(OpSpec(...))`; names must stay unique
+(`by_name`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
-
-import numpy as np
 
 import minigrad
 import minigrad.nn.functional
-
-TOL = 1e-3  # how far from a kink/pole/tie a value must be for a check to count it valid
-
-
-@dataclass(frozen=True)
-class Domain:
-    """Where an op's input may lie: `[low, high]`, `gap` away from the points in `avoid`,
-    strictly positive, or with all values `gap` apart (`distinct`, for max/min)."""
-
-    name: str
-    low: float = -2.0
-    high: float = 2.0
-    avoid: tuple[float, ...] = ()
-    gap: float = 0.1
-    positive: bool = False
-    distinct: bool = False
-    inside: tuple[float, float] | None = None  # an open interval, e.g. (0, 1) for BCE
-
-    def contains(self, values: Any, tol: float = TOL) -> bool:
-        """True when every value is in the domain, at least `tol` from its edges."""
-        v = np.asarray(values, dtype=np.float64)
-        if not np.all(np.isfinite(v)):
-            return False
-        if self.positive and not np.all(v > tol):
-            return False
-        if self.inside and not np.all((v > self.inside[0] + tol) & (v < self.inside[1] - tol)):
-            return False
-        if any(np.any(np.abs(v - p) <= tol) for p in self.avoid):
-            return False
-        if self.distinct and v.size > 1:
-            return bool(np.all(np.diff(np.sort(v.ravel())) > tol))
-        return True
-
-
-REAL = Domain("real")
-POSITIVE = Domain("positive", low=0.1, high=2.0, positive=True)
-NONZERO = Domain("nonzero", avoid=(0.0,), gap=0.25)
-AWAY_FROM_ZERO = Domain("away_from_zero", avoid=(0.0,), gap=0.05)  # kinks of relu, abs
-AWAY_FROM_BOUNDS = Domain("away_from_bounds", avoid=(-0.5, 0.5), gap=0.05)  # clamp's kinks
-DISTINCT = Domain("distinct", distinct=True, gap=0.05)  # no ties for max/min/amax
-PROBABILITY = Domain("probability", low=0.05, high=0.95, inside=(0.0, 1.0))
-AWAY_FROM_STEPS = Domain("away_from_steps", avoid=(-1.5, 0.0, 1.5), gap=0.05)  # of x % 1.5
-DOMAINS = {d.name: d for d in (REAL, POSITIVE, NONZERO, AWAY_FROM_ZERO, AWAY_FROM_BOUNDS,
-                               DISTINCT, PROBABILITY, AWAY_FROM_STEPS)}
-
-
-def apart(*values: Any, tol: float = TOL, **params: Any) -> bool:
-    """Joint check for maximum/minimum: the two inputs never (nearly) tie."""
-    a, b = np.broadcast_arrays(*values)
-    return bool(np.all(np.abs(a - b) > tol))
-
-
-def off_steps(*values: Any, tol: float = TOL, **params: Any) -> bool:
-    """Joint check for remainder: a/b is never (nearly) a whole number, where a mod b jumps."""
-    a, b = np.broadcast_arrays(*values)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        ratio = a / b
-    return bool(np.all(np.isfinite(ratio)) and np.all(np.abs(ratio - np.round(ratio)) > 0.05))
-
-
-@dataclass(frozen=True)
-class OpSpec:
-    """One op: how to call it, on which inputs, what PyTorch calls its node, how to print it.
-
-    `fn(*tensors, **params)` runs it in minigrad. `torch_fn(torch, *tensors, **params)` runs
-    it in PyTorch; None means `fn` works on torch tensors as written (method calls and
-    operators). `source` is a `str.format` template: `{0}`, `{1}` are the inputs' source
-    text, `{dim}` etc. the params'.
-    """
-
-    name: str
-    fn: Callable[..., Any]
-    node: str
-    source: str
-    arity: int = 1
-    torch_fn: Callable[..., Any] | None = None
-    shapes: str = "any"
-    params: tuple[str, ...] = ()
-    domains: tuple[Domain, ...] = ()
-    valid: Callable[..., bool] | None = None
-    positive_output: bool = False  # its values are > 0 (log of it needs no guard)
-    in_expressions: bool = True  # strategies.expressions may use it
-
-    def domain(self, i: int) -> Domain:
-        return self.domains[i] if i < len(self.domains) else REAL
-
-    def call_torch(self, torch: Any, *tensors: Any, **params: Any) -> Any:
-        """Run the op in PyTorch (`torch` is the imported module)."""
-        if self.torch_fn is None:
-            return self.fn(*tensors, **params)
-        return self.torch_fn(torch, *tensors, **params)
-
-    def accepts(self, shapes: tuple[tuple[int, ...], ...]) -> bool:
-        """Whether the op takes inputs of these shapes (some param choice exists)."""
-        return len(shapes) == self.arity and SHAPE_RULES[self.shapes](*shapes)
-
-    def in_domain(self, *values: Any, tol: float = TOL, **params: Any) -> bool:
-        """Whether input values (numpy arrays) are where the op is smooth."""
-        if not all(self.domain(i).contains(v, tol) for i, v in enumerate(values)):
-            return False
-        return self.valid is None or self.valid(*values, tol=tol, **params)
-
-    def render(self, *sources: str, **params: Any) -> str:
-        """Python source of this op applied to inputs whose source text is `sources`."""
-        return self.source.format(*sources, **{k: render(v) for k, v in params.items()})
-
-
-def render(value: Any) -> str:
-    """A param as Python source: slices as `1:3`, everything else as repr."""
-    if isinstance(value, slice):
-        text = f"{'' if value.start is None else value.start}:"
-        text += "" if value.stop is None else str(value.stop)
-        return text + ("" if value.step in (None, 1) else f":{value.step}")
-    return repr(value)
-
-
-# -- shape rules -----------------------------------------------------------------------------
-def _broadcasts(*shapes: tuple) -> bool:
-    try:
-        np.broadcast_shapes(*shapes)
-    except ValueError:
-        return False
-    return True
-
-
-def _cat_ok(a: tuple, b: tuple) -> bool:
-    return len(a) == len(b) >= 1 and sum(x != y for x, y in zip(a, b)) <= 1
-
-
-def _batched_ok(a: tuple, b: tuple) -> bool:
-    if len(a) < 3 or len(b) < 1:
-        return False
-    inner = b[0] if len(b) == 1 else b[-2]
-    return a[-1] == inner and _broadcasts(a[:-2], b[:-2])
-
-
-SHAPE_RULES: dict[str, Callable[..., bool]] = {
-    "any": lambda a: True,
-    "nonscalar": lambda a: len(a) >= 1,
-    "matrix": lambda a: len(a) == 2,
-    "ndim2": lambda a: len(a) >= 2,
-    "has_one": lambda a: 1 in a,
-    "broadcast": _broadcasts,
-    "into": lambda a, b: _broadcasts(a, b) and np.broadcast_shapes(a, b) == tuple(a),
-    "same": lambda *s: all(x == s[0] for x in s),
-    "cat": _cat_ok,
-    "dot": lambda a, b: len(a) == len(b) == 1 and a == b,
-    "mm": lambda a, b: len(a) == len(b) == 2 and a[1] == b[0],
-    "mv": lambda a, b: len(a) == 2 and len(b) == 1 and a[1] == b[0],
-    "vm": lambda a, b: len(a) == 1 and len(b) == 2 and a[0] == b[0],
-    "bmm": lambda a, b: len(a) == len(b) == 3 and a[0] == b[0] and a[2] == b[1],
-    "batched": _batched_ok,
-    "mat_batched": lambda a, b: len(a) == 2 and len(b) >= 3 and a[1] == b[-2],
-    "vec_batched": lambda a, b: len(a) == 1 and len(b) >= 3 and a[0] == b[-2],
-    "linear": lambda x, w, b: len(x) == len(w) == 2 and x[1] == w[1] and b == w[:1],
-    "linear_nobias": lambda x, w: len(x) == len(w) == 2 and x[1] == w[1],
-    "linear_nd": lambda x, w, b: len(x) in (1, 3) and len(w) == 2 and x[-1] == w[1]
-    and b == w[:1],
-}
+from minigrad.testing.domains import (
+    AWAY_FROM_BOUNDS,
+    AWAY_FROM_STEPS,
+    AWAY_FROM_ZERO,
+    DISTINCT,
+    NONZERO,
+    POSITIVE,
+    PROBABILITY,
+    REAL,
+    apart,
+    off_steps,
+)
+from minigrad.testing.op_spec import OpSpec
 
 
 # -- the table ------------------------------------------------------------------------------
@@ -438,5 +269,5 @@ def by_name(name: str) -> OpSpec:
     for spec in OPS:
         if spec.name == name:
             return spec
-    raise KeyError(f"no op {name!r} in minigrad.testing.ops.OPS; known: "
+    raise KeyError(f"no op {name!r} in minigrad.testing.op_table.OPS; known: "
                    f"{', '.join(s.name for s in OPS)}")
