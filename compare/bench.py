@@ -21,7 +21,8 @@ run of the same engine (not in the deep chain, whose runs are long): a slow phas
 hits all engines alike and none is timed in the state another engine left. A garbage collection
 precedes each run, outside the timer; the figure is the median over the rounds, ± the median
 absolute deviation. The fan-in times both sizes in the same rounds; memory and explain run each
-engine on its own. What each engine runs is in `bench_peers.py`.
+engine on its own. What each engine runs is in `bench_mlp.py` (the MLP step) and `bench_peers.py`
+(the engines, the chains and the fan-in).
 """
 
 from __future__ import annotations
