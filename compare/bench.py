@@ -16,12 +16,13 @@ The report (`bench_report.py`) ends with the targets, each checked against this 
 
 How runs are ordered (`bench_timing.py`): every engine is imported first and the objects alive
 then are frozen (`gc.freeze()`), with one BLAS thread. Within an item, each round runs every
-engine once, in a new shuffled (seeded) order, and each timed run comes right after an untimed
-run of the same engine (not in the deep chain, whose runs are long): a slow phase of the machine
-hits all engines alike and none is timed in the state another engine left. A garbage collection
-precedes each run, outside the timer; the figure is the median over the rounds, ± the median
-absolute deviation. The fan-in times both sizes in the same rounds; memory and explain run each
-engine on its own. What each engine runs is in `bench_peers.py`.
+engine once, in a new shuffled (seeded) order, after one untimed warm-up round, and each timed
+run comes right after an untimed run of the same engine (the deep chain, whose runs are long,
+has neither): a slow phase of the machine hits all engines alike and none is timed in the state
+another engine left. A garbage collection precedes each run, outside the timer; the figure is
+the median over the rounds, ± the median absolute deviation. The fan-in times both sizes in the
+same rounds; memory and explain run each engine on its own. What each engine runs is in
+`bench_mlp.py` (the MLP step) and `bench_peers.py` (the engines, the chains and the fan-in).
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
-"""The bench's seven work items, one function each: which engines run what (`bench_peers.py`),
-timed how (`bench_timing.py`), and the notes each item's section prints. `RUNNERS` lists them in
-the order they run.
+"""The bench's seven work items, one function each: which engines run what (`bench_mlp.py`,
+`bench_peers.py`), timed how (`bench_timing.py`), and the notes each item's section prints.
+`RUNNERS` lists them in the order they run.
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ import numpy as np
 
 from compare import bench_peers as peers
 from compare.bench_config import Config
+from compare.bench_mlp import missing_nn, mlp_case, mlp_data, mlp_torchlike
 from compare.bench_peers import Case, NotApplicable, Unavailable
 from compare.bench_timing import Item, Row, interleaved, make_cases, peak_memory, timed_item
 
@@ -29,11 +30,11 @@ def minigrad_uses_nn(cfg: Config) -> tuple[bool, str]:
         mg = peers.load("minigrad")
     except Unavailable:
         return False, ""
-    why = peers.missing_nn(mg)
+    why = missing_nn(mg)
     if why:
         return False, f"{why}: minigrad and torch run plain tensors + matmul"
     try:
-        step = peers.mlp_torchlike(mg, peers.mlp_data(cfg.mlp_sizes, cfg.batch), True).prepare()
+        step = mlp_torchlike(mg, mlp_data(cfg.mlp_sizes, cfg.batch), True).prepare()
         step()
     except Exception as exc:  # noqa: BLE001
         return False, (f"minigrad.nn failed ({type(exc).__name__}: {exc}); minigrad and torch "
@@ -48,8 +49,8 @@ def item_mlp(cfg: Config) -> Item:
     use_nn, note = minigrad_uses_nn(cfg)
     if note:
         item.notes.append(note)
-    data = peers.mlp_data(cfg.mlp_sizes, cfg.batch)
-    return timed_item(item, cfg, lambda e: peers.mlp_case(e, data, use_nn), cfg.mlp_repeats)
+    data = mlp_data(cfg.mlp_sizes, cfg.batch)
+    return timed_item(item, cfg, lambda e: mlp_case(e, data, use_nn), cfg.mlp_repeats)
 
 
 def item_chain(cfg: Config) -> Item:
@@ -108,7 +109,7 @@ def item_trace(cfg: Config) -> Item:
     item = Item("trace", "the MLP step under minigrad.trace() (trace overhead)", "ms/step")
     engines = [e for e in ("numpy", "torch", "minigrad") if e in cfg.engines]
     use_nn, _ = minigrad_uses_nn(cfg)
-    data = peers.mlp_data(cfg.mlp_sizes, cfg.batch)
+    data = mlp_data(cfg.mlp_sizes, cfg.batch)
     try:
         mg = peers.load("minigrad")
     except Unavailable as exc:
@@ -118,7 +119,7 @@ def item_trace(cfg: Config) -> Item:
     item.notes.append(how)
 
     def traced() -> Case:
-        step = peers.mlp_case("minigrad", data, use_nn).prepare()
+        step = mlp_case("minigrad", data, use_nn).prepare()
 
         def run() -> None:
             with context():
@@ -127,7 +128,7 @@ def item_trace(cfg: Config) -> Item:
         return Case(peers.same(run), "traced")
 
     def make(engine: str) -> Case:
-        return traced() if engine == "minigrad traced" else peers.mlp_case(engine, data, use_nn)
+        return traced() if engine == "minigrad traced" else mlp_case(engine, data, use_nn)
 
     timed_item(item, replace(cfg, engines=(*engines, "minigrad traced")), make, cfg.mlp_repeats)
     plain, under = item.value("minigrad"), item.value("minigrad traced")
@@ -194,7 +195,7 @@ def item_memory(cfg: Config) -> Item:
                 "memory held before step 1)", "MiB", ratios=False)
     item.notes.append(f"columns: peak after {first} steps, peak after {last} steps, ratio; "
                       "memory still held after the last step")
-    data = peers.mlp_data(cfg.mlp_sizes, cfg.batch)
+    data = mlp_data(cfg.mlp_sizes, cfg.batch)
     use_nn, _ = minigrad_uses_nn(cfg)
     for engine in cfg.engines:
         if engine == "torch":
@@ -202,7 +203,7 @@ def item_memory(cfg: Config) -> Item:
                                                       "tracemalloc"))
             continue
         try:
-            step = peers.mlp_case(engine, data, use_nn).prepare()
+            step = mlp_case(engine, data, use_nn).prepare()
             marks = peak_memory(step, cfg.memory_steps)
         except Unavailable as exc:
             item.rows.append(Row(engine, None, "unavailable", str(exc)))

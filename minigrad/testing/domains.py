@@ -1,6 +1,6 @@
 """Where an op's inputs may lie for a gradient check to mean something: away from kinks, poles
 and ties (`Domain`), plus the two joint checks that look at both inputs (`apart`, `off_steps`).
-The op table gives each input a domain; `strategies.py` draws values inside it.
+The op table gives each input a domain; `tensor_strategies.py` draws values inside it.
 """
 
 from __future__ import annotations
