@@ -20,11 +20,8 @@ from typing import Any
 
 
 class ReadyQueue:
-    """A max-heap of nodes by `_sequence_nr`, with libstdc++'s tie behaviour.
-
-    `heap` holds `(-sequence_nr, node)` entries; the engine's loop pushes and pops them
-    itself with heapq (the same calls as `push` and `pop`, one Python call less per node).
-    """
+    """A max-heap of nodes by `_sequence_nr`, with libstdc++'s tie behaviour (`heap` holds
+    `(-sequence_nr, node)` entries)."""
 
     __slots__ = ("heap",)
 
