@@ -1,9 +1,9 @@
-"""The engine's and Function.apply's bookkeeping shortcuts (issue 9) keep PyTorch's behaviour.
+"""The engine's and Function.apply's bookkeeping keeps PyTorch's behaviour in uncommon cases.
 
-Each shortcut skips work in the common case: a node's gradient buffer is made with its first
-gradient and holds only the outputs that got one; hooks are skipped while none was ever
-registered; nodes share their small flag tuples; a node that saved only numbers keeps no
-version tuple. These tests pin the uncommon cases each shortcut must still get right.
+A node's gradient buffer is made with its first gradient and holds only the outputs that got
+one; hooks run only on nodes that have one; nodes share their small flag tuples; a node that
+saved only numbers keeps no version tuple. These tests pin the uncommon cases each must get
+right.
 """
 
 from __future__ import annotations
