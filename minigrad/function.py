@@ -94,6 +94,8 @@ class Function:
                     result = _tensor.make(out, ctx, 0)
                 if record:
                     ctx._shape = out.shape
+                    if kwargs:
+                        ctx._settings = kwargs
                     if cls.saves_output:  # its backward reads the output: keep it. (Its
                         # version counter is made when first needed, and then shared with
                         # this node: see Tensor._shared_version.)
@@ -136,7 +138,9 @@ class Function:
 
 def _after_record(cls: type, ctx: Node, args: tuple, kwargs: dict, result: Any,
                   results: tuple) -> None:
-    """Keep the output for ops whose backward reads it; tell listeners about the new node."""
+    """Keep the settings, and the output for ops whose backward reads it; tell listeners."""
+    if kwargs:
+        ctx._settings = kwargs
     if cls.saves_output:
         first = results[0]
         ctx._saved_output = first.data

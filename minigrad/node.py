@@ -54,6 +54,7 @@ class Node:
     _output_vc: list | None = None  # ... and its version counter, and its version then
     _output_version = 0
     _output_meta: tuple = ()
+    _settings: dict | None = None  # see `settings`
 
     # The edges to the inputs' nodes, kept as two flat tuples: the output numbers are plain
     # ints, so the cycle collector only ever scans one tuple per node (it scans a lot of them
@@ -70,6 +71,12 @@ class Node:
         if "_metadata" not in self.__dict__:
             self._metadata: dict = {}
         return self._metadata
+
+    @property
+    def settings(self) -> dict:
+        """The keyword arguments `Function.apply` got (a dim, a shape, an exponent): what the
+        op was told besides its inputs. minigrad's own (PyTorch shows them as `_saved_*`)."""
+        return dict(self._settings or {})
 
     @property
     def next_functions(self) -> tuple:

@@ -396,3 +396,15 @@ def test_mul_by_a_constant_keeps_only_what_backward_needs():
     assert kept() is None
     y.sum().backward()
     np.testing.assert_array_equal(x.grad.data, [6.0, 6.0, 6.0])
+
+
+def test_a_node_keeps_the_settings_apply_got():
+    # keyword arguments are settings, not inputs: no edge, but the node (and the ForwardOp
+    # event) keep them for explanations
+    x = minigrad.ones(2, 3, requires_grad=True)
+    assert x.sum(1).grad_fn.settings == {"dims": (1,), "keepdim": False}
+    assert (x ** 2).grad_fn.settings == {"p": 2}
+    assert (x * 2).grad_fn.settings == {}
+    node = (x ** 2).grad_fn
+    node.settings["p"] = 3  # a copy: the node's own stay as they were
+    assert node.settings == {"p": 2}
