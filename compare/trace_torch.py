@@ -36,7 +36,7 @@ import numpy as np
 
 from compare.torch_bridge import import_torch
 from compare.torch_graph import ACCUMULATE, TorchGraph, array, tensors
-from minigrad.teach.recorder import callable_names, frame_names, source_line
+from minigrad.teach.labels import callable_names, frame_names, source_line
 from minigrad.teach.trace import Trace
 
 __all__ = ["explain_main", "trace_torch"]

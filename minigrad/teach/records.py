@@ -3,7 +3,7 @@
 A `TraceNode` per node of the graph (an op such as `MulBackward0`, or a leaf's
 `AccumulateGrad`), a `TraceLeaf` per leaf tensor, and per backward pass a `TraceBackward` of
 `TraceStep`s (with the `TraceAccumulation`s and `TraceHook`s that happened in each). Arrays
-are numpy arrays. `minigrad.trace` re-exports them; anything that can fill them in (minigrad's
+are numpy arrays. `minigrad.teach.trace` re-exports them; anything that can fill them in (minigrad's
 recorder, compare.trace_torch for PyTorch) gets a Trace that explains and draws the same.
 
 Built by hand, `loss = (w * 3).sum()` as PyTorch ran it:

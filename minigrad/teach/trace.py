@@ -25,8 +25,9 @@ from minigrad import events
 from minigrad.teach import expr as expressions
 from minigrad.teach import player, viz
 from minigrad.teach.explain import explain_trace
+from minigrad.teach.labels import callable_names, frame_names, user_frame
 from minigrad.teach.op_words import formula_for, source_form
-from minigrad.teach.recorder import Recorder, callable_names, frame_names, user_frame
+from minigrad.teach.recorder import Recorder
 from minigrad.teach.records import (
     TraceAccumulation,
     TraceBackward,

@@ -21,7 +21,8 @@ from typing import Any
 import numpy as np
 
 from minigrad.printing import format_values
-from minigrad.teach.recorder import Recorder, frame_names, user_frame
+from minigrad.teach.labels import frame_names, user_frame
+from minigrad.teach.recorder import Recorder
 from minigrad.teach.records import TraceRecords
 from minigrad.tensor import Tensor
 
