@@ -89,7 +89,7 @@ def trace_torch(loss: Any, params: Any = None, gradient: Any = None, retain_grap
     nodes, leaves, backwards = graph.records(passes)
     made = Trace.from_records(nodes, leaves, backwards, engine=ENGINE)
     made.output = loss
-    made._live_leaves = {graph.ids[n]: weakref.ref(n.variable) for n in graph.order
+    made.live_leaves = {graph.ids[n]: weakref.ref(n.variable) for n in graph.order
                          if graph.name[n] == ACCUMULATE}
     return made
 

@@ -137,11 +137,11 @@ class TraceRecords:
         self.leaves: list[TraceLeaf] = list(leaves)
         self.backwards: list[TraceBackward] = list(backwards)
         self._by_id = {n.id: n for n in self.nodes}
-        self._live_leaves: dict[str, Any] = {}  # leaf node id -> weakref to the leaf tensor
+        self.live_leaves: dict[str, Any] = {}  # leaf node id -> weakref to the leaf tensor
 
     def _load(self, records: tuple) -> None:
         """Take what `Recorder.build` returns: nodes, leaves, backwards, live leaf refs."""
-        self.nodes, self.leaves, self.backwards, self._live_leaves = records
+        self.nodes, self.leaves, self.backwards, self.live_leaves = records
         self._by_id = {n.id: n for n in self.nodes}
 
     def node(self, node_id: str) -> TraceNode:

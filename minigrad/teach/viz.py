@@ -149,7 +149,7 @@ def _param_names(trace: Any, params: Any) -> dict[str, str]:
         params = dict(params.named_parameters())
     by_id = {id(t): name for name, t in params.items()}
     names = {}
-    for node_id, ref in trace._live_leaves.items():
+    for node_id, ref in trace.live_leaves.items():
         t = ref()
         if t is not None and id(t) in by_id:
             names[node_id] = by_id[id(t)]
