@@ -25,8 +25,8 @@ from compare.torch_nodes import (
 )
 from minigrad.function import AccumulateGrad as _MinigradAccumulate
 from minigrad.ops.reduce import sum_to_array
+from minigrad.teach.labels import UniqueLabels, constant_text
 from minigrad.teach.op_words import source_form
-from minigrad.teach.recorder import UniqueLabels, constant_text
 from minigrad.teach.records import (
     TraceAccumulation,
     TraceBackward,

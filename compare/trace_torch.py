@@ -36,7 +36,7 @@ import numpy as np
 
 from compare.torch_bridge import import_torch
 from compare.torch_graph import ACCUMULATE, TorchGraph, array, tensors
-from minigrad.teach.recorder import callable_names, frame_names, source_line
+from minigrad.teach.labels import callable_names, frame_names, source_line
 from minigrad.teach.trace import Trace
 
 __all__ = ["explain_main", "trace_torch"]
@@ -89,7 +89,7 @@ def trace_torch(loss: Any, params: Any = None, gradient: Any = None, retain_grap
     nodes, leaves, backwards = graph.records(passes)
     made = Trace.from_records(nodes, leaves, backwards, engine=ENGINE)
     made.output = loss
-    made._live_leaves = {graph.ids[n]: weakref.ref(n.variable) for n in graph.order
+    made.live_leaves = {graph.ids[n]: weakref.ref(n.variable) for n in graph.order
                          if graph.name[n] == ACCUMULATE}
     return made
 

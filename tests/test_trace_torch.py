@@ -1,4 +1,4 @@
-"""compare.trace_torch: PyTorch's own backward as a minigrad Trace (issue 10).
+"""compare.trace_torch: PyTorch's own backward as a minigrad Trace.
 
 The corpus test runs every corpus expression whose graph has the same shape on both engines
 through `minigrad.trace` and through `compare.trace_torch` and asks for the same steps, the

@@ -53,7 +53,7 @@ def test_every_lesson_exists_in_both_languages() -> None:
         assert len(re.findall(r"[\u4e00-\u9fff]", text)) > 300, p
 
 
-# The learners' questions (issue 7): the lesson that answers each, a phrase its question
+# The learners' questions: the lesson that answers each, a phrase its question
 # paragraph must contain in English and in Chinese, and a word its code or output must show.
 QUESTIONS = {
     "see what loss.backward() does": ("01", "loss.backward()", "loss.backward()", "backward()"),

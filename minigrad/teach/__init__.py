@@ -1,9 +1,12 @@
 """The teaching layer: what `minigrad.trace()`, `Trace.explain()` and the drawings are made of.
 
-It listens to the engine's events and reads the public Node API; the core never imports it.
+It reads the engine's events and the nodes' public API (the private reads left are listed in
+`recorder`); the core never imports it.
 
 - `records`: the plain data a Trace is made of (`TraceNode`, `TraceStep`, ...);
-- `recorder`: the events listener that turns a live forward/backward into those records;
+- `recorder`: the events listener that turns a live forward/backward into those records,
+  with `settings` (each op's settings, from its ForwardOp), `copies` (values as they were,
+  one copy per tensor version) and `labels` (variable names, source lines, constant text);
 - `trace`: `trace()` and `Trace`, the records with their views (`explain`, `to_dot`, `to_html`);
 - `op_words`: each node, by its PyTorch name (`MulBackward0`), put into words: its source form
   (`t3 = x * y`), the gradient each input gets (`grad * y`), a teacher's remarks;

@@ -89,6 +89,33 @@ def _pieces(fn: str) -> Callable[[list[str], Attrs, Any], str]:
     return lambda a, k, s: f"{fn}([{', '.join(a)}], dim={k.get('dim', 0)})"
 
 
+# The ops PyTorch records as NotImplemented, by the name of minigrad's Function: the symbol and
+# whether the number comes first (`7 // x`). The node's name does not say which op it was.
+STEP_OPS: dict[str, tuple[str, bool]] = {
+    "FloorDivide": ("//", False), "FloorDivideScalar": ("//", False),
+    "NumberFloorDivide": ("//", True), "NumberRemainder": ("%", True),
+}
+
+
+def narrated_settings(name: str, function: str, settings: Attrs) -> dict[str, Any]:
+    """An op's settings (what `Function.apply` got besides its inputs) with what the source
+    forms read that follows from them: Permute's `inverse`, a reduction over one `dim` as
+    `dims`, the target dtype's name, and for the step ops (by `function`, the name of the
+    Function) their symbol `op` and whether the number comes first (`reverse`)."""
+    attrs = dict(settings)
+    if name == "PermuteBackward0" and "dims" in attrs:
+        attrs["inverse"] = tuple(np.argsort(attrs["dims"]))
+    elif name in ("MaxBackward0", "MinBackward0") and "dim" in attrs:
+        attrs["dims"] = (attrs["dim"],)
+    elif name == "ToCopyBackward0" and "dtype" in attrs:
+        attrs["dtype"] = np.dtype(attrs["dtype"]).name
+    elif function in STEP_OPS:
+        attrs["op"], reverse = STEP_OPS[function]
+        if reverse:
+            attrs["reverse"] = True
+    return attrs
+
+
 SOURCE_FORMS: dict[str, Callable[[list[str], Attrs, Any], str]] = {
     "AddBackward0": _binary("+"),
     "SubBackward0": _binary("-"),

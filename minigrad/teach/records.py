@@ -3,7 +3,7 @@
 A `TraceNode` per node of the graph (an op such as `MulBackward0`, or a leaf's
 `AccumulateGrad`), a `TraceLeaf` per leaf tensor, and per backward pass a `TraceBackward` of
 `TraceStep`s (with the `TraceAccumulation`s and `TraceHook`s that happened in each). Arrays
-are numpy arrays. `minigrad.trace` re-exports them; anything that can fill them in (minigrad's
+are numpy arrays. `minigrad.teach.trace` re-exports them; anything that can fill them in (minigrad's
 recorder, compare.trace_torch for PyTorch) gets a Trace that explains and draws the same.
 
 Built by hand, `loss = (w * 3).sum()` as PyTorch ran it:
@@ -25,13 +25,14 @@ how each input reads in code; empty `source` fields are filled in from the node 
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
 __all__ = ["TraceAccumulation", "TraceBackward", "TraceHook", "TraceLeaf", "TraceNode",
-           "TraceStep"]
+           "TraceRecords", "TraceStep"]
 
 
 @dataclass
@@ -123,3 +124,44 @@ class TraceBackward:
     seeds: list[np.ndarray | None]
     steps: list[TraceStep] = field(default_factory=list)
     seconds: float = 0.0
+
+
+class TraceRecords:
+    """A whole recording: the nodes (forward order), the leaves and the backward passes, with
+    lookups by id. `Trace` is one, with its ways to explain, draw and export it."""
+
+    def __init__(self, nodes: Iterable[TraceNode] = (), leaves: Iterable[TraceLeaf] = (),
+                 backwards: Iterable[TraceBackward] = (), engine: str = "minigrad") -> None:
+        self.engine = engine
+        self.nodes: list[TraceNode] = list(nodes)
+        self.leaves: list[TraceLeaf] = list(leaves)
+        self.backwards: list[TraceBackward] = list(backwards)
+        self._by_id = {n.id: n for n in self.nodes}
+        self.live_leaves: dict[str, Any] = {}  # leaf node id -> weakref to the leaf tensor
+
+    def _load(self, records: tuple) -> None:
+        """Take what `Recorder.build` returns: nodes, leaves, backwards, live leaf refs."""
+        self.nodes, self.leaves, self.backwards, self.live_leaves = records
+        self._by_id = {n.id: n for n in self.nodes}
+
+    def node(self, node_id: str) -> TraceNode:
+        return self._by_id[node_id]
+
+    @property
+    def steps(self) -> list[TraceStep]:
+        """Every backward step of every pass, in order."""
+        return [s for b in self.backwards for s in b.steps]
+
+    def leaf(self, label: str) -> TraceLeaf:
+        for leaf in self.leaves:
+            if leaf.label == label:
+                return leaf
+        raise KeyError(f"no leaf labelled {label!r}; leaves: {[x.label for x in self.leaves]}")
+
+    def step_numbers(self) -> dict[str, list[int]]:
+        """For each node id, the backward step(s) that ran it."""
+        numbers: dict[str, list[int]] = {}
+        for b in self.backwards:
+            for s in b.steps:
+                numbers.setdefault(s.node, []).append(s.index)
+        return numbers

@@ -22,14 +22,19 @@ from typing import Any
 import numpy as np
 
 from minigrad import events
+from minigrad.teach import expr as expressions
+from minigrad.teach import player, viz
+from minigrad.teach.explain import explain_trace
+from minigrad.teach.labels import callable_names, frame_names, user_frame
 from minigrad.teach.op_words import formula_for, source_form
-from minigrad.teach.recorder import Recorder, callable_names, frame_names, user_frame
+from minigrad.teach.recorder import Recorder
 from minigrad.teach.records import (
     TraceAccumulation,
     TraceBackward,
     TraceHook,
     TraceLeaf,
     TraceNode,
+    TraceRecords,
     TraceStep,
 )
 from minigrad.tensor import Tensor
@@ -38,7 +43,7 @@ __all__ = ["Trace", "TraceAccumulation", "TraceBackward", "TraceHook", "TraceLea
            "TraceStep", "trace"]
 
 
-class Trace:
+class Trace(TraceRecords):
     """A recorded forward graph and backward pass(es); explain, draw or export it.
 
     Made by `minigrad.trace(...)`, by `with minigrad.trace() as t:`, or from records with
@@ -48,15 +53,10 @@ class Trace:
     def __init__(self, nodes: Iterable[TraceNode] = (), leaves: Iterable[TraceLeaf] = (),
                  backwards: Iterable[TraceBackward] = (), engine: str = "minigrad",
                  params: Any = None) -> None:
-        self.engine = engine
-        self.nodes: list[TraceNode] = list(nodes)
-        self.leaves: list[TraceLeaf] = list(leaves)
-        self.backwards: list[TraceBackward] = list(backwards)
+        super().__init__(nodes, leaves, backwards, engine)
         self.output: Any = None  # the traced tensor, when there is one
-        self._by_id = {n.id: n for n in self.nodes}
         self._params = params
         self._recorder: Recorder | None = None
-        self._live_leaves: dict[str, Any] = {}
 
     @classmethod
     def from_records(cls, nodes: Iterable[TraceNode], leaves: Iterable[TraceLeaf] = (),
@@ -94,29 +94,7 @@ class Trace:
                                      f"{s.node!r}")
         return made
 
-    # -- reading the records -------------------------------------------------------------
-    def node(self, node_id: str) -> TraceNode:
-        return self._by_id[node_id]
-
-    @property
-    def steps(self) -> list[TraceStep]:
-        """Every backward step of every pass, in order."""
-        return [s for b in self.backwards for s in b.steps]
-
-    def leaf(self, label: str) -> TraceLeaf:
-        for leaf in self.leaves:
-            if leaf.label == label:
-                return leaf
-        raise KeyError(f"no leaf labelled {label!r}; leaves: {[x.label for x in self.leaves]}")
-
-    def step_numbers(self) -> dict[str, list[int]]:
-        """For each node id, the backward step(s) that ran it."""
-        numbers: dict[str, list[int]] = {}
-        for b in self.backwards:
-            for s in b.steps:
-                numbers.setdefault(s.node, []).append(s.index)
-        return numbers
-
+    # -- the records as data ---------------------------------------------------------------
     @property
     def graph(self) -> dict[str, Any]:
         """Nodes and edges as plain data; an edge runs from an input to the op using it."""
@@ -165,8 +143,6 @@ class Trace:
         `timing=False` leaves the time out of the summary (for snapshots); `lines=True` also
         shows the source line that ran each op.
         """
-        from minigrad.teach.explain import explain_trace
-
         return explain_trace(self, lang=lang, timing=timing, lines=lines)
 
     def explain(self, lang: str = "en", timing: bool = True, lines: bool = False) -> None:
@@ -176,37 +152,27 @@ class Trace:
     def to_dot(self, params: Any = None, show_grads: bool = True, show_values: bool = True,
                show_saved: bool = False) -> Any:
         """The graph as a `graphviz.Digraph` (see `minigrad.viz.draw`)."""
-        from minigrad.teach import viz
-
         return viz.draw(self, params=params, show_grads=show_grads, show_values=show_values,
                         show_saved=show_saved)
 
     def render(self, path: str | os.PathLike, format: str | None = None, **options: Any
                ) -> Path:
         """Draw to `path` as "svg" or "png" (from the suffix by default); needs graphviz."""
-        from minigrad.teach import viz
-
         return viz.render(self, path, format=format, **options)
 
     def _repr_svg_(self) -> str | None:
-        from minigrad.teach import viz
-
         return viz.svg_or_none(self.to_dot())
 
     def to_html(self, path: str | os.PathLike | None = None, svg: str | None = None,
                 lang: str = "en") -> str:
         """The backward player: one self-contained HTML page that steps through the backward
         pass on the graph (`minigrad.teach.player`). Written to `path` when given; returned."""
-        from minigrad.teach import player
-
         page = player.page(self, svg=svg, lang=lang)
         if path is not None:
             Path(path).write_text(page, encoding="utf-8")
         return page
 
     def _repr_html_(self) -> str:
-        from minigrad.teach import player
-
         return player.jupyter(self)
 
     def __repr__(self) -> str:
@@ -227,10 +193,6 @@ class Trace:
     def __exit__(self, *exc: Any) -> None:
         self._listening.__exit__(*exc)
         self._load(self._recorder.build(frame_names(sys._getframe(1))))
-
-    def _load(self, records: tuple) -> None:
-        self.nodes, self.leaves, self.backwards, self._live_leaves = records
-        self._by_id = {n.id: n for n in self.nodes}
 
 
 def trace(expr: Any = None, /, *, gradient: Any = None, retain_graph: bool | None = None,
@@ -264,11 +226,9 @@ def trace(expr: Any = None, /, *, gradient: Any = None, retain_graph: bool | Non
             out = expr
             recorder.add_roots([out])
         elif isinstance(expr, str):
-            from minigrad.teach import expr as expr_module
-
             tensors = _as_inputs(inputs)
             names.update((id(t), k) for k, t in tensors.items())
-            out = expr_module.evaluate(expr, tensors)
+            out = expressions.evaluate(expr, tensors)
         elif callable(expr):
             tensors = _as_inputs(inputs)
             names.update(callable_names(expr))

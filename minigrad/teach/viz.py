@@ -14,12 +14,17 @@ image (`render`, `Trace._repr_svg_`) needs graphviz's `dot` program.
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from minigrad.printing import format_values
+from minigrad.teach.labels import frame_names, user_frame
+from minigrad.teach.recorder import Recorder
+from minigrad.teach.records import TraceRecords
+from minigrad.tensor import Tensor
 
 __all__ = ["GraphvizNotFound", "draw", "render"]
 
@@ -123,14 +128,16 @@ def svg_or_none(graph: Any) -> str | None:
 
 
 # -- pieces -----------------------------------------------------------------------------------
-def _as_trace(obj: Any, params: Any) -> Any:
-    from minigrad.teach.trace import Trace, trace
-    from minigrad.tensor import Tensor
-
-    if isinstance(obj, Trace):
+def _as_trace(obj: Any, params: Any) -> TraceRecords:
+    """A Trace as it is; a Tensor's graph recorded as it stands (no backward runs)."""
+    if isinstance(obj, TraceRecords):
         return obj
     if isinstance(obj, Tensor):
-        return trace(obj, params=params, backward=False)
+        recorder = Recorder(params)
+        recorder.add_roots([obj])
+        records = TraceRecords()
+        records._load(recorder.build(frame_names(user_frame(sys._getframe()))))
+        return records
     raise TypeError(f"draw() takes a Tensor or a Trace, not {type(obj).__name__}")
 
 
@@ -142,7 +149,7 @@ def _param_names(trace: Any, params: Any) -> dict[str, str]:
         params = dict(params.named_parameters())
     by_id = {id(t): name for name, t in params.items()}
     names = {}
-    for node_id, ref in trace._live_leaves.items():
+    for node_id, ref in trace.live_leaves.items():
         t = ref()
         if t is not None and id(t) in by_id:
             names[node_id] = by_id[id(t)]
