@@ -78,6 +78,32 @@ class Node:
         op was told besides its inputs. minigrad's own (PyTorch shows them as `_saved_*`)."""
         return dict(self._settings or {})
 
+    # -- what the teaching tools read (minigrad's own names; no checks, no side effects) -----
+    @property
+    def function(self) -> Any:
+        """The Function subclass whose `apply` records this kind of node."""
+        return self._function
+
+    @property
+    def sequence_nr(self) -> int:
+        """The order of creation (PyTorch's `_sequence_nr()`): the ready queue runs the
+        newest first."""
+        return self._sequence_nr
+
+    @property
+    def saved_values(self) -> tuple:
+        """What `save_for_backward` got, as it is (`saved_tensors` checks it); () once freed."""
+        return self._saved
+
+    @property
+    def saved_output(self) -> Any:
+        """The output array a `saves_output` op keeps for its backward (None: none, or freed)."""
+        return self._saved_output
+
+    def output_shape(self, output_nr: int = 0) -> tuple:
+        """The shape of output `output_nr`: the shape its gradient must have."""
+        return self._shape if output_nr == 0 else self._output_meta[output_nr][0]
+
     @property
     def next_functions(self) -> tuple:
         """`((node_or_None, output_nr), ...)`, one pair per input, as in PyTorch."""
@@ -227,6 +253,10 @@ class AccumulateGrad(Node):
         accumulates that as it is.)"""
         self._shape = self.variable.data.shape
         return self._shape
+
+    def output_shape(self, output_nr: int = 0) -> tuple:
+        """The leaf's shape now."""
+        return self.variable.data.shape
 
     def apply(self, *grad_outputs: Any) -> tuple:
         """`node(grad)`, called by hand: add `grad` into the leaf's `.grad` (a copy of it)."""

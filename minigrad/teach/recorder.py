@@ -28,7 +28,6 @@ from typing import Any
 
 import numpy as np
 
-from minigrad.engine import owner_id
 from minigrad.events import (
     BackwardBegin,
     BackwardEnd,
@@ -38,7 +37,7 @@ from minigrad.events import (
     HookFired,
     InPlaceChange,
 )
-from minigrad.function import AccumulateGrad
+from minigrad.node import AccumulateGrad, gradient_edge, owner_id
 from minigrad.teach.copies import Copies
 from minigrad.teach.labels import UNKNOWN, UniqueLabels, constant_text, source_line, user_frame
 from minigrad.teach.op_words import source_form
@@ -146,7 +145,7 @@ class Recorder:
             v = node.variable
             live.value, live.shape, live.out = self.copies.of(v), v.data.shape, v
             return live
-        saved = node._saved
+        saved = node.saved_values
         nf = list(node.next_functions)
         free = [i for i, (nxt, _) in enumerate(nf) if nxt is None]
         if len(saved) == len(nf):
@@ -160,8 +159,8 @@ class Recorder:
                 where = _input_index(s, nf)
                 live.saved.append((where if where is not None else f"saved[{i}]",
                                    self.copies.of(s)))
-        if node._saved_output is not None:
-            live.value = node._saved_output  # (until _forward puts the output's copy here)
+        if node.saved_output is not None:
+            live.value = node.saved_output  # (until _forward puts the output's copy here)
             live.saved.append(("result", None))  # its value is live.value: see build
         live.attrs = node_settings(node, settings)
         return live
@@ -170,10 +169,9 @@ class Recorder:
         """Register the graph behind `roots` (iteratively); return their root nodes."""
         edges = []
         for t in roots:
-            node = t.grad_fn if t.grad_fn is not None else (
-                t._accumulator() if t.requires_grad else None)
-            if node is None:
+            if not t.requires_grad:
                 continue
+            node = gradient_edge(t)[0]
             edges.append(node)
             self.roots.setdefault(node, t)
             live = self.live.get(node) or self._register(node)
@@ -196,7 +194,7 @@ class Recorder:
                     continue
                 live = self.live.get(nxt) or self._register(nxt)
                 if live.shape is None:
-                    live.shape = nxt._grad_shape(nr)
+                    live.shape = nxt.output_shape(nr)
                 if nxt not in seen:
                     seen.add(nxt)
                     stack.append(nxt)
@@ -311,7 +309,7 @@ class Recorder:
     def _forward_order(self) -> list:
         """Ops by creation order; each leaf's AccumulateGrad just before its first user."""
         ops = sorted((n for n in self.live if not _is_leaf(n)),
-                     key=lambda n: n._sequence_nr)
+                     key=lambda n: n.sequence_nr)
         order: list = []
         placed: set = set()
         for n in [r for r in self.roots if _is_leaf(r)]:

@@ -3,7 +3,7 @@
 The settings are what `Function.apply` got besides the inputs (`dims`, `keepdim`, `p`, `key`,
 ...), as its ForwardOp event carries them, with what the narration derives from them
 (`op_words.narrated_settings`: Permute's `inverse`, a step op's symbol). A node recorded before
-the recording began sent no event: its settings are read from what its forward kept.
+the recording began sent no event: its settings are the ones it keeps (`Node.settings`).
 """
 
 from __future__ import annotations
@@ -15,25 +15,14 @@ import numpy as np
 from minigrad.teach.op_words import narrated_settings
 
 
-def node_settings(node: Any, settings: dict | None) -> dict[str, Any]:
-    """The attrs of `node` from the `settings` of its ForwardOp (None: it sent none)."""
+def node_settings(node: Any, settings: dict | None = None) -> dict[str, Any]:
+    """The attrs of `node`: the `settings` of its ForwardOp, or (for a node recorded before
+    the recording began, which sent none) the settings the node keeps."""
     if settings is None:
-        return _kept_settings(node)
-    function = type(node)._function
+        settings = node.settings
+    function = node.function
     return narrated_settings(node.name(), function.__name__ if function is not None else "",
                              {k: v for k, v in settings.items() if displayable(v)})
-
-
-# what a node's forward keeps for its backward that is not a setting (see `_kept_settings`)
-_NOT_SETTINGS = frozenset({"next_functions", "needs_input_grad", "metadata", "in_shape",
-                           "mask", "share", "result", "condition"})
-
-
-def _kept_settings(node: Any) -> dict[str, Any]:
-    """The settings of a node recorded before the recording began (it sent no ForwardOp): what
-    its forward kept as public attributes (`dims`, `p`, ...), the bookkeeping left out."""
-    return {k: v for k, v in vars(node).items()
-            if k[0] != "_" and k not in _NOT_SETTINGS and displayable(v)}
 
 
 def displayable(value: Any) -> bool:
