@@ -211,7 +211,7 @@ def execute(roots: list, seeds: list, retain_graph: bool | None = None,
                 if node._num_outputs > 1:
                     grads = _all_outputs(node, grads)
                 try:
-                    out = node._function.backward(node, *grads)  # what node.apply(*grads) does
+                    out = call_backward(node, grads)
                 except Exception:
                     if state.anomaly_enabled:
                         _warn_anomaly(node)
@@ -279,6 +279,30 @@ def execute(roots: list, seeds: list, retain_graph: bool | None = None,
     if recording:
         _emit(BackwardEnd(len(executed), time.perf_counter() - started))
     return captured
+
+
+def call_backward(node: Node, grads: Any) -> Any:
+    """The node's Function's backward on the gradients of its outputs: `backward_arrays`, in
+    numpy alone, when nothing is recorded (no create_graph) and the op has one; else
+    `backward`, with Tensor ops."""
+    function = node._function
+    if not state.grad_enabled:
+        arrays = _numpy_backwards.get(function, _UNSEEN)
+        if arrays is _UNSEEN:
+            arrays = _numpy_backwards[function] = getattr(function, "backward_arrays", None)
+        if arrays is not None:
+            out = arrays(node, *[None if g is None else g.data for g in grads])
+            make = _tensor.make
+            if type(out) is tuple:
+                return tuple([None if a is None else make(a, None, 0) for a in out])
+            return None if out is None else make(out, None, 0)
+    return function.backward(node, *grads)
+
+
+# speed: each Function class's backward_arrays (None: it has none), looked up once; getattr
+# on a class without the attribute costs ~0.6 us, ~5% of a small-op node's whole time
+_numpy_backwards: dict[type, Any] = {}
+_UNSEEN = object()
 
 
 def _emit(event: Any) -> None:
