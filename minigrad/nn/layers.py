@@ -10,7 +10,7 @@ from minigrad.factories import empty
 from minigrad.nn import functional as F
 from minigrad.nn import init
 from minigrad.nn.module import Module, Parameter
-from minigrad.ops.elementwise import Relu
+from minigrad.ops.unary import Relu
 from minigrad.tensor import Tensor
 
 

@@ -8,17 +8,17 @@ only in place (Fill, Zero, Copy) are defined here too.
 
 from __future__ import annotations
 
-import functools
 from typing import Any
 
 import numpy as np
 
 from minigrad import dtypes, events
-from minigrad import ops as _ops  # add, mul, clamp, ... are looked up at call time (ops imports us)
 from minigrad import tensor as _tensor  # (resolved at call time: tensor.py imports the ops)
 from minigrad.function import Function
 from minigrad.grad_mode import no_grad, state
+from minigrad.ops.arithmetic import add, div, mul, sub
 from minigrad.ops.base import as_operand, broadcast_message, constant, unwrap
+from minigrad.ops.selection import clamp
 
 
 class Fill(Function):
@@ -71,7 +71,7 @@ def copy(input: Any, src: Any) -> Any:
 
 
 def clamp_to(input: Any, bounds: tuple) -> Any:
-    return _ops.clamp(input, *bounds)
+    return clamp(input, *bounds)
 
 
 def fill_random(input: Any, how: tuple) -> Any:
@@ -104,7 +104,7 @@ def inplace(target: Any, op: Any, arg: Any) -> Any:
     if state.grad_enabled:  # (under no_grad, an optimizer's update, there is nothing to check)
         recording = target._requires_grad or (tensor_arg and arg._requires_grad)
         _check_may_write(target, recording)
-    ufunc = None if recording else _in_place_ufuncs().get(op)
+    ufunc = None if recording else _IN_PLACE_UFUNCS.get(op)
     if events._listeners:  # (a trace copies what it shows of target before it changes)
         events.emit(events.InPlaceChange(target))
     if recording:
@@ -158,12 +158,8 @@ def _check_may_write(target: Any, recording: bool) -> None:
             "grad; use the out-of-place op (e.g. `y = y * 2` instead of `y.mul_(2)`).")
 
 
-@functools.cache
-def _in_place_ufuncs() -> dict:
-    """add/sub/mul/div and the numpy ufuncs that write their result straight into an array
-    (made on first use: `minigrad.ops`, where add & co. are defined, imports this module)."""
-    return {_ops.add: np.add, _ops.sub: np.subtract, _ops.mul: np.multiply,
-            _ops.div: np.true_divide}
+# add/sub/mul/div and the numpy ufuncs that write their result straight into an array
+_IN_PLACE_UFUNCS = {add: np.add, sub: np.subtract, mul: np.multiply, div: np.true_divide}
 
 
 def _write(target: Any, values: np.ndarray) -> None:

@@ -18,8 +18,8 @@ import numpy as np
 
 from minigrad import tensor as _tensor  # resolved at call time (tensor.py imports the ops)
 from minigrad.function import Function
-from minigrad.grad_mode import state
 from minigrad.ops.base import constant
+from minigrad.ops.views import unsqueeze_array
 
 REDUCTIONS = ("mean", "sum", "none")
 
@@ -97,11 +97,18 @@ class NllLoss(Function):
         (coef,) = ctx.saved_tensors
         if ctx.reduction == "none" and not ctx.single:
             grad = grad.unsqueeze(1)  # one loss per sample: broadcast over the classes
-        if not state.grad_enabled:  # nothing to record: numpy's product (an array), no Tensor op
-            return _tensor.make(grad.data * coef.data, None, 0)
         return grad * coef
 
+    @staticmethod
+    def backward_arrays(ctx, grad):
+        """The same gradient as `backward`, in numpy alone (used when nothing is recorded)."""
+        (coef,) = ctx.saved_tensors
+        if ctx.reduction == "none" and not ctx.single:
+            grad = unsqueeze_array(grad, 1)
+        return grad * coef.data
 
+
+# speed: the MLP step bench is 3-8% slower without it (A/B in one process, noisy machine)
 def _nll_plain(x: np.ndarray, labels: np.ndarray, reduction: str) -> tuple:
     """The usual case, input (N, C) with N > 0, no class weights and no ignored label: every
     sample weighs 1. Same results as `_nll_general`, with plain integer indexing (~4x faster)."""

@@ -1,15 +1,20 @@
-"""Reductions: sum, mean, max/min (whole tensor or along dims), amax/amin, sum_to_size."""
+"""Reductions: sum, mean, max/min (whole tensor or along dims), amax/amin, norm, sum_to_size.
+
+Each backward gives the reduced dims back (`_restore_dims`) and spreads the gradient over them.
+"""
 
 from __future__ import annotations
 
+import builtins
 import math
 from typing import Any, NamedTuple
 
 import numpy as np
 
 from minigrad.function import Function
-from minigrad.ops.base import constant, normalize_dims, unwrap
-from minigrad.ops.selection import where
+from minigrad.ops.base import constant, is_tensor, normalize_dims, unwrap
+from minigrad.ops.selection import choose, maximum, minimum
+from minigrad.ops.views import view
 
 
 def _restore_dims(grad: Any, ctx: Any) -> Any:
@@ -77,7 +82,7 @@ class Mean(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        n = max(math.prod(ctx.in_shape), 1)
+        n = builtins.max(math.prod(ctx.in_shape), 1)
         return (grad / n).expand(ctx.in_shape)
 
 
@@ -238,7 +243,7 @@ class Norm(Function):
         with np.errstate(divide="ignore", invalid="ignore"):
             scale = _restore_dims(grad, ctx) / norm
         if np.any(norm.data == 0):  # at the origin the (sub)gradient is 0, as in PyTorch
-            scale = where(norm.data == 0, 0.0, scale)
+            scale = choose(norm.data == 0, 0.0, scale)
         return a * scale
 
 
@@ -294,3 +299,75 @@ def sum_to_array(g: np.ndarray, shape: tuple) -> tuple[np.ndarray, tuple]:
 
 def reduce_dims(a: Any, dim: Any) -> tuple[int, ...]:
     return normalize_dims(dim, unwrap(a).ndim)
+
+
+def sum(input: Any, dim: Any = None, keepdim: bool = False, dtype: Any = None) -> Any:
+    """sum of all elements, or along `dim` (an int or a tuple of ints)"""
+    if dtype is not None:
+        input = input.to(dtype)
+    if dim is None and not keepdim:
+        return Sum.apply(input)
+    return SumDim.apply(input, dims=reduce_dims(input, dim), keepdim=keepdim)
+
+
+def mean(input: Any, dim: Any = None, keepdim: bool = False, dtype: Any = None) -> Any:
+    """mean of all elements, or along `dim`"""
+    if dtype is not None:
+        input = input.to(dtype)
+    if input.data.dtype.kind != "f":
+        raise RuntimeError(
+            "mean(): could not infer output dtype. Input dtype must be either a floating point "
+            f"or complex dtype. Got: {input.data.dtype.name.capitalize()}")
+    if dim is None and not keepdim:
+        return Mean.apply(input)
+    return MeanDim.apply(input, dims=reduce_dims(input, dim), keepdim=keepdim)
+
+
+def max(input: Any, dim: Any = None, keepdim: bool = False) -> Any:
+    """max of all elements; with `dim`, (values, indices); with a tensor, `maximum`"""
+    if is_tensor(dim):
+        return maximum(input, dim)
+    if dim is None:
+        return MaxAll.apply(input)
+    return ValuesIndices(*MaxDim.apply(input, dim=reduce_dims(input, dim)[0], keepdim=keepdim))
+
+
+def min(input: Any, dim: Any = None, keepdim: bool = False) -> Any:
+    """min of all elements; with `dim`, (values, indices); with a tensor, `minimum`"""
+    if is_tensor(dim):
+        return minimum(input, dim)
+    if dim is None:
+        return MinAll.apply(input)
+    return ValuesIndices(*MinDim.apply(input, dim=reduce_dims(input, dim)[0], keepdim=keepdim))
+
+
+def amax(input: Any, dim: Any = (), keepdim: bool = False) -> Any:
+    return Amax.apply(input, dims=reduce_dims(input, dim if dim != () else None), keepdim=keepdim)
+
+
+def amin(input: Any, dim: Any = (), keepdim: bool = False) -> Any:
+    return Amin.apply(input, dims=reduce_dims(input, dim if dim != () else None), keepdim=keepdim)
+
+
+def norm(input: Any, p: Any = "fro", dim: Any = None, keepdim: bool = False) -> Any:
+    """the Euclidean (2-)norm of all elements, or along `dim`: `p.grad.norm()`"""
+    if p not in ("fro", 2, 2.0):
+        raise NotImplementedError(f"minigrad's norm computes the 2-norm only, not p={p!r}")
+    return Norm.apply(input, dims=reduce_dims(input, dim), keepdim=keepdim)
+
+
+def argmax(input: Any, dim: Any = None, keepdim: bool = False) -> Any:
+    return constant(np.argmax(unwrap(input), axis=dim, keepdims=keepdim))
+
+
+def argmin(input: Any, dim: Any = None, keepdim: bool = False) -> Any:
+    return constant(np.argmin(unwrap(input), axis=dim, keepdims=keepdim))
+
+
+def sum_to_size(input: Any, *size: Any) -> Any:
+    """sum the broadcast dims away (as PyTorch: sum(dims, keepdim=True), then view if needed)"""
+    shape = tuple(size[0]) if len(size) == 1 and not isinstance(size[0], int) else size
+    if input.data.shape == shape:
+        return input
+    out = sum(input, sum_to_dims(input.data.shape, shape), keepdim=True)
+    return view(out, shape) if input.data.ndim != len(shape) else out

@@ -1,15 +1,22 @@
-"""Matrix products: dot, mv, mm, bmm, and `matmul`, which picks one the way PyTorch does."""
+"""Matrix products, with their functions: dot, mv, mm, bmm, `matmul` (which picks one the way
+PyTorch does) and `linear` (nn.Linear's `x @ W^T + b`, one AddmmBackward0 node).
+
+PyTorch records a 2-D `F.linear(x, W, b)` as one `addmm(b, x, W.t())`: the node
+`AddmmBackward0` with edges `(bias, input, TBackward0 -> weight)`. Other input ranks are
+folded into rows first (`view -> addmm -> view`); without a bias it is `x @ W.t()`.
+"""
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
 
 from minigrad import tensor as _tensor  # resolved at call time (tensor.py imports the ops)
 from minigrad.function import Function
-from minigrad.grad_mode import state
-from minigrad.ops.base import shape_of, unwrap
+from minigrad.ops.base import as_operand, is_tensor, shape_of, unwrap
+from minigrad.ops.views import expand, reshape, squeeze_dims, t, unsafe_view, unsqueeze, view
 
 
 def _check(op: str, a: Any, b: Any, ok: bool) -> None:
@@ -51,9 +58,13 @@ class Mm(Function):
     def backward(ctx, grad):
         a, b = ctx.saved_tensors
         need_a, need_b = ctx.needs_input_grad
-        if not state.grad_enabled:  # nothing to record (no create_graph): see mm_grads
-            return mm_grads(grad.data, a.data, b.data, need_a, need_b)
         return grad.mm(b.t()) if need_a else None, mat2_grad(grad, a, b) if need_b else None
+
+    @staticmethod
+    def backward_arrays(ctx, grad):
+        """The same gradients as `backward`, in numpy alone (used when nothing is recorded)."""
+        a, b = ctx.saved_tensors
+        return mm_grads(grad, a.data, b.data, *ctx.needs_input_grad)
 
 
 def mm_array(a: Any, b: Any) -> np.ndarray:
@@ -84,17 +95,12 @@ def _transposed(b: np.ndarray) -> bool:
 
 def mm_grads(g: np.ndarray, a: np.ndarray, b: np.ndarray, need_a: bool, need_b: bool
              ) -> tuple:
-    """The gradients of `a @ b` for an incoming `g`, as plain tensors, computed on the arrays:
-    `g @ b^T` and `mat2_grad`'s product, the very numpy calls the Tensor formulas make.
-
-    For a backward that records nothing, where the Tensor formulas would cost a chain of
-    calls and temporary Tensors per product (~6 per Linear layer).
-    """
-    make = _tensor.make  # (a product of matrices is always an array: no check needed)
-    grad_a = make(g @ b.T, None, 0) if need_a else None
+    """The gradients of `a @ b` for an incoming `g`, as arrays (None where not needed): the
+    very numpy products `backward`'s Tensor formulas make, `g @ b^T` and `mat2_grad`'s."""
+    grad_a = g @ b.T if need_a else None
     if not need_b:
         return grad_a, None
-    return grad_a, make((g.T @ a).T if _transposed(b) else a.T @ g, None, 0)
+    return grad_a, (g.T @ a).T if _transposed(b) else a.T @ g
 
 
 class Mv(Function):
@@ -149,9 +155,7 @@ def matmul(a: Any, b: Any) -> Any:
     where PyTorch folds them into one mm/mv with transposes or squeezes chosen by strides and
     requires_grad: same gradients, different shape nodes (compare/graph.py KNOWN_DIFFERENCES).
     """
-    from minigrad import ops
-
-    a, b = ops.as_operand(a), ops.as_operand(b)
+    a, b = as_operand(a), as_operand(b)
     da, db = unwrap(a).ndim, unwrap(b).ndim
     if da == 0 or db == 0:
         raise RuntimeError(f"both arguments to matmul need to be at least 1D, but they are "
@@ -163,22 +167,20 @@ def matmul(a: Any, b: Any) -> Any:
     if da == 2 and db == 2:
         return Mm.apply(a, b)
     if da == 1 and db == 2:
-        return ops.squeeze_dims(Mm.apply(ops.unsqueeze(a, 0), b), (0,))
+        return squeeze_dims(Mm.apply(unsqueeze(a, 0), b), (0,))
     if db <= 2:
         # fold a's batch dims into rows: (..., n, k) -> (rows, k) @ b, mv for a vector b
         lead = unwrap(a).shape[:-1]
         _check("matmul", a, b, unwrap(a).shape[-1] == unwrap(b).shape[0])
-        rows = ops.reshape(a, (-1, unwrap(a).shape[-1]))
+        rows = reshape(a, (-1, unwrap(a).shape[-1]))
         out = Mv.apply(rows, b) if db == 1 else Mm.apply(rows, b)
-        return ops.unsafe_view(out, lead + unwrap(b).shape[1:])
+        return unsafe_view(out, lead + unwrap(b).shape[1:])
     return _batched(a, b)
 
 
 def _batched(a: Any, b: Any) -> Any:
-    from minigrad import ops
-
-    a2 = ops.unsqueeze(a, 0) if unwrap(a).ndim == 1 else a
-    b2 = ops.unsqueeze(b, -1) if unwrap(b).ndim == 1 else b
+    a2 = unsqueeze(a, 0) if unwrap(a).ndim == 1 else a
+    b2 = unsqueeze(b, -1) if unwrap(b).ndim == 1 else b
     sa, sb = unwrap(a2).shape, unwrap(b2).shape
     _check("matmul", a, b, sa[-1] == sb[-2])
     try:
@@ -187,11 +189,107 @@ def _batched(a: Any, b: Any) -> Any:
         raise RuntimeError(f"matmul: batch dims of {shape_of(a)} and {shape_of(b)} do not "
                            "broadcast") from None
     n_batch = int(np.prod(batch))
-    a3 = ops.reshape(ops.expand(a2, batch + sa[-2:]), (n_batch,) + sa[-2:])
-    b3 = ops.reshape(ops.expand(b2, batch + sb[-2:]), (n_batch,) + sb[-2:])
-    out = ops.unsafe_view(Bmm.apply(a3, b3), batch + (sa[-2], sb[-1]))
+    a3 = reshape(expand(a2, batch + sa[-2:]), (n_batch,) + sa[-2:])
+    b3 = reshape(expand(b2, batch + sb[-2:]), (n_batch,) + sb[-2:])
+    out = unsafe_view(Bmm.apply(a3, b3), batch + (sa[-2], sb[-1]))
     if unwrap(a).ndim == 1:
-        out = ops.squeeze_dims(out, (-2,))
+        out = squeeze_dims(out, (-2,))
     if unwrap(b).ndim == 1:
-        out = ops.squeeze_dims(out, (-1,))
+        out = squeeze_dims(out, (-1,))
     return out
+
+
+def mm(input: Any, mat2: Any) -> Any:
+    return Mm.apply(input, mat2)
+
+
+def mv(input: Any, vec: Any) -> Any:
+    return Mv.apply(input, vec)
+
+
+def dot(input: Any, other: Any) -> Any:
+    return Dot.apply(input, other)
+
+
+def bmm(input: Any, mat2: Any) -> Any:
+    return Bmm.apply(input, mat2)
+
+
+class Addmm(Function):
+    """b + A @ B (a bias row added to a matrix product)"""
+
+    node_name = "AddmmBackward0"
+    formula = r"addmm(b, A, B) = b + A@B:  d/db = grad summed over rows ;  d/dA = grad @ B^T ;  " \
+        r"d/dB = A^T @ grad"
+
+    @staticmethod
+    def forward(ctx, bias, mat1, mat2):
+        ctx.save_for_backward(mat1, mat2)
+        return addmm_array(unwrap(bias), mat1.data, mat2.data)
+
+    @staticmethod
+    def backward(ctx, grad):
+        mat1, mat2 = ctx.saved_tensors
+        need_bias, need_1, need_2 = ctx.needs_input_grad
+        # the bias gradient is `grad` itself: the engine sums it over the rows
+        return (grad if need_bias else None,
+                grad.mm(mat2.t()) if need_1 else None,
+                mat2_grad(grad, mat1, mat2) if need_2 else None)
+
+    @staticmethod
+    def backward_arrays(ctx, grad):
+        """The same gradients as `backward`, in numpy alone (used when nothing is recorded)."""
+        mat1, mat2 = ctx.saved_tensors
+        need_bias, need_1, need_2 = ctx.needs_input_grad
+        return grad if need_bias else None, *mm_grads(grad, mat1.data, mat2.data, need_1, need_2)
+
+
+def addmm_array(b: Any, m1: np.ndarray, m2: np.ndarray) -> np.ndarray:
+    """`b + m1 @ m2` in numpy."""
+    return b + m1 @ m2
+
+
+def _dtype_name(dtype: np.dtype) -> str:
+    names = {"float64": "Double", "float32": "Float", "float16": "Half", "int64": "Long",
+             "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool"}
+    return names.get(np.dtype(dtype).name, np.dtype(dtype).name)
+
+
+def _check_linear(x: Any, weight: Any) -> None:
+    """PyTorch's errors for the two classic mistakes: wrong in_features, wrong dtype."""
+    xs, ws = x.data.shape, weight.data.shape
+    if len(ws) != 2 or not xs or xs[-1] != ws[1]:
+        rows, cols = math.prod(xs[:-1]), xs[-1] if xs else 1
+        raise RuntimeError(
+            f"mat1 and mat2 shapes cannot be multiplied ({rows}x{cols} and "
+            f"{ws[-1] if ws else 1}x{ws[0] if ws else 1}) (linear: input of shape {tuple(xs)}, "
+            f"weight of shape {tuple(ws)}; the input's last dim must be in_features="
+            f"{ws[1] if len(ws) == 2 else '?'})")
+    if x.data.dtype != weight.data.dtype:
+        raise RuntimeError(
+            f"mat1 and mat2 must have the same dtype, but got {_dtype_name(x.data.dtype)} and "
+            f"{_dtype_name(weight.data.dtype)} (convert the input with .float() or the model "
+            "with .double())")
+
+
+def linear(input: Any, weight: Any, bias: Any = None) -> Any:
+    """`input @ weight.T + bias`, with the graph PyTorch records for `F.linear`."""
+    Tensor = _tensor.Tensor
+    if not isinstance(input, Tensor):
+        input = as_operand(input)
+        if not is_tensor(input):
+            raise TypeError(f"linear(): argument 'input' must be Tensor, not "
+                            f"{type(input).__name__}")
+    x, w = input.data, weight.data
+    xs, ws = x.shape, w.shape
+    if len(ws) != 2 or not xs or xs[-1] != ws[1] or x.dtype != w.dtype:
+        _check_linear(input, weight)  # raises PyTorch's error
+    if bias is not None and len(xs) == 2:
+        return Addmm.apply(bias, input, t(weight))
+    if bias is not None:  # PyTorch views the input before weight.t()
+        rows = view(input, (-1, xs[-1]))
+        return view(Addmm.apply(bias, rows, t(weight)), xs[:-1] + (ws[0],))
+    w_t = t(weight)
+    if len(xs) == 2:
+        return mm(input, w_t)
+    return matmul(input, w_t)

@@ -1,12 +1,13 @@
-"""Ops that neural networks are built from: softmax and log_softmax (more live in nn)."""
+"""softmax and log_softmax along a dim, with their functions."""
 
 from __future__ import annotations
+
+import builtins
+from typing import Any
 
 import numpy as np
 
 from minigrad.function import Function
-from minigrad.grad_mode import state
-from minigrad.ops.base import plain
 from minigrad.ops.reduce import sum_array
 
 
@@ -42,12 +43,12 @@ class LogSoftmax(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        if not state.grad_enabled:
-            # nothing to record (no create_graph): the same numpy calls as the formula below,
-            # without its four temporary Tensors
-            g = grad.data
-            return plain(g - np.exp(ctx.output_data()) * sum_array(g, (ctx.dim,), True))
         return grad - ctx.output.exp() * grad.sum(ctx.dim, keepdim=True)
+
+    @staticmethod
+    def backward_arrays(ctx, grad):
+        """The same gradient as `backward`, in numpy alone (used when nothing is recorded)."""
+        return grad - np.exp(ctx.output_data()) * sum_array(grad, (ctx.dim,), True)
 
 
 # The largest value is subtracted first, so that exp cannot overflow. (The ufuncs' reduce:
@@ -60,3 +61,11 @@ def softmax_array(x: np.ndarray, dim: int) -> np.ndarray:
 def log_softmax_array(x: np.ndarray, dim: int) -> np.ndarray:
     shifted = x - np.maximum.reduce(x, dim, keepdims=True)
     return shifted - np.log(np.add.reduce(np.exp(shifted), dim, keepdims=True))
+
+
+def softmax(input: Any, dim: int) -> Any:
+    return Softmax.apply(input, dim=dim % builtins.max(input.data.ndim, 1))
+
+
+def log_softmax(input: Any, dim: int) -> Any:
+    return LogSoftmax.apply(input, dim=dim % builtins.max(input.data.ndim, 1))

@@ -1,0 +1,147 @@
+"""Floor division and remainder (`a // b`, `a % b`), with PyTorch's dtypes and errors.
+
+A number operand is a setting of the node, not an input (PyTorch gives it no edge): `x % 1.5`
+is RemainderBackward0 with one edge. Integer division by zero raises, as in PyTorch.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from minigrad.function import Function
+from minigrad.ops.base import binary, constant, is_tensor, promote_tensors, unwrap
+
+
+class Remainder(Function):
+    """a mod b, with the sign of b (Python's %); b a tensor or a number"""
+
+    node_name = "RemainderBackward1"
+    formula = r"d(a mod b)/da = 1 ;  d(a mod b)/db = -floor(a/b)"
+
+    @staticmethod
+    def forward(ctx, a, b):
+        if ctx.needs_input_grad:
+            ctx.save_for_backward(a, b)
+        return integer_division(np.remainder, "remainder", unwrap(a), unwrap(b))
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, b = ctx.saved_tensors
+        need_a, need_b = ctx.needs_input_grad
+        # floor(a/b) is a step: its own derivative is 0 wherever it is defined
+        floor = constant(np.floor(a.data / b.data)) if need_b else None
+        return grad if need_a else None, -grad * floor if need_b else None
+
+
+class RemainderScalar(Remainder):
+    """a mod c, for a number c"""
+
+    node_name = "RemainderBackward0"
+    formula = r"d(a mod c)/da = 1"
+
+    @staticmethod
+    def forward(ctx, a, c):
+        ctx.c = c  # kept for explanations (`t2 = x % 1.5`)
+        return integer_division(np.remainder, "remainder", unwrap(a), c)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad
+
+
+class FloorDivide(Function):
+    """floor(a / b): a step function, whose derivative PyTorch does not define either"""
+
+    node_name = "NotImplemented"
+    formula = r"d floor(a/b)/da: not implemented (0 almost everywhere, as in PyTorch)"
+
+    @staticmethod
+    def forward(ctx, a, b):
+        ctx.op = "//"  # (explanations: the node's name does not say which op it was)
+        return integer_division(np.floor_divide, "div_floor", unwrap(a), unwrap(b))
+
+    @staticmethod
+    def backward(ctx, grad):
+        raise RuntimeError("derivative for aten::floor_divide is not implemented")
+
+
+class FloorDivideScalar(FloorDivide):
+    """floor(a / c) for a number c: one edge, to a"""
+
+    node_name = "NotImplemented"
+
+    @staticmethod
+    def forward(ctx, a, c):
+        ctx.op, ctx.c = "//", c  # (for explanations)
+        return integer_division(np.floor_divide, "div_floor", unwrap(a), c)
+
+
+class NumberFloorDivide(FloorDivide):
+    """floor(c / a) for a number c: one edge, to a"""
+
+    node_name = "NotImplemented"
+
+    @staticmethod
+    def forward(ctx, a, c):
+        ctx.op, ctx.c, ctx.reverse = "//", c, True  # (for explanations: `7 // x`)
+        return integer_division(np.floor_divide, "div_floor", c, unwrap(a))
+
+
+class NumberRemainder(Function):
+    """c mod a for a number c: PyTorch defines no derivative for it"""
+
+    node_name = "NotImplemented"
+    formula = r"d(c mod a)/da: not implemented (as in PyTorch)"
+
+    @staticmethod
+    def forward(ctx, a, c):
+        ctx.op, ctx.c, ctx.reverse = "%", c, True  # (for explanations: `7.5 % x`)
+        return integer_division(np.remainder, "remainder", c, unwrap(a))
+
+    @staticmethod
+    def backward(ctx, grad):
+        raise RuntimeError("derivative for aten::remainder is not implemented")
+
+
+def integer_division(ufunc: np.ufunc, name: str, x, y):
+    """`ufunc(x, y)` (operands of one dtype, see `promote`) with PyTorch's errors: none for
+    bools, and integer division by zero raises (numpy would give 0 and warn)."""
+    dtype = x.dtype if isinstance(x, np.ndarray) else np.result_type(y)
+    if dtype.kind == "b":
+        raise NotImplementedError(f'"{name}_cpu" not implemented for \'Bool\'')
+    if dtype.kind in "iu" and np.any(np.asarray(y) == 0):
+        raise RuntimeError("ZeroDivisionError")
+    return ufunc(x, y)
+
+
+def floor_divide(input: Any, other: Any) -> Any:
+    """floor(input / other) (`a // b`); integers stay integers"""
+    return _with_number("floor_divide", input, other, FloorDivide, FloorDivideScalar,
+                        NumberFloorDivide)
+
+
+def remainder(input: Any, other: Any) -> Any:
+    """input mod other, with the sign of other (`a % b`)"""
+    # (`7.5 % x` has no derivative, as in PyTorch: NumberRemainder)
+    return _with_number("remainder", input, other, Remainder, RemainderScalar, NumberRemainder)
+
+
+def _with_number(name: str, input: Any, other: Any, both: Any, number_second: Any,
+                 number_first: Any) -> Any:
+    """A two-input op whose number operand is a setting of the node, not an input (PyTorch
+    gives it no edge): `number_second` for `t op c`, `number_first` for `c op t` (each applied
+    to the tensor, with c=), `both` for two tensors."""
+    if _is_number(other) and is_tensor(input):
+        t, c = promote_tensors(input, other, name)
+        return number_second.apply(t, c=c)
+    if _is_number(input) and is_tensor(other):
+        c, t = promote_tensors(input, other, name)
+        return number_first.apply(t, c=c)
+    return binary(both, name, input, other, promote=True)
+
+
+def _is_number(x: Any) -> bool:
+    """A Python (or numpy) number: not a tensor, not an array."""
+    return not is_tensor(x) and not isinstance(x, np.ndarray)

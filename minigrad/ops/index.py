@@ -1,0 +1,177 @@
+"""Indexing and joining, with their functions: `x[key]`, narrow, select, cat, stack.
+
+Their backward puts the gradient back where each element came from: into zeros of the input's
+shape for indexing, split into the pieces for cat and stack.
+"""
+
+from __future__ import annotations
+
+import builtins
+from typing import Any
+
+import numpy as np
+
+from minigrad.function import Function
+from minigrad.ops.base import as_operand, unwrap
+from minigrad.ops.views import unsqueeze
+
+
+class _Indexing(Function):
+    """a[key]: the gradient is scattered back into zeros of a's shape."""
+
+    @staticmethod
+    def forward(ctx, a, key):
+        ctx.in_shape, ctx.key = a.data.shape, key
+        return a.data[key]
+
+    @staticmethod
+    def backward(ctx, grad):
+        return ScatterAdd.apply(grad, shape=ctx.in_shape, key=ctx.key)
+
+
+class Select(_Indexing):
+    """a[..., i, ...]: one index along one dim"""
+
+    is_view = True
+    node_name = "SelectBackward0"
+    formula = r"select: grad placed at the selected index, zeros elsewhere"
+
+
+class Slice(_Indexing):
+    """a[..., i:j, ...]: a range along one dim"""
+
+    is_view = True
+    node_name = "SliceBackward0"
+    formula = r"slice: grad placed in the slice, zeros elsewhere"
+
+
+class Index(_Indexing):
+    """a[indices] or a[mask]: picked elements (a copy)"""
+
+    node_name = "IndexBackward0"
+    formula = r"index: grad added at each picked position (repeats add up)"
+
+
+class ScatterAdd(Function):
+    """zeros of `shape` with g added at `key` (the backward of indexing)"""
+
+    node_name = "IndexPutBackward0"
+    formula = r"d(scatter g)/dg = the same positions picked again"
+
+    @staticmethod
+    def forward(ctx, g, shape, key):
+        ctx.key = key
+        out = np.zeros(shape, dtype=g.data.dtype)
+        np.add.at(out, key, g.data)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad, *_):
+        return grad[ctx.key]
+
+
+class Cat(Function):
+    """join tensors along an existing dim"""
+
+    node_name = "CatBackward0"
+    formula = r"cat: grad split back into the pieces"
+
+    @staticmethod
+    def forward(ctx, *tensors, dim=0):
+        ctx.dim = dim
+        ctx.sizes = [unwrap(t).shape[dim] for t in tensors]
+        return np.concatenate([unwrap(t) for t in tensors], axis=dim)
+
+    @staticmethod
+    def backward(ctx, grad):
+        grads, start = [], 0
+        for size, needed in zip(ctx.sizes, ctx.needs_input_grad):
+            grads.append(grad.narrow(ctx.dim, start, size) if needed else None)
+            start += size
+        return tuple(grads)
+
+
+class Stack(Function):
+    """join tensors along a new dim"""
+
+    node_name = "StackBackward0"
+    formula = r"stack: grad unstacked into the pieces"
+
+    @staticmethod
+    def forward(ctx, *tensors, dim=0):
+        ctx.dim = dim
+        return np.stack([unwrap(t) for t in tensors], axis=dim)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return tuple(grad.select(ctx.dim, i) if needed else None
+                     for i, needed in enumerate(ctx.needs_input_grad))
+
+
+def _basic_key(k: Any) -> bool:
+    return k is None or k is Ellipsis or isinstance(k, int | np.integer | slice) and not \
+        isinstance(k, bool)
+
+
+def getitem(input: Any, key: Any) -> Any:
+    """`a[key]`: ints and slices become Select/Slice steps per dim, as PyTorch records them;
+    integer arrays and boolean masks one Index step."""
+    key = key if isinstance(key, tuple) else (key,)
+    key = tuple(unwrap(k) for k in key)
+    key = tuple(np.asarray(k) if isinstance(k, list) else k for k in key)
+    if not builtins.all(_basic_key(k) for k in key):
+        return Index.apply(input, key=key[0] if len(key) == 1 else key)
+    if Ellipsis in key:
+        i = key.index(Ellipsis)
+        fill = input.data.ndim - builtins.sum(1 for k in key if k is not None) + 1
+        key = key[:i] + (slice(None),) * fill + key[i + 1:]
+    out, dim = input, 0
+    for k in key:
+        if k is None:
+            out = unsqueeze(out, dim)
+            dim += 1
+        elif isinstance(k, slice):
+            if k != slice(None):
+                out = Slice.apply(out, key=(slice(None),) * dim + (k,))
+            dim += 1
+        else:
+            size = out.data.shape[dim]
+            if not -size <= k < size:
+                raise IndexError(f"index {k} is out of bounds for dimension {dim} with size "
+                                 f"{size}")
+            out = Select.apply(out, key=(slice(None),) * dim + (int(k),))
+    return out if out is not input else Slice.apply(input, key=(slice(None),))
+
+
+def narrow(input: Any, dim: int, start: int, length: int) -> Any:
+    return Slice.apply(
+        input, key=(slice(None),) * dim + (slice(start, start + length),))
+
+
+def select(input: Any, dim: int, index: int) -> Any:
+    return Select.apply(input, key=(slice(None),) * dim + (index,))
+
+
+def cat(tensors: Any, dim: int = 0) -> Any:
+    tensors = [as_operand(x) for x in tensors]
+    dim = dim % unwrap(tensors[0]).ndim
+    try:
+        return Cat.apply(*tensors, dim=dim)
+    except ValueError:
+        shapes = ", ".join(str(tuple(unwrap(x).shape)) for x in tensors)
+        raise RuntimeError(f"cat: sizes of tensors must match except in dimension {dim}; got "
+                           f"{shapes}") from None
+
+
+concat = concatenate = cat
+
+
+def stack(tensors: Any, dim: int = 0) -> Any:
+    tensors = [as_operand(x) for x in tensors]
+    dim = dim % (unwrap(tensors[0]).ndim + 1)
+    try:
+        return Stack.apply(*tensors, dim=dim)
+    except ValueError:
+        shapes = ", ".join(str(tuple(unwrap(x).shape)) for x in tensors)
+        raise RuntimeError(f"stack expects each tensor to be equal size, but got {shapes}"
+                           ) from None

@@ -1,0 +1,268 @@
+"""One-input elementwise functions: exp, log, sqrt, abs, tanh, sigmoid, relu, sin, cos, 1/a.
+
+Integer and bool inputs are computed in float32, as PyTorch does (`in_float`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from minigrad.function import Function
+from minigrad.ops.base import cast, constant, float_array, unwrap
+from minigrad.ops.selection import _keep_or_zero, choose
+
+
+class Reciprocal(Function):
+    """1 / a"""
+
+    node_name = "ReciprocalBackward0"
+    formula = r"d(1/a)/da = -1/a^2"
+    saves_output = True
+
+    @staticmethod
+    def forward(ctx, a):
+        return 1.0 / unwrap(a)
+
+    @staticmethod
+    def backward(ctx, grad):
+        out = ctx.output
+        return -grad * out * out
+
+
+class Exp(Function):
+    """e ** a"""
+
+    node_name = "ExpBackward0"
+    formula = r"d(exp a)/da = exp a"
+    saves_output = True
+
+    @staticmethod
+    def forward(ctx, a):
+        return np.exp(unwrap(a))
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad * ctx.output
+
+
+class Log(Function):
+    """natural logarithm"""
+
+    node_name = "LogBackward0"
+    formula = r"d(ln a)/da = 1/a"
+
+    @staticmethod
+    def forward(ctx, a):
+        ctx.save_for_backward(a)
+        return np.log(unwrap(a))
+
+    @staticmethod
+    def backward(ctx, grad):
+        (a,) = ctx.saved_tensors
+        return grad / a
+
+
+class Sqrt(Function):
+    """square root"""
+
+    node_name = "SqrtBackward0"
+    formula = r"d(sqrt a)/da = 1/(2*sqrt a)"
+    saves_output = True
+
+    @staticmethod
+    def forward(ctx, a):
+        return np.sqrt(unwrap(a))
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad / (2 * ctx.output)
+
+
+class Abs(Function):
+    """|a|"""
+
+    node_name = "AbsBackward0"
+    formula = r"d|a|/da = sign(a)"
+
+    @staticmethod
+    def forward(ctx, a):
+        ctx.save_for_backward(a)
+        return np.abs(unwrap(a))
+
+    @staticmethod
+    def backward(ctx, grad):
+        (a,) = ctx.saved_tensors
+        return grad * constant(np.sign(a.data))
+
+
+class Tanh(Function):
+    """hyperbolic tangent"""
+
+    node_name = "TanhBackward0"
+    formula = r"d(tanh a)/da = 1 - tanh(a)^2"
+    saves_output = True
+
+    @staticmethod
+    def forward(ctx, a):
+        return np.tanh(unwrap(a))
+
+    @staticmethod
+    def backward(ctx, grad):
+        return TanhBackward.apply(grad, ctx.output)
+
+    @staticmethod
+    def backward_arrays(ctx, grad):
+        """The same gradient as `backward`, in numpy alone (used when nothing is recorded)."""
+        return tanh_backward_array(grad, ctx.output_data())
+
+
+def tanh_backward_array(grad: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """grad * (1 - y^2) in numpy (the 1 as a 0-d array: see ops.base.operands)."""
+    return grad * (float_array(1.0, y.dtype) - y * y)
+
+
+class TanhBackward(Function):
+    """grad * (1 - y^2) as one op, where y = tanh(a) (PyTorch's tanh_backward)"""
+
+    node_name = "TanhBackwardBackward0"
+    formula = r"d(g*(1-y^2))/dg = 1 - y^2 ;  d(g*(1-y^2))/dy = -2*g*y"
+
+    @staticmethod
+    def forward(ctx, grad, y):
+        ctx.save_for_backward(grad, y)
+        return tanh_backward_array(grad.data, y.data)
+
+    @staticmethod
+    def backward(ctx, gg):
+        grad, y = ctx.saved_tensors
+        need_grad, need_y = ctx.needs_input_grad
+        return (gg * (1 - y * y) if need_grad else None,
+                gg * grad * y * -2 if need_y else None)
+
+
+class Sigmoid(Function):
+    """logistic function 1 / (1 + e^-a)"""
+
+    node_name = "SigmoidBackward0"
+    formula = r"d(sigmoid a)/da = sigmoid(a)*(1 - sigmoid(a))"
+    saves_output = True
+
+    @staticmethod
+    def forward(ctx, a):
+        x = unwrap(a)
+        # split by sign so that exp never overflows
+        e = np.exp(-np.abs(x))
+        return np.where(x >= 0, 1 / (1 + e), e / (1 + e)).astype(x.dtype, copy=False)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return SigmoidBackward.apply(grad, ctx.output)
+
+
+class SigmoidBackward(Function):
+    """grad * y * (1 - y) as one op, where y = sigmoid(a) (PyTorch's sigmoid_backward)"""
+
+    node_name = "SigmoidBackwardBackward0"
+    formula = r"d(g*y*(1-y))/dg = y*(1-y) ;  d(g*y*(1-y))/dy = g*(1-2y)"
+
+    @staticmethod
+    def forward(ctx, grad, y):
+        ctx.save_for_backward(grad, y)
+        return grad.data * y.data * (1 - y.data)
+
+    @staticmethod
+    def backward(ctx, gg):
+        grad, y = ctx.saved_tensors
+        need_grad, need_y = ctx.needs_input_grad
+        return (gg * y * (1 - y) if need_grad else None,
+                gg * grad * (1 - 2 * y) if need_y else None)
+
+
+class Relu(Function):
+    """max(a, 0)"""
+
+    node_name = "ReluBackward0"
+    formula = r"d(relu a)/da = 1 if a > 0 else 0"
+    saves_output = True
+
+    @staticmethod
+    def forward(ctx, a):
+        x = unwrap(a)
+        return np.maximum(x, x.dtype.type(0))  # (a zero of x's dtype: relu of bools stays bool)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return choose(ctx.output_data() > 0, grad, 0.0)  # where, not *: no -0. where a < 0
+
+    @staticmethod
+    def backward_arrays(ctx, grad):
+        """The same gradient as `backward`, in numpy alone (used when nothing is recorded)."""
+        return _keep_or_zero(grad, ctx.output_data() > 0)
+
+
+class Sin(Function):
+    """sine"""
+
+    node_name = "SinBackward0"
+    formula = r"d(sin a)/da = cos a"
+
+    @staticmethod
+    def forward(ctx, a):
+        ctx.save_for_backward(a)
+        return np.sin(unwrap(a))
+
+    @staticmethod
+    def backward(ctx, grad):
+        (a,) = ctx.saved_tensors
+        return grad * a.cos()
+
+
+class Cos(Function):
+    """cosine"""
+
+    node_name = "CosBackward0"
+    formula = r"d(cos a)/da = -sin a"
+
+    @staticmethod
+    def forward(ctx, a):
+        ctx.save_for_backward(a)
+        return np.cos(unwrap(a))
+
+    @staticmethod
+    def backward(ctx, grad):
+        (a,) = ctx.saved_tensors
+        return -grad * a.sin()
+
+
+def in_float(op: type, name: str) -> Any:
+    """The function of a one-input op that computes in float, as PyTorch's exp, tanh, ...:
+    an int or bool tensor is computed in float32 (numpy would give float64, or float16)."""
+
+    def function(input: Any) -> Any:
+        if input.data.dtype.kind != "f":
+            input = cast(input, np.float32)
+        return op.apply(input)
+
+    function.__name__ = function.__qualname__ = name
+    function.__doc__ = op.__doc__
+    return function
+
+
+reciprocal = in_float(Reciprocal, "reciprocal")
+exp = in_float(Exp, "exp")
+log = in_float(Log, "log")
+sqrt = in_float(Sqrt, "sqrt")
+tanh = in_float(Tanh, "tanh")
+sigmoid = in_float(Sigmoid, "sigmoid")
+sin = in_float(Sin, "sin")
+cos = in_float(Cos, "cos")
+
+
+def abs(input: Any) -> Any:
+    return Abs.apply(input)
+
+
+def relu(input: Any) -> Any:
+    return Relu.apply(input)

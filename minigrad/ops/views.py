@@ -1,0 +1,374 @@
+"""View ops, with their functions: the same elements seen with another shape or order (view,
+reshape, t, transpose, permute, squeeze, unsqueeze, expand), and clone.
+
+A view shares memory, and so the version counter, with its input, as in PyTorch
+(`Function.is_view`); its backward puts the gradient back into the input's shape.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from minigrad.function import Function
+from minigrad.ops.base import normalize_dims
+
+
+class View(Function):
+    """the same elements seen with another shape (no copy)"""
+
+    node_name = "ViewBackward0"
+    is_view = True
+    formula = r"view: grad reshaped back to the input's shape"
+
+    @staticmethod
+    def forward(ctx, a, shape):
+        ctx.in_shape = a.data.shape
+        return view_array(a.data, shape)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad.reshape(ctx.in_shape)
+
+
+def view_array(a: np.ndarray, shape: tuple) -> np.ndarray:
+    """`a` seen with `shape`: never a copy (numpy's reshape copies when it must, view refuses)."""
+    out = a.view()
+    try:
+        out.shape = shape
+    except AttributeError:
+        raise RuntimeError(
+            "view size is not compatible with input tensor's size and stride (at least one "
+            "dimension spans across two contiguous subspaces). Use .reshape(...) instead."
+        ) from None
+    return out
+
+
+class UnsafeView(View):
+    """a reshape after a copy (PyTorch's _unsafe_view)"""
+
+    node_name = "UnsafeViewBackward0"
+
+
+class ReshapeAlias(View):
+    """a reshape that can view non-contiguous memory (PyTorch's _reshape_alias)"""
+
+    node_name = "ReshapeAliasBackward0"
+
+
+class T(Function):
+    """transpose of a matrix (t())"""
+
+    node_name = "TBackward0"
+    is_view = True
+    formula = r"t: grad transposed back"
+
+    @staticmethod
+    def forward(ctx, a):
+        return a.data.T
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad.t()
+
+    @staticmethod
+    def backward_arrays(ctx, grad):
+        """The same gradient as `backward`, in numpy alone (used when nothing is recorded):
+        the transposed array, which the engine wraps without grad's version counter (it only
+        reads it, and copies it into .grad if it is not contiguous)."""
+        return grad.T
+
+
+class Transpose(Function):
+    """swap two dims"""
+
+    node_name = "TransposeBackward0"
+    is_view = True
+    formula = r"transpose: grad transposed back"
+
+    @staticmethod
+    def forward(ctx, a, d0, d1):
+        ctx.d0, ctx.d1 = d0, d1
+        return a.data.swapaxes(d0, d1)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad.transpose(ctx.d0, ctx.d1)
+
+
+class Permute(Function):
+    """reorder the dims"""
+
+    node_name = "PermuteBackward0"
+    is_view = True
+    formula = r"permute: grad permuted back"
+
+    @staticmethod
+    def forward(ctx, a, dims):
+        ctx.inverse = tuple(np.argsort(dims))
+        return np.transpose(a.data, dims)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad.permute(*ctx.inverse)
+
+
+class Unsqueeze(Function):
+    """insert a dim of size 1"""
+
+    node_name = "UnsqueezeBackward0"
+    is_view = True
+    formula = r"unsqueeze: grad squeezed back"
+
+    @staticmethod
+    def forward(ctx, a, dim):
+        ctx.dim = dim
+        return unsqueeze_array(a.data, dim)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad.squeeze(ctx.dim)
+
+
+def unsqueeze_array(a: np.ndarray, dim: int) -> np.ndarray:
+    """`np.expand_dims(a, dim)` for a dim in [0, a.ndim], without its argument checks (~3x
+    faster): inserting a size-1 dim is always a view."""
+    return a.reshape(a.shape[:dim] + (1,) + a.shape[dim:])
+
+
+class Squeeze(Function):
+    """remove dims of size 1"""
+
+    node_name = "SqueezeBackward0"
+    is_view = True
+    formula = r"squeeze: grad reshaped back"
+
+    @staticmethod
+    def forward(ctx, a, dims):
+        ctx.in_shape = a.data.shape
+        return squeeze_array(a.data, dims)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad.reshape(ctx.in_shape)
+
+
+def squeeze_array(a: np.ndarray, dims: tuple) -> np.ndarray:
+    """`a` without those of `dims` that have size 1 (PyTorch leaves the others alone)."""
+    shape = a.shape
+    if not shape:  # a 0-d tensor: dim 0 (or -1) names it, and there is nothing to remove
+        return a.view()
+    if len(dims) == 1:  # one dim (no loop to run): squeeze(dim), and matmul's squeeze
+        return a.squeeze(dims) if shape[dims[0]] == 1 else a.view()
+    return a.squeeze(axis=tuple([d for d in dims if shape[d] == 1]))
+
+
+class SqueezeDim(Squeeze):
+    """remove one dim of size 1"""
+
+    node_name = "SqueezeBackward1"
+
+
+class SqueezeDims(Squeeze):
+    """remove the given dims of size 1"""
+
+    node_name = "SqueezeBackward4"  # the name PyTorch 2.13 gives squeeze(dims) in matmul
+
+
+class Expand(Function):
+    """broadcast to a larger shape (no copy)"""
+
+    node_name = "ExpandBackward0"
+    is_view = True
+    formula = r"expand: grad summed over the expanded dims"
+
+    @staticmethod
+    def forward(ctx, a, shape):
+        return np.broadcast_to(a.data, shape)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad  # the engine sums the expanded dims away (sum_to), as for broadcasting
+
+
+class Clone(Function):
+    """a copy"""
+
+    node_name = "CloneBackward0"
+    formula = r"d(clone a)/da = 1"
+
+    @staticmethod
+    def forward(ctx, a):
+        return a.data.copy()
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad
+
+
+_INTEGERS = (int, np.integer)
+
+
+def _shape_arg(size: tuple) -> tuple:
+    """`view(2, 3)` and `view((2, 3))` both mean the shape (2, 3)."""
+    if len(size) == 1 and not isinstance(size[0], _INTEGERS):
+        return tuple(size[0])
+    return size
+
+
+def _infer(shape: tuple, numel: int, given: tuple) -> tuple:
+    """`shape` with its -1 replaced by the size that makes `numel` elements."""
+    if -1 in shape:
+        known = math.prod([n for n in shape if n != -1])
+        if known == 0 or numel % known:
+            raise RuntimeError(f"shape '{list(given)}' is invalid for input of size {numel}")
+        if len(shape) == 1:  # view(-1): no loop to run
+            return (numel,)
+        shape = tuple([numel // known if n == -1 else n for n in shape])
+    if math.prod(shape) != numel:
+        raise RuntimeError(f"shape '{list(given)}' is invalid for input of size {numel}")
+    return shape
+
+
+def view(input: Any, *shape: Any) -> Any:
+    shape = _shape_arg(shape)
+    shape = _infer(shape, input.data.size, shape)
+    return View.apply(input, shape=shape)
+
+
+def unsafe_view(input: Any, shape: tuple) -> Any:
+    return UnsafeView.apply(input, shape=_infer(tuple(shape), input.data.size, shape))
+
+
+def reshape(input: Any, *shape: Any) -> Any:
+    """view when the memory layout allows it, else clone then view (as PyTorch)"""
+    shape = _shape_arg(shape)
+    shape = _infer(shape, input.data.size, shape)
+    probe = input.data.view()
+    try:
+        probe.shape = shape
+    except AttributeError:
+        return unsafe_view(clone(input), shape)
+    if not input.data.flags.c_contiguous:  # a view of strided memory: PyTorch's _reshape_alias
+        return ReshapeAlias.apply(input, shape=shape)
+    return View.apply(input, shape=shape)
+
+
+def view_as(input: Any, other: Any) -> Any:
+    return view(input, other.data.shape)
+
+
+def reshape_as(input: Any, other: Any) -> Any:
+    return reshape(input, other.data.shape)
+
+
+def flatten(input: Any, start_dim: int = 0, end_dim: int = -1) -> Any:
+    shape = input.data.shape
+    if not shape:
+        return reshape(input, (1,))
+    start, end = start_dim % len(shape), end_dim % len(shape)
+    if start == end:
+        return input
+    middle = int(np.prod(shape[start:end + 1]))
+    return reshape(input, shape[:start] + (middle,) + shape[end + 1:])
+
+
+def t(input: Any) -> Any:
+    data = input.data
+    if data.ndim > 2:
+        raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is "
+                           f"{data.ndim}D")
+    return T.apply(input)
+
+
+def transpose(input: Any, dim0: int, dim1: int) -> Any:
+    return Transpose.apply(input, d0=dim0, d1=dim1)
+
+
+swapaxes = transpose
+
+
+def permute(input: Any, *dims: Any) -> Any:
+    dims = _shape_arg(dims)
+    if sorted(d % input.data.ndim for d in dims) != list(range(input.data.ndim)):
+        raise RuntimeError(f"permute(sparse_coo): number of dimensions in the tensor input does "
+                           f"not match the length of the desired ordering of dimensions i.e. "
+                           f"input.dim() = {input.data.ndim} is not equal to len(dims) = "
+                           f"{len(dims)}")
+    return Permute.apply(input, dims=tuple(d % input.data.ndim for d in dims))
+
+
+def T_property(input: Any) -> Any:
+    """`x.T`: all dims reversed (PermuteBackward0, as in PyTorch)"""
+    return Permute.apply(input, dims=tuple(reversed(range(input.data.ndim))))
+
+
+def unsqueeze(input: Any, dim: int) -> Any:
+    n = input.data.ndim + 1  # the new dim may go anywhere from before the first to after the last
+    if not -n <= dim < n:
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], "
+                         f"but got {dim})")
+    dim %= n
+    return Unsqueeze.apply(input, dim=dim)
+
+
+def squeeze(input: Any, dim: Any = None) -> Any:
+    if dim is None:
+        return _squeeze(Squeeze, input, tuple(range(input.data.ndim)))
+    if isinstance(dim, int):
+        return _squeeze(SqueezeDim, input, normalize_dims(dim, input.data.ndim))
+    return squeeze_dims(input, dim)
+
+
+def squeeze_dims(input: Any, dims: tuple) -> Any:
+    return _squeeze(SqueezeDims, input, normalize_dims(dims, input.data.ndim))
+
+
+def _squeeze(op: Any, input: Any, dims: tuple) -> Any:
+    return op.apply(input, dims=dims)
+
+
+def expand(input: Any, *sizes: Any) -> Any:
+    sizes = _shape_arg(sizes)
+    shape = input.data.shape
+    lead = len(sizes) - len(shape)
+    if lead < 0:
+        raise RuntimeError(f"expand: the number of sizes provided ({len(sizes)}) must be greater "
+                           f"or equal to the number of dimensions in the tensor ({len(shape)})")
+    full = sizes
+    if -1 in sizes:  # -1: keep that size
+        full = tuple([shape[i - lead] if n == -1 else n for i, n in enumerate(sizes)])
+    if not _plainly_expands(shape, full):
+        try:
+            np.broadcast_shapes(shape, full)
+        except ValueError:
+            raise RuntimeError(f"expand: the shape {shape} cannot be expanded to {full}"
+                               ) from None
+    return Expand.apply(input, shape=full)
+
+
+def _plainly_expands(shape: tuple, full: tuple) -> bool:
+    """Each size of `shape` is kept or is a 1 expanded, no size is negative: the usual case,
+    told without numpy's broadcast_shapes (~2 us, more than the expand itself)."""
+    lead = len(full) - len(shape)
+    for n in full[:lead]:
+        if n < 0:
+            return False
+    for n, m in zip(full[lead:], shape):
+        if n != m and (m != 1 or n < 0):
+            return False
+    return True
+
+
+def expand_as(input: Any, other: Any) -> Any:
+    return expand(input, other.data.shape)
+
+
+def clone(input: Any) -> Any:
+    return Clone.apply(input)
+
+
+def contiguous(input: Any) -> Any:
+    return input if input.data.flags.c_contiguous else clone(input)
