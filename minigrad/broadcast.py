@@ -3,7 +3,9 @@
 An op's backward returns each gradient in the shape of the *broadcast* computation (for
 `x + b` with x (2, 3) and b (3,), both (2, 3)); no op deals with broadcasting itself. The
 engine hands every gradient to `fit`, which sums it over the dims that broadcasting added or
-stretched, so that it has the shape of the input it goes to, as PyTorch's engine does.
+stretched (`sum_to_array`; `SumToSize` when create_graph records it), so that it has the
+shape of the input it goes to, as PyTorch's engine does. Shapes that do not broadcast get
+`broadcast_message`, PyTorch's words.
 """
 
 from __future__ import annotations
@@ -13,8 +15,8 @@ from typing import Any
 import numpy as np
 
 from minigrad import tensor as _tensor
+from minigrad.function import Function
 from minigrad.grad_mode import state
-from minigrad.ops.reduce import SumToSize, sum_to_array
 
 
 def fit(node: Any, i: int, g: Any, nxt: Any, nr: int, summed: list | None) -> Any:
@@ -54,3 +56,63 @@ def fit_all(node: Any, grads: list, summed: list | None) -> None:
             grads[i] = None
         elif g is not None:
             grads[i] = fit(node, i, g, nxt, nr, summed)
+
+
+class SumToSize(Function):
+    """sum the broadcast dims of a away so that it has `shape` (undoes broadcasting)"""
+
+    node_name = "SumToSizeBackward0"
+    formula = r"d(sum_to a)/da_i = 1"
+
+    @staticmethod
+    def forward(ctx, a, shape):
+        ctx.in_shape = a.data.shape
+        return sum_to_array(a.data, shape)[0]
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad.expand(ctx.in_shape)
+
+
+def sum_to_dims(g_shape: tuple, shape: tuple) -> tuple[int, ...]:
+    """The dims of a gradient of `g_shape` that broadcasting added to an input of `shape`."""
+    lead = len(g_shape) - len(shape)
+    if g_shape[lead:] == shape:  # only new leading dims (a bias row's gradient): no search
+        return tuple(range(lead))
+    return tuple(range(lead)) + tuple(
+        lead + i for i, n in enumerate(shape) if n == 1 and g_shape[lead + i] != 1)
+
+
+def sum_to_array(g: np.ndarray, shape: tuple) -> tuple[np.ndarray, tuple]:
+    """Sum `g` down to `shape` (numpy); also say which dims of `g` were summed.
+
+    ValueError when `g`'s shape is not `shape` broadcast (a reshape alone would not notice
+    when the sizes happen to agree, e.g. (2, 3) for (3, 2)).
+    """
+    g_shape = g.shape  # (a new tuple on every read)
+    lead = len(g_shape) - len(shape)
+    if lead < 0:
+        raise ValueError(f"cannot sum {g_shape} to {shape}: it has fewer dims")
+    if lead and shape and g_shape[lead:] == shape:  # (a sum to () gives a numpy scalar)
+        # only new leading dims (a bias row's gradient, every step of a Linear): one reduce
+        # gives `shape` (the same sum as the general path's keepdims and reshape)
+        dims = (0,) if lead == 1 else tuple(range(lead))
+        return np.add.reduce(g, axis=dims), dims
+    dims = sum_to_dims(g_shape, shape)
+    out = np.add.reduce(g, axis=dims, keepdims=True) if dims else g
+    if out.shape[lead:] != shape:  # a dim that is neither shape's nor 1 in shape
+        raise ValueError(f"cannot sum {g.shape} to {shape}: it does not broadcast to it")
+    return out.reshape(shape), dims
+
+
+def broadcast_message(op: str, a: tuple, b: tuple) -> str:
+    """PyTorch's words for shapes that do not broadcast, plus the op and both shapes."""
+    for i in range(1, max(len(a), len(b)) + 1):
+        da = a[-i] if i <= len(a) else 1
+        db = b[-i] if i <= len(b) else 1
+        if da != db and da != 1 and db != 1:
+            dim = max(len(a), len(b)) - i
+            return (f"{op}: shapes {tuple(a)} and {tuple(b)} do not broadcast. The size of "
+                    f"tensor a ({da}) must match the size of tensor b ({db}) at non-singleton "
+                    f"dimension {dim}")
+    return f"{op}: shapes {tuple(a)} and {tuple(b)} do not broadcast"

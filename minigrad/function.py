@@ -24,6 +24,8 @@ from minigrad.grad_mode import state
 from minigrad.node import FREED_MESSAGE, AccumulateGrad, Node  # noqa: F401 (re-exported)
 
 _sequence = itertools.count()
+# The modules of minigrad's own ops: their forward is numpy alone (see `_scratch`).
+BUILT_IN = ("minigrad.ops.", "minigrad.broadcast")
 
 class Function:
     """Base class of differentiable operations: subclass it with static forward/backward.
@@ -58,7 +60,7 @@ class Function:
         # Built-in ops compute forward with numpy alone; when nothing is recorded (inside
         # backward, under no_grad) they may all share one scratch ctx instead of a new Node.
         cls._scratch = None
-        if cls.__module__.startswith("minigrad.ops."):
+        if cls.__module__.startswith(BUILT_IN):
             cls._scratch = cls._node_class()
             cls._scratch._recording = False
 

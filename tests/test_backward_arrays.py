@@ -20,10 +20,10 @@ import minigrad as mg
 import minigrad.nn as nn
 import minigrad.nn.functional as F
 from bitwise import FLOATS, awkward, same_bits
-from minigrad import events
+from minigrad import broadcast, events
 from minigrad.function import Function, Node
 from minigrad.ops import losses as L
-from minigrad.ops import reduce, selection
+from minigrad.ops import selection
 from minigrad.ops.base import normalize_dims
 from minigrad.ops.products import Addmm
 from minigrad.ops.softmaxes import LogSoftmax
@@ -867,7 +867,7 @@ def test_sum_to_dims_is_the_dims_broadcasting_added(g_shape, shape):
     lead = len(g_shape) - len(shape)
     expected = tuple(range(lead)) + tuple(lead + i for i, n in enumerate(shape)
                                           if n == 1 and g_shape[lead + i] != 1)
-    assert reduce.sum_to_dims(g_shape, shape) == expected
+    assert broadcast.sum_to_dims(g_shape, shape) == expected
     g = np.ones(g_shape, np.float32)
     if g_shape != shape:
         assert mg.tensor(g).sum_to_size(shape).shape == shape
@@ -988,9 +988,9 @@ def test_linear_module_reads_its_current_parameters():
                                              ((4, 3), (4, 3)), ((4, 3), ()), ((5,), ())])
 def test_sum_to_array_is_keepdims_sum_and_reshape(g_shape, shape):
     g = awkward(np.float32, g_shape, 9)
-    got, dims = reduce.sum_to_array(g, shape)
+    got, dims = broadcast.sum_to_array(g, shape)
     assert type(got) is np.ndarray
-    assert dims == reduce.sum_to_dims(g_shape, shape)
+    assert dims == broadcast.sum_to_dims(g_shape, shape)
     want = g.sum(axis=dims, keepdims=True).reshape(shape) if dims else g.reshape(shape)
     assert same_bits(got, want)
 
@@ -998,7 +998,7 @@ def test_sum_to_array_is_keepdims_sum_and_reshape(g_shape, shape):
 @pytest.mark.parametrize("g_shape, shape", [((2, 3), (3, 2)), ((3,), (2, 3)), ((4, 3), (2,))])
 def test_sum_to_array_still_refuses_shapes_that_do_not_broadcast(g_shape, shape):
     with pytest.raises(ValueError):
-        reduce.sum_to_array(np.zeros(g_shape, np.float32), shape)
+        broadcast.sum_to_array(np.zeros(g_shape, np.float32), shape)
 
 
 # -- in place, nothing recorded (an optimizer's update) --------------------------------------------

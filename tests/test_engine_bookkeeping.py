@@ -168,7 +168,7 @@ def test_a_gradient_of_the_wrong_shape_is_an_error_and_nothing_is_kept(function,
 
 
 def test_sum_to_array_refuses_a_shape_that_does_not_broadcast() -> None:
-    from minigrad.ops.reduce import sum_to_array
+    from minigrad.broadcast import sum_to_array
 
     data, dims = sum_to_array(np.ones((4, 2, 3)), (2, 1))
     assert data.tolist() == [[12.0], [12.0]] and dims == (0, 2)

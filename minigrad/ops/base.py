@@ -8,7 +8,10 @@ from typing import Any
 import numpy as np
 from numpy import ndarray  # (np.ndarray is a slow lookup: numpy's module has __getattr__)
 
-from minigrad import dtypes
+from minigrad import (
+    broadcast,  # (its names are read at call time: it imports tensor)
+    dtypes,
+)
 from minigrad import tensor as _tensor  # resolved at call time (tensor.py imports the ops)
 from minigrad.function import Function
 
@@ -150,19 +153,6 @@ def as_operand(x: Any) -> Any:
     raise TypeError(f"unsupported operand type for a minigrad op: {type(x).__name__}")
 
 
-def broadcast_message(op: str, a: tuple, b: tuple) -> str:
-    """PyTorch's words for shapes that do not broadcast, plus the op and both shapes."""
-    for i in range(1, max(len(a), len(b)) + 1):
-        da = a[-i] if i <= len(a) else 1
-        db = b[-i] if i <= len(b) else 1
-        if da != db and da != 1 and db != 1:
-            dim = max(len(a), len(b)) - i
-            return (f"{op}: shapes {tuple(a)} and {tuple(b)} do not broadcast. The size of "
-                    f"tensor a ({da}) must match the size of tensor b ({db}) at non-singleton "
-                    f"dimension {dim}")
-    return f"{op}: shapes {tuple(a)} and {tuple(b)} do not broadcast"
-
-
 def shape_of(x: Any) -> tuple:
     return tuple(np.shape(unwrap(x)))
 
@@ -203,7 +193,7 @@ def binary(op: type, name: str, a: Any, b: Any, promote: bool = False, **setting
         try:
             np.broadcast_shapes(sa, sb)
         except ValueError:
-            raise RuntimeError(broadcast_message(name, sa, sb)) from None
+            raise RuntimeError(broadcast.broadcast_message(name, sa, sb)) from None
         raise
 
 

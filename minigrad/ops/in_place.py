@@ -12,12 +12,12 @@ from typing import Any
 
 import numpy as np
 
-from minigrad import dtypes, events
+from minigrad import broadcast, dtypes, events
 from minigrad import tensor as _tensor  # (resolved at call time: tensor.py imports the ops)
 from minigrad.function import Function
 from minigrad.grad_mode import no_grad, state
 from minigrad.ops.arithmetic import add, div, mul, sub
-from minigrad.ops.base import as_operand, broadcast_message, constant, unwrap
+from minigrad.ops.base import as_operand, constant, unwrap
 from minigrad.ops.selection import clamp
 
 
@@ -127,7 +127,7 @@ def inplace(target: Any, op: Any, arg: Any) -> Any:
             try:
                 result_shape = np.broadcast_shapes(shape, other)
             except ValueError:
-                raise RuntimeError(broadcast_message(op.__name__, shape, other)) from None
+                raise RuntimeError(broadcast.broadcast_message(op.__name__, shape, other)) from None
             _write_check(target, result_shape)
             raise
         except TypeError:  # numpy refuses (bool - bool, int += float): PyTorch's words

@@ -11,6 +11,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from minigrad import broadcast
 from minigrad.function import Function
 from minigrad.ops.base import constant, is_tensor, normalize_dims, unwrap
 from minigrad.ops.selection import choose, maximum, minimum
@@ -247,56 +248,6 @@ class Norm(Function):
         return a * scale
 
 
-class SumToSize(Function):
-    """sum the broadcast dims of a away so that it has `shape` (undoes broadcasting)"""
-
-    node_name = "SumToSizeBackward0"
-    formula = r"d(sum_to a)/da_i = 1"
-
-    @staticmethod
-    def forward(ctx, a, shape):
-        ctx.in_shape = a.data.shape
-        return sum_to_array(a.data, shape)[0]
-
-    @staticmethod
-    def backward(ctx, grad):
-        return grad.expand(ctx.in_shape)
-
-
-def sum_to_dims(g_shape: tuple, shape: tuple) -> tuple[int, ...]:
-    """The dims of a gradient of `g_shape` that broadcasting added to an input of `shape`."""
-    lead = len(g_shape) - len(shape)
-    if g_shape[lead:] == shape:  # only new leading dims (a bias row's gradient): no search
-        return tuple(range(lead))
-    return tuple(range(lead)) + tuple(
-        lead + i for i, n in enumerate(shape) if n == 1 and g_shape[lead + i] != 1)
-
-
-_add_reduce = np.add.reduce  # (a global: Python reads numpy's attributes slowly)
-
-
-def sum_to_array(g: np.ndarray, shape: tuple) -> tuple[np.ndarray, tuple]:
-    """Sum `g` down to `shape` (numpy); also say which dims of `g` were summed.
-
-    ValueError when `g`'s shape is not `shape` broadcast (a reshape alone would not notice
-    when the sizes happen to agree, e.g. (2, 3) for (3, 2)).
-    """
-    g_shape = g.shape  # (a new tuple on every read)
-    lead = len(g_shape) - len(shape)
-    if lead < 0:
-        raise ValueError(f"cannot sum {g_shape} to {shape}: it has fewer dims")
-    if lead and shape and g_shape[lead:] == shape:  # (a sum to () gives a numpy scalar)
-        # only new leading dims (a bias row's gradient, every step of a Linear): one reduce
-        # gives `shape` (the same sum as the general path's keepdims and reshape)
-        dims = (0,) if lead == 1 else tuple(range(lead))
-        return _add_reduce(g, dims), dims
-    dims = sum_to_dims(g_shape, shape)
-    out = np.add.reduce(g, axis=dims, keepdims=True) if dims else g
-    if out.shape[lead:] != shape:  # a dim that is neither shape's nor 1 in shape
-        raise ValueError(f"cannot sum {g.shape} to {shape}: it does not broadcast to it")
-    return out.reshape(shape), dims
-
-
 def reduce_dims(a: Any, dim: Any) -> tuple[int, ...]:
     return normalize_dims(dim, unwrap(a).ndim)
 
@@ -369,5 +320,5 @@ def sum_to_size(input: Any, *size: Any) -> Any:
     shape = tuple(size[0]) if len(size) == 1 and not isinstance(size[0], int) else size
     if input.data.shape == shape:
         return input
-    out = sum(input, sum_to_dims(input.data.shape, shape), keepdim=True)
+    out = sum(input, broadcast.sum_to_dims(input.data.shape, shape), keepdim=True)
     return view(out, shape) if input.data.ndim != len(shape) else out

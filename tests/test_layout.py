@@ -1,0 +1,210 @@
+"""The code's shape, checked: small files, a short engine loop, imports that run one way.
+
+minigrad exists to be read, so the layout is part of the contract:
+- no non-test file in `minigrad/` or `compare/` passes 400 lines (past that it does two jobs);
+- `engine.py` stays at most 200 lines and its loop, `execute`, at most 60;
+- the core and ops never import the layers built on them (teach, nn, optim, testing);
+- imports form no circle, except the one seam: Tensor's methods call up into the code built
+  on Tensor (operators into `ops`, `backward` into `autograd`, hooks into `hooks`, a leaf's
+  AccumulateGrad from `node`), and that code imports `tensor`. Imports inside functions count.
+
+Each check is a function of a source tree, so the tests below also run it on a planted
+violation and read the message it gives.
+"""
+
+from __future__ import annotations
+
+import ast
+import shutil
+import types
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGES = ("minigrad", "compare")
+MAX_LINES = 400
+ENGINE_MAX_LINES, LOOP_MAX_LINES = 200, 60
+# Tensor's methods may import these (the seam); nothing else may close a circle.
+SEAM = ("minigrad.tensor", ("minigrad.ops", "minigrad.autograd", "minigrad.hooks",
+                            "minigrad.node"))
+
+
+def oversized_files(root: Path) -> list[str]:
+    """'path: N lines' for each non-test Python file over its budget."""
+    found = []
+    for package in PACKAGES:
+        for path in sorted((root / package).rglob("*.py")):
+            n = len(path.read_text(encoding="utf-8").splitlines())
+            rel = path.relative_to(root).as_posix()
+            budget = ENGINE_MAX_LINES if rel == "minigrad/engine.py" else MAX_LINES
+            if n > budget:
+                found.append(f"{rel}: {n} lines (budget {budget})")
+    return found
+
+
+def function_length(path: Path, name: str) -> int:
+    """Lines of the top-level function `name` in `path`, from `def` to its last line."""
+    for node in ast.parse(path.read_text(encoding="utf-8")).body:
+        if isinstance(node, ast.FunctionDef) and node.name == name:
+            return node.end_lineno - node.lineno + 1
+    raise LookupError(f"{path} has no function {name}")
+
+
+def module_names(root: Path, package: str) -> dict[str, Path]:
+    mods = {}
+    for path in (root / package).rglob("*.py"):
+        parts = list(path.relative_to(root).with_suffix("").parts)
+        if parts[-1] == "__init__":
+            parts.pop()
+        mods[".".join(parts)] = path
+    return mods
+
+
+def import_graph(root: Path, package: str) -> dict[str, set[str]]:
+    """Module -> the package's modules it imports (anywhere in the file)."""
+    mods = module_names(root, package)
+    graph: dict[str, set[str]] = {m: set() for m in mods}
+    for mod, path in mods.items():
+        is_package = path.name == "__init__.py"
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names: list[str] = []
+            if isinstance(node, ast.Import):
+                names = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                base = node.module or ""
+                if node.level:  # relative: from the module's own package upwards
+                    parts = mod.split(".")[: len(mod.split(".")) - node.level + is_package]
+                    base = ".".join(parts + ([node.module] if node.module else []))
+                # `from minigrad import events` imports the module minigrad.events
+                names = [f"{base}.{a.name}" if f"{base}.{a.name}" in mods else base
+                         for a in node.names]
+            graph[mod].update(n for n in names if n in mods and n != mod)
+    return graph
+
+
+def upward_imports(root: Path) -> list[str]:
+    """'module -> module' for each core or ops module that imports a layer built on it."""
+    upper = ("minigrad.teach", "minigrad.nn", "minigrad.optim", "minigrad.testing")
+    found = []
+    for mod, imports in sorted(import_graph(root, "minigrad").items()):
+        if mod in ("minigrad", "minigrad.__main__") or mod.startswith(upper):
+            continue
+        found += [f"{mod} -> {m}" for m in sorted(imports) if m.startswith(upper)]
+    return found
+
+
+def import_circles(root: Path, package: str) -> list[list[str]]:
+    """The groups of modules that import each other in a circle, once the seam is cut."""
+    graph = import_graph(root, package)
+    seam_from, seam_to = SEAM
+    if seam_from in graph:
+        graph[seam_from] = {m for m in graph[seam_from]
+                            if not any(m == t or m.startswith(t + ".") for t in seam_to)}
+    return [sorted(group) for group in _strongly_connected(graph) if len(group) > 1]
+
+
+def _strongly_connected(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Tarjan's algorithm, iterative (so any depth works)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    on_stack: set[str] = set()
+    stack: list[str] = []
+    groups = []
+    for start in sorted(graph):
+        if start in index:
+            continue
+        work = [(start, iter(sorted(graph[start])))]
+        index[start] = low[start] = len(index)
+        stack.append(start)
+        on_stack.add(start)
+        while work:
+            node, children = work[-1]
+            child = next(children, None)
+            if child is None:
+                work.pop()
+                if work:
+                    low[work[-1][0]] = min(low[work[-1][0]], low[node])
+                if low[node] == index[node]:
+                    group = []
+                    while True:
+                        m = stack.pop()
+                        on_stack.discard(m)
+                        group.append(m)
+                        if m == node:
+                            break
+                    groups.append(group)
+            elif child not in index:
+                index[child] = low[child] = len(index)
+                stack.append(child)
+                on_stack.add(child)
+                work.append((child, iter(sorted(graph[child]))))
+            elif child in on_stack:
+                low[node] = min(low[node], index[child])
+    return groups
+
+
+# -- the real tree ---------------------------------------------------------------------------
+def test_no_file_passes_its_line_budget():
+    assert oversized_files(ROOT) == []
+
+
+def test_the_engine_loop_fits_on_a_screen():
+    assert function_length(ROOT / "minigrad/engine.py", "execute") <= LOOP_MAX_LINES
+
+
+@pytest.mark.parametrize("package", PACKAGES)
+def test_imports_run_one_way_but_for_the_tensor_seam(package):
+    assert import_circles(ROOT, package) == []
+
+
+def test_the_core_and_ops_never_import_the_layers_above():
+    assert upward_imports(ROOT) == []
+
+
+def test_trace_the_function_does_not_shadow_trace_the_module():
+    import minigrad
+    import minigrad.teach.trace
+
+    assert isinstance(minigrad.teach.trace, types.ModuleType)
+    assert minigrad.trace is minigrad.teach.trace.trace
+
+
+# -- the checks catch what they are for ------------------------------------------------------
+@pytest.fixture
+def planted(tmp_path: Path) -> Path:
+    for package in PACKAGES:
+        shutil.copytree(ROOT / package, tmp_path / package,
+                        ignore=shutil.ignore_patterns("__pycache__"))
+    return tmp_path
+
+
+def test_a_planted_long_file_is_named(planted: Path):
+    (planted / "minigrad/long.py").write_text("x = 1\n" * 401)
+    engine = planted / "minigrad/engine.py"
+    engine.write_text(engine.read_text() + "\n" * 201)
+    found = oversized_files(planted)
+    assert "minigrad/long.py: 401 lines (budget 400)" in found
+    assert any(v.startswith("minigrad/engine.py: ") and v.endswith("(budget 200)")
+               for v in found), found
+
+
+def test_a_planted_circle_is_named(planted: Path):
+    # events is imported by the engine; make it import the engine back, inside a function
+    with (planted / "minigrad/events.py").open("a") as f:
+        f.write("\n\ndef _late():\n    from minigrad import engine\n    return engine\n")
+    circles = import_circles(planted, "minigrad")
+    assert any({"minigrad.engine", "minigrad.events"} <= set(c) for c in circles), circles
+
+
+def test_a_planted_upward_import_is_named(planted: Path):
+    with (planted / "minigrad/engine.py").open("a") as f:
+        f.write("\n\ndef _late():\n    from minigrad.teach import trace\n    return trace\n")
+    assert upward_imports(planted) == ["minigrad.engine -> minigrad.teach.trace"]
+
+
+def test_a_circle_through_tensor_outside_the_seam_is_named(planted: Path):
+    with (planted / "minigrad/tensor.py").open("a") as f:
+        f.write("\n\ndef _late():\n    from minigrad import engine\n    return engine\n")
+    circles = import_circles(planted, "minigrad")
+    assert any({"minigrad.engine", "minigrad.tensor"} <= set(c) for c in circles), circles
