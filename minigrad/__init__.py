@@ -2,7 +2,8 @@
 `loss.backward()` does. It mirrors PyTorch's API: `import minigrad as torch` runs the usual
 autograd examples unchanged.
 
-Nothing runs on import; every public name is re-exported here.
+Nothing runs on import; every public name is re-exported here (the op functions from each
+`minigrad/ops` module's `__all__`).
 """
 
 from minigrad import autograd, events, nn, optim
@@ -47,60 +48,7 @@ from minigrad.factories import (
 )
 from minigrad.function import Function
 from minigrad.grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
-from minigrad.ops import (
-    abs,
-    add,
-    amax,
-    amin,
-    argmax,
-    argmin,
-    bmm,
-    cat,
-    clamp,
-    clip,
-    clone,
-    concat,
-    cos,
-    div,
-    dot,
-    exp,
-    expand,
-    flatten,
-    log,
-    log_softmax,
-    matmul,
-    max,
-    maximum,
-    mean,
-    min,
-    minimum,
-    mm,
-    mul,
-    mv,
-    narrow,
-    neg,
-    norm,
-    permute,
-    pow,
-    reciprocal,
-    relu,
-    reshape,
-    select,
-    sigmoid,
-    sin,
-    softmax,
-    sqrt,
-    square,
-    squeeze,
-    stack,
-    sub,
-    sum,
-    t,
-    tanh,
-    transpose,
-    unsqueeze,
-    where,
-)
+from minigrad.ops import *  # noqa: F403 (every op module's __all__)
 from minigrad.teach import viz
 from minigrad.teach.trace import Trace, trace
 from minigrad.tensor import Size, Tensor

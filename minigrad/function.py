@@ -42,7 +42,6 @@ class Function:
     saves_output = False  # built-in ops whose backward reads their own result set this
     is_view = False  # outputs share memory (and so the version counter) with input 0
     # (no op is both: a view's saved output would need the shared counter, see apply)
-    ufunc: Any = None  # + - * /: the numpy ufunc, used as is when nothing is recorded
     # `backward_arrays(ctx, *grad_arrays) -> arrays`, where an op has one: the same gradients
     # as `backward` in numpy alone, which the engine calls when nothing is recorded.
     backward_arrays: Any = None

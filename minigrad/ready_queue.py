@@ -9,7 +9,7 @@ Python's `heapq` is the same algorithm as libstdc++'s push_heap/pop_heap (a pop 
 down to a leaf, always to the child that is not smaller, then sifts the last element up), so
 with the same comparisons it leaves ties in the same order. heapq keeps the smallest first:
 an entry is `(-sequence_nr, node)`, and nodes themselves never compare as smaller (see
-`Node.__lt__`), so equal numbers tie exactly as in C++. (tests/test_ready_queue.py checks the
+`Node.__lt__`), so equal numbers tie exactly as in C++. (tests/core/test_ready_queue.py checks the
 order against a line-by-line port of the C++ code.)
 """
 

@@ -23,6 +23,9 @@ from minigrad.ops.base import (
 )
 from minigrad.ops.selection import choose
 
+# the public functions: minigrad.add, ... (re-exported by ops/ and minigrad/)
+__all__ = ["add", "div", "mul", "neg", "pow", "square", "sub"]
+
 
 class Add(Function):
     """a + b"""

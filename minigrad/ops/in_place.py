@@ -105,7 +105,7 @@ def inplace(target: Any, op: Any, arg: Any) -> Any:
         recording = target._requires_grad or (tensor_arg and arg._requires_grad)
         _check_may_write(target, recording)
     ufunc = None if recording else _IN_PLACE_UFUNCS.get(op)
-    if events._listeners:  # (a trace copies what it shows of target before it changes)
+    if events.listening():  # (a trace copies what it shows of target before it changes)
         events.emit(events.InPlaceChange(target))
     if recording:
         target._shared_version()  # (before it takes over the new node: its node may have saved it)
@@ -187,7 +187,7 @@ def setitem_(target: Any, key: Any, value: Any) -> None:
             "minigrad does not record item assignment on a tensor that requires grad; build "
             "the tensor with where() or cat() instead, or assign under no_grad().")
     key = tuple(unwrap(k) for k in key) if isinstance(key, tuple) else unwrap(key)
-    if events._listeners:
+    if events.listening():
         events.emit(events.InPlaceChange(target))
     target.data[key] = unwrap(value)
     target._bump_version()

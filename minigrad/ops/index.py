@@ -15,6 +15,9 @@ from minigrad.function import Function
 from minigrad.ops.base import as_operand, unwrap
 from minigrad.ops.views import unsqueeze
 
+# the public functions: minigrad.cat, ... (re-exported by ops/ and minigrad/)
+__all__ = ["cat", "concat", "narrow", "select", "stack"]
+
 
 class _Indexing(Function):
     """a[key]: the gradient is scattered back into zeros of a's shape."""

@@ -18,6 +18,9 @@ from minigrad.function import Function
 from minigrad.ops.base import as_operand, is_tensor, shape_of, unwrap
 from minigrad.ops.views import expand, reshape, squeeze_dims, t, unsafe_view, unsqueeze, view
 
+# the public functions: minigrad.bmm, ... (re-exported by ops/ and minigrad/)
+__all__ = ["bmm", "dot", "matmul", "mm", "mv"]
+
 
 def _check(op: str, a: Any, b: Any, ok: bool) -> None:
     if not ok:

@@ -17,6 +17,9 @@ from minigrad.ops.base import constant, is_tensor, normalize_dims, unwrap
 from minigrad.ops.selection import choose, maximum, minimum
 from minigrad.ops.views import view
 
+# the public functions: minigrad.amax, ... (re-exported by ops/ and minigrad/)
+__all__ = ["amax", "amin", "argmax", "argmin", "max", "mean", "min", "norm", "sum"]
+
 
 def _restore_dims(grad: Any, ctx: Any) -> Any:
     """Give a reduced gradient its size-1 dims back, so that it broadcasts to the input."""

@@ -16,6 +16,9 @@ from minigrad.dtypes import result_type
 from minigrad.function import Function
 from minigrad.ops.base import as_operand, binary, cast, constant, promote_tensors, unwrap
 
+# the public functions: minigrad.clamp, ... (re-exported by ops/ and minigrad/)
+__all__ = ["clamp", "clip", "maximum", "minimum", "where"]
+
 
 def _share_of_a(a: Any, b: Any, a_wins: np.ndarray) -> tuple:
     """Masks that send the gradient to the winner, half to each on a tie (as PyTorch)."""

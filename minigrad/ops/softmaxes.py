@@ -10,6 +10,9 @@ import numpy as np
 from minigrad.function import Function
 from minigrad.ops.reduce import sum_array
 
+# the public functions: minigrad.log_softmax, ... (re-exported by ops/ and minigrad/)
+__all__ = ["log_softmax", "softmax"]
+
 
 class Softmax(Function):
     """exp(a) / sum(exp(a)) along `dim`"""

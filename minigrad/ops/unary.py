@@ -13,6 +13,9 @@ from minigrad.function import Function
 from minigrad.ops.base import cast, constant, float_array, unwrap
 from minigrad.ops.selection import _keep_or_zero, choose
 
+# the public functions: minigrad.abs, ... (re-exported by ops/ and minigrad/)
+__all__ = ["abs", "cos", "exp", "log", "reciprocal", "relu", "sigmoid", "sin", "sqrt", "tanh"]
+
 
 class Reciprocal(Function):
     """1 / a"""

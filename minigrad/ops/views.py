@@ -15,6 +15,10 @@ import numpy as np
 from minigrad.function import Function
 from minigrad.ops.base import normalize_dims
 
+# the public functions: minigrad.clone, ... (re-exported by ops/ and minigrad/)
+__all__ = ["clone", "expand", "flatten", "permute", "reshape", "squeeze", "t", "transpose",
+           "unsqueeze"]
+
 
 class View(Function):
     """the same elements seen with another shape (no copy)"""

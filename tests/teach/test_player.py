@@ -17,7 +17,7 @@ import pytest
 import minigrad
 from minigrad.teach import player, viz
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def classic():

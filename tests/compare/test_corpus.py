@@ -51,7 +51,7 @@ def test_corpus_reaches_every_op_of_minigrad(torch_mod):
     backward_only = {"IndexPutBackward0", "SumToSizeBackward0", "TanhBackwardBackward0",
                      "SigmoidBackwardBackward0"}
     # `x // y` records PyTorch's `NotImplemented` node, whose backward raises in both engines:
-    # there is no gradient to compare (tests/test_int_dtypes.py checks the node and the error)
+    # there is no gradient to compare (tests/ops/test_int_dtypes.py checks the node and the error)
     no_gradient = {"NotImplemented"}
     seen = set()
     for case in CORPUS:

@@ -17,7 +17,7 @@ import pytest
 from minigrad.__main__ import main as minigrad_main
 from minigrad.teach import tutorial
 
-ROOT = Path(__file__).resolve().parent.parent / "tutorials"
+ROOT = Path(__file__).resolve().parents[2] / "tutorials"
 LANGS = ("en", "zh")
 LESSONS = [p for lang in LANGS for p in tutorial.lessons(lang, ROOT)]
 # lessons that need an outside tool: the conftest fixture that provides it (skip locally when

@@ -4,7 +4,7 @@ For each op, one test id per check: hypothesis draws shapes (broadcast pairs for
 matching inner dims for matmuls, a `dim` for reductions, ...), params and float64 values in
 the op's domain, and `gradcheck` compares the whole analytic Jacobian with central
 differences; `gradgradcheck` does the same for the backward itself. Run one op's checks with
-`pytest tests/test_ops_table.py -k "[log]"`.
+`pytest tests/ops/test_ops_table.py -k "[log]"`.
 
 The table's own columns are checked too: every built-in Function has an entry, every entry
 can be drawn, and (with PyTorch installed) PyTorch puts the table's node at the root.

@@ -26,7 +26,7 @@ from compare.graph_compare import compare_graphs
 from compare.source import from_source
 from compare.torch_bridge import MINIGRAD, TORCH, as_array, call
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 # Corpus cases whose explanations cannot be identical, and why. Everything else must match.
 NOT_IDENTICAL = {

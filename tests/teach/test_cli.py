@@ -11,7 +11,7 @@ import pytest
 
 from minigrad.__main__ import parse_input
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def run(*args: str, cwd: Path, path: str | None = None) -> subprocess.CompletedProcess:
