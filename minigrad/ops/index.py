@@ -19,6 +19,9 @@ from minigrad.ops.views import unsqueeze
 class _Indexing(Function):
     """a[key]: the gradient is scattered back into zeros of a's shape."""
 
+    source = "{0}[{key}]"
+    gradients = ()
+
     @staticmethod
     def forward(ctx, a, key):
         ctx.in_shape, ctx.key = a.data.shape, key
@@ -57,6 +60,8 @@ class ScatterAdd(Function):
 
     node_name = "IndexPutBackward0"
     formula = r"d(scatter g)/dg = the same positions picked again"
+    source = None  # (read as IndexPutBackward0(g))
+    gradients = ()
 
     @staticmethod
     def forward(ctx, g, shape, key):
@@ -75,6 +80,8 @@ class Cat(Function):
 
     node_name = "CatBackward0"
     formula = r"cat: grad split back into the pieces"
+    source = "cat([{args}], dim={dim})"
+    gradients = ()
 
     @staticmethod
     def forward(ctx, *tensors, dim=0):
@@ -96,6 +103,8 @@ class Stack(Function):
 
     node_name = "StackBackward0"
     formula = r"stack: grad unstacked into the pieces"
+    source = "stack([{args}], dim={dim})"
+    gradients = ()
 
     @staticmethod
     def forward(ctx, *tensors, dim=0):

@@ -20,6 +20,8 @@ class Reciprocal(Function):
     node_name = "ReciprocalBackward0"
     formula = r"d(1/a)/da = -1/a^2"
     saves_output = True
+    source = "{0}.reciprocal()"
+    gradients = ("-{g} * {out}**2",)
 
     @staticmethod
     def forward(ctx, a):
@@ -37,6 +39,8 @@ class Exp(Function):
     node_name = "ExpBackward0"
     formula = r"d(exp a)/da = exp a"
     saves_output = True
+    source = "{0}.exp()"
+    gradients = ("{g} * {out}",)
 
     @staticmethod
     def forward(ctx, a):
@@ -52,6 +56,8 @@ class Log(Function):
 
     node_name = "LogBackward0"
     formula = r"d(ln a)/da = 1/a"
+    source = "{0}.log()"
+    gradients = ("{g} / {0}",)
 
     @staticmethod
     def forward(ctx, a):
@@ -70,6 +76,8 @@ class Sqrt(Function):
     node_name = "SqrtBackward0"
     formula = r"d(sqrt a)/da = 1/(2*sqrt a)"
     saves_output = True
+    source = "{0}.sqrt()"
+    gradients = ("{g} / (2 * {out})",)
 
     @staticmethod
     def forward(ctx, a):
@@ -85,6 +93,8 @@ class Abs(Function):
 
     node_name = "AbsBackward0"
     formula = r"d|a|/da = sign(a)"
+    source = "{0}.abs()"
+    gradients = ("{g} * sign({0})",)
 
     @staticmethod
     def forward(ctx, a):
@@ -103,6 +113,8 @@ class Tanh(Function):
     node_name = "TanhBackward0"
     formula = r"d(tanh a)/da = 1 - tanh(a)^2"
     saves_output = True
+    source = "{0}.tanh()"
+    gradients = ("{g} * (1 - {out}**2)",)
 
     @staticmethod
     def forward(ctx, a):
@@ -128,6 +140,8 @@ class TanhBackward(Function):
 
     node_name = "TanhBackwardBackward0"
     formula = r"d(g*(1-y^2))/dg = 1 - y^2 ;  d(g*(1-y^2))/dy = -2*g*y"
+    source = None  # (read as TanhBackwardBackward0(g, y))
+    gradients = ()
 
     @staticmethod
     def forward(ctx, grad, y):
@@ -148,6 +162,8 @@ class Sigmoid(Function):
     node_name = "SigmoidBackward0"
     formula = r"d(sigmoid a)/da = sigmoid(a)*(1 - sigmoid(a))"
     saves_output = True
+    source = "{0}.sigmoid()"
+    gradients = ("{g} * {out} * (1 - {out})",)
 
     @staticmethod
     def forward(ctx, a):
@@ -166,6 +182,8 @@ class SigmoidBackward(Function):
 
     node_name = "SigmoidBackwardBackward0"
     formula = r"d(g*y*(1-y))/dg = y*(1-y) ;  d(g*y*(1-y))/dy = g*(1-2y)"
+    source = None  # (read as SigmoidBackwardBackward0(g, y))
+    gradients = ()
 
     @staticmethod
     def forward(ctx, grad, y):
@@ -186,6 +204,8 @@ class Relu(Function):
     node_name = "ReluBackward0"
     formula = r"d(relu a)/da = 1 if a > 0 else 0"
     saves_output = True
+    source = "{0}.relu()"
+    gradients = ("{g} * ({0} > 0)",)
 
     @staticmethod
     def forward(ctx, a):
@@ -207,6 +227,8 @@ class Sin(Function):
 
     node_name = "SinBackward0"
     formula = r"d(sin a)/da = cos a"
+    source = "{0}.sin()"
+    gradients = ("{g} * cos({0})",)
 
     @staticmethod
     def forward(ctx, a):
@@ -224,6 +246,8 @@ class Cos(Function):
 
     node_name = "CosBackward0"
     formula = r"d(cos a)/da = -sin a"
+    source = "{0}.cos()"
+    gradients = ("-{g} * sin({0})",)
 
     @staticmethod
     def forward(ctx, a):

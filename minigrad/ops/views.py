@@ -22,6 +22,8 @@ class View(Function):
     node_name = "ViewBackward0"
     is_view = True
     formula = r"view: grad reshaped back to the input's shape"
+    source = "{0}.view({shape})"
+    gradients = ()
 
     @staticmethod
     def forward(ctx, a, shape):
@@ -50,12 +52,14 @@ class UnsafeView(View):
     """a reshape after a copy (PyTorch's _unsafe_view)"""
 
     node_name = "UnsafeViewBackward0"
+    source = "{0}.reshape({shape})"
 
 
 class ReshapeAlias(View):
     """a reshape that can view non-contiguous memory (PyTorch's _reshape_alias)"""
 
     node_name = "ReshapeAliasBackward0"
+    source = None  # (read as ReshapeAliasBackward0(a))
 
 
 class T(Function):
@@ -64,6 +68,8 @@ class T(Function):
     node_name = "TBackward0"
     is_view = True
     formula = r"t: grad transposed back"
+    source = "{0}.t()"
+    gradients = ()
 
     @staticmethod
     def forward(ctx, a):
@@ -87,6 +93,8 @@ class Transpose(Function):
     node_name = "TransposeBackward0"
     is_view = True
     formula = r"transpose: grad transposed back"
+    source = "{0}.transpose({d0}, {d1})"
+    gradients = ()
 
     @staticmethod
     def forward(ctx, a, d0, d1):
@@ -104,6 +112,8 @@ class Permute(Function):
     node_name = "PermuteBackward0"
     is_view = True
     formula = r"permute: grad permuted back"
+    source = "{0}.permute{permutation}"
+    gradients = ()
 
     @staticmethod
     def forward(ctx, a, dims):
@@ -121,6 +131,8 @@ class Unsqueeze(Function):
     node_name = "UnsqueezeBackward0"
     is_view = True
     formula = r"unsqueeze: grad squeezed back"
+    source = "{0}.unsqueeze({dim})"
+    gradients = ()
 
     @staticmethod
     def forward(ctx, a, dim):
@@ -144,6 +156,8 @@ class Squeeze(Function):
     node_name = "SqueezeBackward0"
     is_view = True
     formula = r"squeeze: grad reshaped back"
+    source = "{0}.squeeze()"
+    gradients = ()
 
     @staticmethod
     def forward(ctx, a, dims):
@@ -183,6 +197,8 @@ class Expand(Function):
     node_name = "ExpandBackward0"
     is_view = True
     formula = r"expand: grad summed over the expanded dims"
+    source = "{0}.expand({shape})"
+    gradients = ()
 
     @staticmethod
     def forward(ctx, a, shape):
@@ -198,6 +214,8 @@ class Clone(Function):
 
     node_name = "CloneBackward0"
     formula = r"d(clone a)/da = 1"
+    source = "{0}.clone()"
+    gradients = ()
 
     @staticmethod
     def forward(ctx, a):
