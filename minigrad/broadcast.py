@@ -63,6 +63,8 @@ class SumToSize(Function):
 
     node_name = "SumToSizeBackward0"
     formula = r"d(sum_to a)/da_i = 1"
+    source = "{0}.sum_to_size({shape})"
+    gradients = ()
 
     @staticmethod
     def forward(ctx, a, shape):

@@ -38,6 +38,8 @@ class Function:
 
     node_name: str = ""
     formula: str = ""
+    # (the built-in ops also say how they read, `source`, and what each input receives,
+    # `gradients`: the narration's words, read by minigrad.teach.op_words)
     _scratch: Node | None = None
     saves_output = False  # built-in ops whose backward reads their own result set this
     is_view = False  # outputs share memory (and so the version counter) with input 0

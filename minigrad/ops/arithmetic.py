@@ -32,6 +32,8 @@ class Add(Function):
 
     node_name = "AddBackward0"
     formula = r"d(a+b)/da = 1 ;  d(a+b)/db = 1"
+    source = "{0} + {1}"
+    gradients = ("{g}", "{g}")
 
     @staticmethod
     def forward(ctx, a, b):
@@ -48,6 +50,8 @@ class Sub(Function):
 
     node_name = "SubBackward0"
     formula = r"d(a-b)/da = 1 ;  d(a-b)/db = -1"
+    source = "{0} - {1}"
+    gradients = ("{g}", "-{g}")
 
     @staticmethod
     def forward(ctx, a, b):
@@ -64,6 +68,8 @@ class AddScaled(Function):
 
     node_name = "AddBackward0"
     formula = r"d(a+alpha*b)/da = 1 ;  d(a+alpha*b)/db = alpha"
+    source = "{0} + {alpha} * {1}"  # (a trace, by node name, reads Add's words)
+    gradients = ("{g}", "{g} * {alpha}")
 
     @staticmethod
     def forward(ctx, a, b, alpha=1):
@@ -80,6 +86,8 @@ class SubScaled(Function):
 
     node_name = "SubBackward0"
     formula = r"d(a-alpha*b)/da = 1 ;  d(a-alpha*b)/db = -alpha"
+    source = "{0} - {alpha} * {1}"  # (a trace, by node name, reads Sub's words)
+    gradients = ("{g}", "-{g} * {alpha}")
 
     @staticmethod
     def forward(ctx, a, b, alpha=1):
@@ -96,10 +104,11 @@ class Rsub(Function):
 
     node_name = "RsubBackward1"
     formula = r"d(c-a)/da = -1"
+    source = "{c} - {0}"
+    gradients = ("-{g}",)
 
     @staticmethod
     def forward(ctx, a, c):
-        ctx.c = c  # kept for explanations (`t2 = 1 - x`)
         return c - unwrap(a)
 
     @staticmethod
@@ -112,6 +121,8 @@ class Mul(Function):
 
     node_name = "MulBackward0"
     formula = r"d(a*b)/da = b ;  d(a*b)/db = a"
+    source = "{0} * {1}"
+    gradients = ("{g} * {1}", "{g} * {0}")
 
     @staticmethod
     def forward(ctx, a, b):
@@ -134,6 +145,8 @@ class Div(Function):
 
     node_name = "DivBackward0"
     formula = r"d(a/b)/da = 1/b ;  d(a/b)/db = -a/b^2"
+    source = "{0} / {1}"
+    gradients = ("{g} / {1}", "-{g} * {0} / {1}**2")
 
     @staticmethod
     def forward(ctx, a, b):
@@ -153,6 +166,8 @@ class Neg(Function):
 
     node_name = "NegBackward0"
     formula = r"d(-a)/da = -1"
+    source = "-{0}"
+    gradients = ("-{g}",)
 
     @staticmethod
     def forward(ctx, a):
@@ -171,6 +186,8 @@ class Pow(Function):
 
     node_name = "PowBackward0"
     formula = r"d(a^p)/da = p*a^(p-1)"
+    source = "{0} ** {p}"
+    gradients = ("{g} * {p} * {0}{power}",)  # {power}: **(p-1), nothing when p-1 is 1
 
     @staticmethod
     def forward(ctx, a, p):
@@ -192,6 +209,8 @@ class PowTensor(Function):
 
     node_name = "PowBackward1"
     formula = r"d(a^b)/da = b*a^(b-1) ;  d(a^b)/db = a^b*ln(a)"
+    source = "{0} ** {1}"
+    gradients = ("{g} * {1} * {0}**({1} - 1)", "{g} * {0}**{1} * ln({0})")
 
     @staticmethod
     def forward(ctx, a, b):
@@ -220,6 +239,8 @@ class RPow(Function):
     node_name = "PowBackward2"
     formula = r"d(c^a)/da = c^a*ln(c)"
     saves_output = True
+    source = "{base} ** {0}"
+    gradients = ("{g} * {out} * ln({base})",)
 
     @staticmethod
     def forward(ctx, a, base):

@@ -207,6 +207,8 @@ class Cast(Function):
 
     node_name = "ToCopyBackward0"
     formula = r"d(to(a))/da = 1 (converted back to a's dtype)"
+    source = "{0}.to({dtype})"
+    gradients = ()
 
     @staticmethod
     def forward(ctx, a, dtype):

@@ -19,6 +19,8 @@ class Remainder(Function):
 
     node_name = "RemainderBackward1"
     formula = r"d(a mod b)/da = 1 ;  d(a mod b)/db = -floor(a/b)"
+    source = "{0} % {1}"
+    gradients = ("{g}", "-{g} * floor({0} / {1})")
 
     @staticmethod
     def forward(ctx, a, b):
@@ -40,10 +42,11 @@ class RemainderScalar(Remainder):
 
     node_name = "RemainderBackward0"
     formula = r"d(a mod c)/da = 1"
+    source = "{0} % {c}"
+    gradients = ("{g}",)
 
     @staticmethod
     def forward(ctx, a, c):
-        ctx.c = c  # kept for explanations (`t2 = x % 1.5`)
         return integer_division(np.remainder, "remainder", unwrap(a), c)
 
     @staticmethod
@@ -56,10 +59,20 @@ class FloorDivide(Function):
 
     node_name = "NotImplemented"
     formula = r"d floor(a/b)/da: not implemented (0 almost everywhere, as in PyTorch)"
+    gradients = ()
+
+    @staticmethod
+    def source(args: list[str], settings: dict, shape: tuple | None) -> str:
+        """`x // y`, `x // 2`, `7 // x`, `7.5 % x`: the four ops named NotImplemented read
+        alike, from the settings the narration adds (`op`, and `reverse` for `7 // x`)."""
+        op = settings["op"]
+        if "c" not in settings:
+            return f"{args[0]} {op} {args[1]}"
+        c = settings["c"]
+        return f"{c} {op} {args[0]}" if settings.get("reverse") else f"{args[0]} {op} {c}"
 
     @staticmethod
     def forward(ctx, a, b):
-        ctx.op = "//"  # (explanations: the node's name does not say which op it was)
         return integer_division(np.floor_divide, "div_floor", unwrap(a), unwrap(b))
 
     @staticmethod
@@ -74,7 +87,6 @@ class FloorDivideScalar(FloorDivide):
 
     @staticmethod
     def forward(ctx, a, c):
-        ctx.op, ctx.c = "//", c  # (for explanations)
         return integer_division(np.floor_divide, "div_floor", unwrap(a), c)
 
 
@@ -85,7 +97,6 @@ class NumberFloorDivide(FloorDivide):
 
     @staticmethod
     def forward(ctx, a, c):
-        ctx.op, ctx.c, ctx.reverse = "//", c, True  # (for explanations: `7 // x`)
         return integer_division(np.floor_divide, "div_floor", c, unwrap(a))
 
 
@@ -94,10 +105,11 @@ class NumberRemainder(Function):
 
     node_name = "NotImplemented"
     formula = r"d(c mod a)/da: not implemented (as in PyTorch)"
+    source = staticmethod(FloorDivide.source)  # (the node name does not say which it was)
+    gradients = ()
 
     @staticmethod
     def forward(ctx, a, c):
-        ctx.op, ctx.c, ctx.reverse = "%", c, True  # (for explanations: `7.5 % x`)
         return integer_division(np.remainder, "remainder", c, unwrap(a))
 
     @staticmethod

@@ -26,6 +26,8 @@ class Fill(Function):
 
     node_name = "FillBackward2"  # PyTorch's name for fill_(number)
     formula = r"d fill(a)/da = 0"
+    source = None  # (read as FillBackward2(a))
+    gradients = ()
 
     @staticmethod
     def forward(ctx, a, value):
@@ -48,6 +50,8 @@ class Copy(Function):
 
     node_name = "CopyBackwards"
     formula = r"d copy(a, src)/da = 0 ;  /dsrc = 1"
+    source = None  # (read as CopyBackwards(a, src))
+    gradients = ()
 
     @staticmethod
     def forward(ctx, a, src):

@@ -22,6 +22,9 @@ __all__ = ["cat", "concat", "narrow", "select", "stack"]
 class _Indexing(Function):
     """a[key]: the gradient is scattered back into zeros of a's shape."""
 
+    source = "{0}[{key}]"
+    gradients = ()
+
     @staticmethod
     def forward(ctx, a, key):
         ctx.in_shape, ctx.key = a.data.shape, key
@@ -60,6 +63,8 @@ class ScatterAdd(Function):
 
     node_name = "IndexPutBackward0"
     formula = r"d(scatter g)/dg = the same positions picked again"
+    source = None  # (read as IndexPutBackward0(g))
+    gradients = ()
 
     @staticmethod
     def forward(ctx, g, shape, key):
@@ -78,6 +83,8 @@ class Cat(Function):
 
     node_name = "CatBackward0"
     formula = r"cat: grad split back into the pieces"
+    source = "cat([{args}], dim={dim})"
+    gradients = ()
 
     @staticmethod
     def forward(ctx, *tensors, dim=0):
@@ -99,6 +106,8 @@ class Stack(Function):
 
     node_name = "StackBackward0"
     formula = r"stack: grad unstacked into the pieces"
+    source = "stack([{args}], dim={dim})"
+    gradients = ()
 
     @staticmethod
     def forward(ctx, *tensors, dim=0):

@@ -54,6 +54,8 @@ class MseLoss(Function):
     node_name = "MseLossBackward0"
     formula = r"d mse/dinput = 2*(input - target) * grad / N ;  d mse/dtarget = -2*(input - " \
         r"target) * grad / N   (N = number of elements for 'mean', 1 otherwise)"
+    source = "mse_loss({args})"
+    gradients = ()
 
     @staticmethod
     def forward(ctx, input, target, *, reduction="mean"):
@@ -77,6 +79,8 @@ class NllLoss(Function):
     node_name = "NllLossBackward0"
     formula = r"d nll/dinput[n, c] = -w[c] * grad / sum(w[target]) if c == target[n], else 0" \
         r"   (w = class weights, 1 by default; '/ sum' only for 'mean')"
+    source = "nll_loss({0}, target)"
+    gradients = ()
 
     @staticmethod
     def forward(ctx, input, *, target, weight=None, reduction="mean", ignore_index=-100):
@@ -162,6 +166,8 @@ class BinaryCrossEntropy(Function):
     node_name = "BinaryCrossEntropyBackward0"
     formula = r"d bce/dinput = w * (input - target) / (input*(1 - input)) * grad ;  " \
         r"d bce/dtarget = w * (log(1-input) - log(input)) * grad"
+    source = "binary_cross_entropy({args})"
+    gradients = ()
 
     @staticmethod
     def forward(ctx, input, target, *, weight=None, reduction="mean"):
@@ -207,6 +213,8 @@ class BinaryCrossEntropyWithLogits(Function):
     formula = r"d bce/dinput = w * (sigmoid(input)*(pw*target + 1 - target) - pw*target) * " \
         r"grad ;  d bce/dtarget = w * (pw*softplus(-input) - softplus(input)) * grad" \
         r"   (pw = pos_weight, 1 by default)"
+    source = "binary_cross_entropy_with_logits({args})"
+    gradients = ()
 
     @staticmethod
     def forward(ctx, input, target, *, weight=None, pos_weight=None, reduction="mean"):

@@ -32,6 +32,8 @@ class Dot(Function):
 
     node_name = "DotBackward0"
     formula = r"d(a.b)/da = b ;  d(a.b)/db = a"
+    source = "{0} @ {1}"
+    gradients = ("{g} * {1}", "{g} * {0}")
 
     @staticmethod
     def forward(ctx, a, b):
@@ -51,6 +53,8 @@ class Mm(Function):
 
     node_name = "MmBackward0"
     formula = r"d(A@B)/dA = grad @ B^T ;  d(A@B)/dB = A^T @ grad"
+    source = "{0} @ {1}"
+    gradients = ("{g} @ {1}.T", "{0}.T @ {g}")
 
     @staticmethod
     def forward(ctx, a, b):
@@ -111,6 +115,8 @@ class Mv(Function):
 
     node_name = "MvBackward0"
     formula = r"d(A@v)/dA = outer(grad, v) ;  d(A@v)/dv = A^T @ grad"
+    source = "{0} @ {1}"
+    gradients = ("outer({g}, {1})", "{0}.T @ {g}")
 
     @staticmethod
     def forward(ctx, a, v):
@@ -132,6 +138,8 @@ class Bmm(Function):
 
     node_name = "BmmBackward0"
     formula = r"d(A@B)/dA = grad @ B^T ;  d(A@B)/dB = A^T @ grad  (per batch)"
+    source = "{0} @ {1}"
+    gradients = ("{g} @ {1}.mT", "{0}.mT @ {g}")
 
     @staticmethod
     def forward(ctx, a, b):
@@ -224,6 +232,8 @@ class Addmm(Function):
     node_name = "AddmmBackward0"
     formula = r"addmm(b, A, B) = b + A@B:  d/db = grad summed over rows ;  d/dA = grad @ B^T ;  " \
         r"d/dB = A^T @ grad"
+    source = "{1} @ {2} + {0}"
+    gradients = ("{g}", "{g} @ {2}.T", "{1}.T @ {g}")
 
     @staticmethod
     def forward(ctx, bias, mat1, mat2):

@@ -36,6 +36,8 @@ class Sum(Function):
 
     node_name = "SumBackward0"
     formula = r"d(sum a)/da_i = 1"
+    source = "{0}.sum()"
+    gradients = ()
 
     @staticmethod
     def forward(ctx, a):
@@ -52,6 +54,8 @@ class SumDim(Function):
 
     node_name = "SumBackward1"
     formula = r"d(sum_dim a)/da_i = 1"
+    source = "{0}.sum({dims})"
+    gradients = ()
 
     @staticmethod
     def forward(ctx, a, dims, keepdim):
@@ -78,6 +82,8 @@ class Mean(Function):
 
     node_name = "MeanBackward0"
     formula = r"d(mean a)/da_i = 1/n"
+    source = "{0}.mean()"
+    gradients = ("{g} / {n}",)
 
     @staticmethod
     def forward(ctx, a):
@@ -95,6 +101,8 @@ class MeanDim(Function):
 
     node_name = "MeanBackward1"
     formula = r"d(mean_dim a)/da_i = 1/n"
+    source = "{0}.mean({dims})"
+    gradients = ("{g} / {n}",)
 
     @staticmethod
     def forward(ctx, a, dims, keepdim):
@@ -138,6 +146,8 @@ class MaxAll(_EvenReduction):
 
     node_name = "MaxBackward1"
     formula = r"d(max a)/da_i = 1 for the largest element (shared on ties), else 0"
+    source = "{0}.max()"
+    gradients = ()
     np_fn = staticmethod(np.max)
 
 
@@ -146,6 +156,8 @@ class MinAll(_EvenReduction):
 
     node_name = "MinBackward1"
     formula = r"d(min a)/da_i = 1 for the smallest element (shared on ties), else 0"
+    source = "{0}.min()"
+    gradients = ()
     np_fn = staticmethod(np.min)
 
 
@@ -182,6 +194,8 @@ class MaxDim(_SelectReduction):
 
     node_name = "MaxBackward0"
     formula = r"d(max_dim a)/da_i = 1 at the index of the max along dim, else 0"
+    source = "{0}.max({dims})"
+    gradients = ()
     arg_fn = staticmethod(np.argmax)
 
 
@@ -190,6 +204,8 @@ class MinDim(_SelectReduction):
 
     node_name = "MinBackward0"
     formula = r"d(min_dim a)/da_i = 1 at the index of the min along dim, else 0"
+    source = "{0}.min({dims})"
+    gradients = ()
     arg_fn = staticmethod(np.argmin)
 
 
@@ -216,6 +232,8 @@ class Amax(_Extreme):
 
     node_name = "AmaxBackward0"
     formula = r"d(amax a)/da_i = 1 for the largest along dim (shared on ties), else 0"
+    source = "{0}.amax({dims})"
+    gradients = ()
     np_fn = staticmethod(np.max)
 
 
@@ -224,6 +242,8 @@ class Amin(_Extreme):
 
     node_name = "AminBackward0"
     formula = r"d(amin a)/da_i = 1 for the smallest along dim (shared on ties), else 0"
+    source = "{0}.amin({dims})"
+    gradients = ()
     np_fn = staticmethod(np.min)
 
 
@@ -233,6 +253,8 @@ class Norm(Function):
     node_name = "LinalgVectorNormBackward0"
     formula = r"d||a||/da_i = a_i / ||a||  (0 where ||a|| = 0)"
     saves_output = True
+    source = "{0}.norm({dims})"
+    gradients = ()
 
     @staticmethod
     def forward(ctx, a, dims, keepdim):

@@ -32,6 +32,8 @@ class Maximum(Function):
 
     node_name = "MaximumBackward0"
     formula = r"d max(a,b)/da = 1 where a > b (1/2 on ties), else 0"
+    source = "maximum({args})"
+    gradients = ()
 
     @staticmethod
     def forward(ctx, a, b):
@@ -50,6 +52,8 @@ class Minimum(Function):
 
     node_name = "MinimumBackward0"
     formula = r"d min(a,b)/da = 1 where a < b (1/2 on ties), else 0"
+    source = "minimum({args})"
+    gradients = ()
 
     @staticmethod
     def forward(ctx, a, b):
@@ -68,6 +72,8 @@ class Where(Function):
 
     node_name = "WhereBackward0"
     formula = r"d where(c,a,b)/da = 1 where c ;  /db = 1 where not c"
+    source = "where(condition, {0}, {1})"
+    gradients = ()
 
     @staticmethod
     def forward(ctx, a, b, condition=None):
@@ -123,6 +129,8 @@ class Clamp(Function):
 
     node_name = "ClampBackward1"
     formula = r"d clamp(a)/da = 1 inside [min, max], else 0"
+    source = "{0}.clamp({bounds})"
+    gradients = ()
 
     @staticmethod
     def forward(ctx, a, lo=None, hi=None):

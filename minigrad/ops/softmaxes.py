@@ -20,6 +20,8 @@ class Softmax(Function):
     node_name = "SoftmaxBackward0"
     formula = r"d softmax/da: y * (grad - sum(grad * y))  (y = softmax(a))"
     saves_output = True
+    source = "{0}.softmax(dim={dim})"
+    gradients = ()
 
     @staticmethod
     def forward(ctx, a, dim):
@@ -38,6 +40,8 @@ class LogSoftmax(Function):
     node_name = "LogSoftmaxBackward0"
     formula = r"d log_softmax/da: grad - softmax(a) * sum(grad)"
     saves_output = True
+    source = "{0}.log_softmax(dim={dim})"
+    gradients = ()
 
     @staticmethod
     def forward(ctx, a, dim):

@@ -23,6 +23,8 @@ class Reciprocal(Function):
     node_name = "ReciprocalBackward0"
     formula = r"d(1/a)/da = -1/a^2"
     saves_output = True
+    source = "{0}.reciprocal()"
+    gradients = ("-{g} * {out}**2",)
 
     @staticmethod
     def forward(ctx, a):
@@ -40,6 +42,8 @@ class Exp(Function):
     node_name = "ExpBackward0"
     formula = r"d(exp a)/da = exp a"
     saves_output = True
+    source = "{0}.exp()"
+    gradients = ("{g} * {out}",)
 
     @staticmethod
     def forward(ctx, a):
@@ -55,6 +59,8 @@ class Log(Function):
 
     node_name = "LogBackward0"
     formula = r"d(ln a)/da = 1/a"
+    source = "{0}.log()"
+    gradients = ("{g} / {0}",)
 
     @staticmethod
     def forward(ctx, a):
@@ -73,6 +79,8 @@ class Sqrt(Function):
     node_name = "SqrtBackward0"
     formula = r"d(sqrt a)/da = 1/(2*sqrt a)"
     saves_output = True
+    source = "{0}.sqrt()"
+    gradients = ("{g} / (2 * {out})",)
 
     @staticmethod
     def forward(ctx, a):
@@ -88,6 +96,8 @@ class Abs(Function):
 
     node_name = "AbsBackward0"
     formula = r"d|a|/da = sign(a)"
+    source = "{0}.abs()"
+    gradients = ("{g} * sign({0})",)
 
     @staticmethod
     def forward(ctx, a):
@@ -106,6 +116,8 @@ class Tanh(Function):
     node_name = "TanhBackward0"
     formula = r"d(tanh a)/da = 1 - tanh(a)^2"
     saves_output = True
+    source = "{0}.tanh()"
+    gradients = ("{g} * (1 - {out}**2)",)
 
     @staticmethod
     def forward(ctx, a):
@@ -131,6 +143,8 @@ class TanhBackward(Function):
 
     node_name = "TanhBackwardBackward0"
     formula = r"d(g*(1-y^2))/dg = 1 - y^2 ;  d(g*(1-y^2))/dy = -2*g*y"
+    source = None  # (read as TanhBackwardBackward0(g, y))
+    gradients = ()
 
     @staticmethod
     def forward(ctx, grad, y):
@@ -151,6 +165,8 @@ class Sigmoid(Function):
     node_name = "SigmoidBackward0"
     formula = r"d(sigmoid a)/da = sigmoid(a)*(1 - sigmoid(a))"
     saves_output = True
+    source = "{0}.sigmoid()"
+    gradients = ("{g} * {out} * (1 - {out})",)
 
     @staticmethod
     def forward(ctx, a):
@@ -169,6 +185,8 @@ class SigmoidBackward(Function):
 
     node_name = "SigmoidBackwardBackward0"
     formula = r"d(g*y*(1-y))/dg = y*(1-y) ;  d(g*y*(1-y))/dy = g*(1-2y)"
+    source = None  # (read as SigmoidBackwardBackward0(g, y))
+    gradients = ()
 
     @staticmethod
     def forward(ctx, grad, y):
@@ -189,6 +207,8 @@ class Relu(Function):
     node_name = "ReluBackward0"
     formula = r"d(relu a)/da = 1 if a > 0 else 0"
     saves_output = True
+    source = "{0}.relu()"
+    gradients = ("{g} * ({0} > 0)",)
 
     @staticmethod
     def forward(ctx, a):
@@ -210,6 +230,8 @@ class Sin(Function):
 
     node_name = "SinBackward0"
     formula = r"d(sin a)/da = cos a"
+    source = "{0}.sin()"
+    gradients = ("{g} * cos({0})",)
 
     @staticmethod
     def forward(ctx, a):
@@ -227,6 +249,8 @@ class Cos(Function):
 
     node_name = "CosBackward0"
     formula = r"d(cos a)/da = -sin a"
+    source = "{0}.cos()"
+    gradients = ("-{g} * sin({0})",)
 
     @staticmethod
     def forward(ctx, a):

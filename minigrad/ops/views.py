@@ -26,6 +26,8 @@ class View(Function):
     node_name = "ViewBackward0"
     is_view = True
     formula = r"view: grad reshaped back to the input's shape"
+    source = "{0}.view({shape})"
+    gradients = ()
 
     @staticmethod
     def forward(ctx, a, shape):
@@ -54,12 +56,14 @@ class UnsafeView(View):
     """a reshape after a copy (PyTorch's _unsafe_view)"""
 
     node_name = "UnsafeViewBackward0"
+    source = "{0}.reshape({shape})"
 
 
 class ReshapeAlias(View):
     """a reshape that can view non-contiguous memory (PyTorch's _reshape_alias)"""
 
     node_name = "ReshapeAliasBackward0"
+    source = None  # (read as ReshapeAliasBackward0(a))
 
 
 class T(Function):
@@ -68,6 +72,8 @@ class T(Function):
     node_name = "TBackward0"
     is_view = True
     formula = r"t: grad transposed back"
+    source = "{0}.t()"
+    gradients = ()
 
     @staticmethod
     def forward(ctx, a):
@@ -91,6 +97,8 @@ class Transpose(Function):
     node_name = "TransposeBackward0"
     is_view = True
     formula = r"transpose: grad transposed back"
+    source = "{0}.transpose({d0}, {d1})"
+    gradients = ()
 
     @staticmethod
     def forward(ctx, a, d0, d1):
@@ -108,6 +116,8 @@ class Permute(Function):
     node_name = "PermuteBackward0"
     is_view = True
     formula = r"permute: grad permuted back"
+    source = "{0}.permute{permutation}"
+    gradients = ()
 
     @staticmethod
     def forward(ctx, a, dims):
@@ -125,6 +135,8 @@ class Unsqueeze(Function):
     node_name = "UnsqueezeBackward0"
     is_view = True
     formula = r"unsqueeze: grad squeezed back"
+    source = "{0}.unsqueeze({dim})"
+    gradients = ()
 
     @staticmethod
     def forward(ctx, a, dim):
@@ -148,6 +160,8 @@ class Squeeze(Function):
     node_name = "SqueezeBackward0"
     is_view = True
     formula = r"squeeze: grad reshaped back"
+    source = "{0}.squeeze()"
+    gradients = ()
 
     @staticmethod
     def forward(ctx, a, dims):
@@ -187,6 +201,8 @@ class Expand(Function):
     node_name = "ExpandBackward0"
     is_view = True
     formula = r"expand: grad summed over the expanded dims"
+    source = "{0}.expand({shape})"
+    gradients = ()
 
     @staticmethod
     def forward(ctx, a, shape):
@@ -202,6 +218,8 @@ class Clone(Function):
 
     node_name = "CloneBackward0"
     formula = r"d(clone a)/da = 1"
+    source = "{0}.clone()"
+    gradients = ()
 
     @staticmethod
     def forward(ctx, a):

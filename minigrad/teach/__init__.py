@@ -8,8 +8,8 @@ It reads the engine's events and the nodes' public API (the private reads left a
   with `settings` (each op's settings, from its ForwardOp), `copies` (values as they were,
   one copy per tensor version) and `labels` (variable names, source lines, constant text);
 - `trace`: `trace()` and `Trace`, the records with their views (`explain`, `to_dot`, `to_html`);
-- `op_words`: each node, by its PyTorch name (`MulBackward0`), put into words: its source form
-  (`t3 = x * y`), the gradient each input gets (`grad * y`), a teacher's remarks;
+- `op_words`: each node, by its PyTorch name (`MulBackward0`), put into words from its op
+  class's `source` (`t3 = x * y`) and `gradients` (`grad * y`), with a teacher's remarks;
 - `phrases`: the sentences of the narration in English and Chinese;
 - `explain`: the narration itself, laid out from the records;
 - `viz`: the graph as graphviz DOT; `player` (+ `player_assets/`): the HTML page that plays it;

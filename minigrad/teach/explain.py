@@ -7,8 +7,8 @@ a gradient, and each leaf's `.grad`. Small tensors show their values as PyTorch 
 large ones a shape and statistics. The text is deterministic except the time in the last
 line (`timing=False` leaves it out).
 
-Works from the Trace's records only (see `minigrad.teach.records`); the per-op words live in
-`minigrad.teach.op_words`, the sentences in `minigrad.teach.phrases`.
+Works from the Trace's records only (see `minigrad.teach.records`); the per-op words are on the
+op classes (read by `minigrad.teach.op_words`), the sentences in `minigrad.teach.phrases`.
 """
 
 from __future__ import annotations

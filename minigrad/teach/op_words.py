@@ -1,24 +1,41 @@
 """Each node, by its PyTorch name, put into words: source form, gradient expressions, remarks.
 
+The words of an op are on its class, beside its `formula` (`ops/arithmetic.py`, `class Mul`):
+
+    source = "{0} * {1}"                      # how the forward reads in code
+    gradients = ("{g} * {1}", "{g} * {0}")    # what each input receives (None: a value only)
+
+`{0} {1} ...` are the inputs' labels, `{g}` the incoming gradient, `{out}` the output's label,
+`{n}` how many elements were averaged; `{c}`, `{p}`, `{dim}`, ... the op's settings, and
+`PLACEHOLDERS` below what is written from them (`{dims}`: `dim=1, keepdim=True`). A source may
+also be a function `(args, settings, shape) -> str`, or None (read `FillBackward2(x)`).
+The class is found by node name (`op_class`); the remarks are in `phrases.NOTES`.
+
 Everything here works from plain values (argument labels such as `"x"` or `"3"`, a dict of
 the settings forward kept, the output shape), never from live nodes, so that a Trace built
-from PyTorch's own graph (compare/) is narrated by the same table.
+from PyTorch's own graph (compare/) is narrated the same way, by PyTorch's node names.
 
-An op missing from a table still reads well: `MseLossBackward0(t4, target)` as source, and
-the gradient it sends shown as a value without an expression.
+An op without words still reads well: `ConvolutionBackward0(t4, w)` as source, and the
+gradient it sends shown as a value without an expression.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+import functools
+import string
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 import numpy as np
 
+import minigrad.ops  # noqa: F401 - every op of minigrad is defined once it is imported
+from minigrad.function import Function
+from minigrad.teach.phrases import NOTES
+
 Attrs = Mapping[str, Any]
 
 
-# -- source forms: how the forward op reads in code -------------------------------------------
+# -- the placeholders a source form or gradient text may use besides the inputs {0} {1} ... ---
 def _dims(attrs: Attrs, key: str = "dims") -> str:
     dims = attrs[key]
     dims = tuple(dims) if isinstance(dims, tuple | list) else (dims,)
@@ -50,43 +67,59 @@ def _key(key: Any) -> str:
     return ", ".join(out)
 
 
-def _method(method: str) -> Callable[[list[str], Attrs, Any], str]:
-    return lambda a, k, s: f"{a[0]}.{method}()"
+def _permutation(attrs: Attrs) -> str:
+    dims = tuple(int(d) for d in np.argsort(attrs["inverse"]))
+    return str(dims) if len(dims) != 1 else f"({dims[0]})"
 
 
-def _reduction(method: str) -> Callable[[list[str], Attrs, Any], str]:
-    return lambda a, k, s: f"{a[0]}.{method}({_dims(k)})"
+def _bounds(attrs: Attrs) -> str:
+    bounds = [f"min={attrs['lo']}" if attrs.get("lo") is not None else "",
+              f"max={attrs['hi']}" if attrs.get("hi") is not None else ""]
+    return ", ".join(b for b in bounds if b)
 
 
-def _binary(op: str) -> Callable[[list[str], Attrs, Any], str]:
-    return lambda a, k, s: f"{a[0]} {op} {a[1]}"
+def _power(attrs: Attrs) -> str:
+    p = attrs["p"]
+    lower = p - 1 if isinstance(p, int | float) else f"({p} - 1)"
+    return "" if lower == 1 else f"**{lower}"
 
 
-def _call(fn: str) -> Callable[[list[str], Attrs, Any], str]:
-    return lambda a, k, s: f"{fn}({', '.join(a)})"
+# Written from the settings, the output shape and the inputs' labels; a setting of the same
+# name (`dims`, `key`) is read through these. Any other setting is used as it is (`{c}`, `{p}`).
+PLACEHOLDERS: dict[str, Callable[[Attrs, Any, list[str]], str]] = {
+    "dims": lambda k, s, a: _dims(k),  # dim=1, keepdim=True
+    "shape": lambda k, s, a: _shape(s),  # the output shape: 2, 3
+    "key": lambda k, s, a: _key(k["key"]),  # 0, 1:3, mask
+    "permutation": lambda k, s, a: _permutation(k),  # (1, 0)
+    "bounds": lambda k, s, a: _bounds(k),  # min=0, max=1
+    "args": lambda k, s, a: ", ".join(a),  # every input
+    "power": lambda k, s, a: _power(k),  # **(p-1) as written after a, nothing when p-1 is 1
+}
 
 
-def _clamp(a: list[str], k: Attrs, s: Any) -> str:
-    bounds = [f"min={k['lo']}" if k.get("lo") is not None else "",
-              f"max={k['hi']}" if k.get("hi") is not None else ""]
-    return f"{a[0]}.clamp({', '.join(b for b in bounds if b)})"
+_FORMAT = string.Formatter()  # `{0}` from the inputs' labels, `{name}` from a _Values
 
 
-def _permute(a: list[str], k: Attrs, s: Any) -> str:
-    dims = tuple(int(d) for d in np.argsort(k["inverse"]))
-    return f"{a[0]}.permute{dims}" if len(dims) != 1 else f"{a[0]}.permute({dims[0]})"
+class _Values(Mapping):
+    """What a text is filled with besides the inputs: `first`, then the placeholders above (written
+    only when the text asks for them), then the settings."""
 
+    def __init__(self, attrs: Attrs, shape: Any, args: list[str], first: Attrs | None = None
+                 ) -> None:
+        self.attrs, self.shape, self.args, self.first = attrs, shape, args, first or {}
 
-def _step_op(a: list[str], k: Attrs, s: Any) -> str:
-    """`x // y`, `x // 2`, `7 // x`, `7.5 % x`: the ops PyTorch records as NotImplemented."""
-    op = k["op"]
-    if "c" not in k:
-        return f"{a[0]} {op} {a[1]}"
-    return f"{k['c']} {op} {a[0]}" if k.get("reverse") else f"{a[0]} {op} {k['c']}"
+    def __getitem__(self, name: str) -> Any:
+        if name in self.first:
+            return self.first[name]
+        if name in PLACEHOLDERS:
+            return PLACEHOLDERS[name](self.attrs, self.shape, self.args)
+        return self.attrs[name]
 
+    def __iter__(self) -> Any:
+        return iter(self.attrs)
 
-def _pieces(fn: str) -> Callable[[list[str], Attrs, Any], str]:
-    return lambda a, k, s: f"{fn}([{', '.join(a)}], dim={k.get('dim', 0)})"
+    def __len__(self) -> int:
+        return len(self.attrs)
 
 
 # The ops PyTorch records as NotImplemented, by the name of minigrad's Function: the symbol and
@@ -116,81 +149,61 @@ def narrated_settings(name: str, function: str, settings: Attrs) -> dict[str, An
     return attrs
 
 
-SOURCE_FORMS: dict[str, Callable[[list[str], Attrs, Any], str]] = {
-    "AddBackward0": _binary("+"),
-    "SubBackward0": _binary("-"),
-    "MulBackward0": _binary("*"),
-    "DivBackward0": _binary("/"),
-    "RsubBackward1": lambda a, k, s: f"{k['c']} - {a[0]}",
-    "NegBackward0": lambda a, k, s: f"-{a[0]}",
-    "PowBackward0": lambda a, k, s: f"{a[0]} ** {k['p']}",
-    "PowBackward1": _binary("**"),
-    "PowBackward2": lambda a, k, s: f"{k['base']} ** {a[0]}",
-    "RemainderBackward0": lambda a, k, s: f"{a[0]} % {k['c']}",
-    "RemainderBackward1": _binary("%"),
-    "NotImplemented": _step_op,
-    "ReciprocalBackward0": _method("reciprocal"),
-    **{f"{m.capitalize()}Backward0": _method(m) for m in
-       ("exp", "log", "sqrt", "abs", "tanh", "sigmoid", "relu", "sin", "cos", "clone", "t")},
-    "MaximumBackward0": _call("maximum"),
-    "MinimumBackward0": _call("minimum"),
-    "WhereBackward0": lambda a, k, s: f"where(condition, {a[0]}, {a[1]})",
-    "ClampBackward1": _clamp,
-    "SumBackward0": _method("sum"),
-    "SumBackward1": _reduction("sum"),
-    "MeanBackward0": _method("mean"),
-    "MeanBackward1": _reduction("mean"),
-    "MaxBackward1": _method("max"),
-    "MinBackward1": _method("min"),
-    "MaxBackward0": _reduction("max"),
-    "MinBackward0": _reduction("min"),
-    "AmaxBackward0": _reduction("amax"),
-    "LinalgVectorNormBackward0": _reduction("norm"),
-    "AminBackward0": _reduction("amin"),
-    "SumToSizeBackward0": lambda a, k, s: f"{a[0]}.sum_to_size({_shape(s)})",
-    "DotBackward0": _binary("@"),
-    "MvBackward0": _binary("@"),
-    "MmBackward0": _binary("@"),
-    "BmmBackward0": _binary("@"),
-    "AddmmBackward0": lambda a, k, s: f"{a[1]} @ {a[2]} + {a[0]}",
-    "ViewBackward0": lambda a, k, s: f"{a[0]}.view({_shape(s)})",
-    "UnsafeViewBackward0": lambda a, k, s: f"{a[0]}.reshape({_shape(s)})",
-    "TransposeBackward0": lambda a, k, s: f"{a[0]}.transpose({k['d0']}, {k['d1']})",
-    "PermuteBackward0": _permute,
-    "UnsqueezeBackward0": lambda a, k, s: f"{a[0]}.unsqueeze({k['dim']})",
-    "SqueezeBackward0": _method("squeeze"),
-    "SqueezeBackward1": _method("squeeze"),
-    "SqueezeBackward4": _method("squeeze"),
-    "ExpandBackward0": lambda a, k, s: f"{a[0]}.expand({_shape(s)})",
-    "SelectBackward0": lambda a, k, s: f"{a[0]}[{_key(k['key'])}]",
-    "SliceBackward0": lambda a, k, s: f"{a[0]}[{_key(k['key'])}]",
-    "IndexBackward0": lambda a, k, s: f"{a[0]}[{_key(k['key'])}]",
-    "CatBackward0": _pieces("cat"),
-    "StackBackward0": _pieces("stack"),
-    "SoftmaxBackward0": lambda a, k, s: f"{a[0]}.softmax(dim={k['dim']})",
-    "LogSoftmaxBackward0": lambda a, k, s: f"{a[0]}.log_softmax(dim={k['dim']})",
-    "ToCopyBackward0": lambda a, k, s: f"{a[0]}.to({k['dtype']})",
-    "MseLossBackward0": _call("mse_loss"),
-    "NllLossBackward0": lambda a, k, s: f"nll_loss({a[0]}, target)",
-    "BinaryCrossEntropyBackward0": _call("binary_cross_entropy"),
-    "BinaryCrossEntropyWithLogitsBackward0": _call("binary_cross_entropy_with_logits"),
-}
+# -- each op's words, on its class -------------------------------------------------------------
+def _walk() -> Iterator[type]:
+    stack = list(Function.__subclasses__())
+    while stack:
+        cls = stack.pop()
+        stack.extend(cls.__subclasses__())
+        yield cls
+
+
+def _node_name(cls: type) -> str | None:
+    node = cls.__dict__.get("_node_class")
+    return node.__name__ if node is not None else None
+
+
+@functools.cache
+def _built_in() -> dict[str, type]:
+    """minigrad's op class for each node name. Where classes share a name (Add and AddScaled
+    make AddBackward0), the first by name (Add), as `compare.torch_nodes` picks."""
+    found: dict[str, type] = {}
+    for cls in sorted(_walk(), key=lambda c: c.__qualname__):
+        if "node_name" in cls.__dict__ and cls.__module__.startswith("minigrad."):
+            found.setdefault(cls.node_name, cls)
+    return found
+
+
+def op_class(name: str) -> type | None:
+    """The Function whose node is called `name`: minigrad's op, else a user's (the first found
+    with a formula; they may be defined, and redefined, at any time, so they are not kept)."""
+    cls = _built_in().get(name)
+    if cls is None:
+        cls = next((c for c in _walk() if _node_name(c) == name and c._node_class.formula),
+                   None)
+    return cls
+
+
+def _text(name: str, attr: str) -> Any:
+    return getattr(op_class(name), attr, None)
 
 
 def source_form(name: str, args: list[str], attrs: Attrs | None = None,
                 shape: tuple | None = None) -> str:
-    """`x * y`, `t1.sum()`, `t2 * 3`: the forward op as code, from its node name.
+    """`x * y`, `t1.sum()`, `t2 * 3`: the forward op as code, from its class's `source`.
 
     `args` are the labels of the inputs (constants already written as values), `attrs` the
     settings forward kept (`dims`, `keepdim`, `p`, ...), `shape` the output shape. Unknown
     nodes, or known ones whose settings are missing, read `MulBackward0(a, b)`.
     """
-    form = SOURCE_FORMS.get(name)
-    if form is not None:
-        try:
-            return form(list(args), attrs or {}, shape)
-        except (KeyError, IndexError, TypeError, ValueError):
-            pass
+    form, args, attrs = _text(name, "source"), list(args), attrs or {}
+    try:
+        if isinstance(form, str):
+            return _FORMAT.vformat(form, args, _Values(attrs, shape, args))
+        if callable(form):
+            return form(args, attrs, shape)
+    except (KeyError, IndexError, TypeError, ValueError):
+        pass
     if name.endswith("Backward") and name != "Backward":  # a user's Function: Cube.apply(x)
         return f"{name[:-len('Backward')]}.apply({', '.join(args)})"
     return f"{name}({', '.join(args)})"
@@ -201,68 +214,22 @@ def formula_for(name: str) -> str:
 
     Lets a Trace recorded elsewhere (PyTorch's `MulBackward0`) show minigrad's rule.
     """
-    from minigrad.function import Function
-
-    stack = list(Function.__subclasses__())
-    while stack:
-        cls = stack.pop()
-        stack.extend(cls.__subclasses__())
-        node = cls.__dict__.get("_node_class")
-        if node is not None and node.__name__ == name and node.formula:
-            return node.formula
-    return ""
-
-
-# -- the gradient each input receives, written with the incoming gradient `{g}` ---------------
-# Placeholders: {g} the incoming gradient, {0} {1} ... the inputs' labels, {out} the output's
-# label, {p} the exponent, {n} how many elements were averaged. None: shown as a value only.
-GRADIENTS: dict[str, tuple[str | None, ...]] = {
-    "AddBackward0": ("{g}", "{g}"),
-    "SubBackward0": ("{g}", "-{g}"),
-    "MulBackward0": ("{g} * {1}", "{g} * {0}"),
-    "DivBackward0": ("{g} / {1}", "-{g} * {0} / {1}**2"),
-    "RsubBackward1": ("-{g}",),
-    "NegBackward0": ("-{g}",),
-    "PowBackward1": ("{g} * {1} * {0}**({1} - 1)", "{g} * {0}**{1} * ln({0})"),
-    "PowBackward2": ("{g} * {out} * ln({base})",),
-    "RemainderBackward0": ("{g}",),
-    "RemainderBackward1": ("{g}", "-{g} * floor({0} / {1})"),
-    "ReciprocalBackward0": ("-{g} * {out}**2",),
-    "ExpBackward0": ("{g} * {out}",),
-    "LogBackward0": ("{g} / {0}",),
-    "SqrtBackward0": ("{g} / (2 * {out})",),
-    "AbsBackward0": ("{g} * sign({0})",),
-    "TanhBackward0": ("{g} * (1 - {out}**2)",),
-    "SigmoidBackward0": ("{g} * {out} * (1 - {out})",),
-    "ReluBackward0": ("{g} * ({0} > 0)",),
-    "SinBackward0": ("{g} * cos({0})",),
-    "CosBackward0": ("-{g} * sin({0})",),
-    "MeanBackward0": ("{g} / {n}",),
-    "MeanBackward1": ("{g} / {n}",),
-    "DotBackward0": ("{g} * {1}", "{g} * {0}"),
-    "MvBackward0": ("outer({g}, {1})", "{0}.T @ {g}"),
-    "MmBackward0": ("{g} @ {1}.T", "{0}.T @ {g}"),
-    "BmmBackward0": ("{g} @ {1}.mT", "{0}.mT @ {g}"),
-    "AddmmBackward0": ("{g}", "{g} @ {2}.T", "{1}.T @ {g}"),
-}
+    cls = op_class(name)
+    return cls._node_class.formula if cls is not None else ""
 
 
 def gradient_expression(name: str, index: int, args: list[str], g: str, out: str,
                         attrs: Attrs | None = None, n: Any = None) -> str | None:
-    """What input `index` receives, as an expression over the incoming gradient `g`."""
-    attrs = attrs or {}
-    if name == "PowBackward0" and "p" in attrs:
-        p = attrs["p"]
-        lower = p - 1 if isinstance(p, int | float) else f"({p} - 1)"
-        power = "" if lower == 1 else f"**{lower}"
-        return f"{g} * {p} * {args[0]}{power}"
-    forms = GRADIENTS.get(name)
-    if forms is None or index >= len(forms) or forms[index] is None:
+    """What input `index` receives, as an expression over the incoming gradient `g`: the
+    class's `gradients[index]` ({g} the incoming gradient, {out} the output's label, {n} how
+    many elements were averaged). None: shown as a value only."""
+    forms = _text(name, "gradients") or ()
+    if index >= len(forms) or forms[index] is None:
         return None
-    values = {"g": g, "out": out, "n": n, **{k: v for k, v in attrs.items() if k == "base"}}
     try:
-        return forms[index].format(*args, **values)
-    except (IndexError, KeyError):
+        return _FORMAT.vformat(forms[index], args,
+                               _Values(attrs or {}, None, args, {"g": g, "out": out, "n": n}))
+    except (IndexError, KeyError, TypeError, ValueError):
         return None
 
 
@@ -302,29 +269,9 @@ def rule(name: str, formula: str, constant: list[bool]) -> str:
 
 
 # -- what a teacher adds after the rule ------------------------------------------------------
-NOTES: dict[str, tuple[str, str]] = {
-    "SumBackward0": ("the gradient is copied to every element", "梯度原样复制给每个元素"),
-    "SumBackward1": ("the gradient is copied along the summed dims", "梯度沿求和的维度复制"),
-    "MeanBackward0": ("each element gets 1/n of it, n = {n}", "每个元素分到 1/n，n = {n}"),
-    "MeanBackward1": ("each element gets 1/n of it, n = {n}", "每个元素分到 1/n，n = {n}"),
-    "ExpandBackward0": ("the copies' gradients are added back together",
-                        "各个副本的梯度加回到一起"),
-    "ReluBackward0": ("the gradient passes only where the input was positive",
-                      "只有输入为正的位置才让梯度通过"),
-    "ViewBackward0": ("only the shape changes", "只改变形状"),
-    "UnsafeViewBackward0": ("only the shape changes", "只改变形状"),
-    "CloneBackward0": ("a copy passes the gradient unchanged", "复制操作把梯度原样传回"),
-    "MaxBackward1": ("only the largest element gets the gradient", "只有最大的元素得到梯度"),
-    "MinBackward1": ("only the smallest element gets the gradient", "只有最小的元素得到梯度"),
-}
-
-
 def note(name: str, lang: str, n: Any = None) -> str:
-    """The remark for node `name` in `lang` ("en"/"zh"), or ""."""
-    texts = NOTES.get(name)
-    if texts is None:
-        return ""
-    text = texts[1] if lang == "zh" else texts[0]
-    if "{n}" in text and n is None:
+    """The remark for node `name` in `lang` ("en"/"zh") from `phrases.NOTES`, or ""."""
+    text = NOTES["zh" if lang == "zh" else "en"].get(name)
+    if text is None or ("{n}" in text and n is None):
         return ""
     return text.format(n=n)

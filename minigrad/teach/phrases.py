@@ -1,7 +1,7 @@
 """The sentences of the narration, in English and in Chinese (as a teacher would say them).
 
 One dict per language, same keys; `explain.py` fills in the `{placeholders}`. To add a
-language, add a dict here with every key.
+language, add a dict here with every key, and its remarks to `NOTES`.
 """
 
 from __future__ import annotations
@@ -80,5 +80,35 @@ PHRASES: dict[str, dict[str, str]] = {
         "summary": "小结：{ops} 个运算，{steps} 个反向步骤，{leaves} 个叶子节点",
         "took": "；反向传播用时 {ms} 毫秒",
         "open": "（", "close": "）", "semi": " ； ",
+    },
+}
+
+# What a teacher adds after an op's rule, by node name (`{n}`: how many elements were averaged).
+NOTES: dict[str, dict[str, str]] = {
+    "en": {
+        "SumBackward0": "the gradient is copied to every element",
+        "SumBackward1": "the gradient is copied along the summed dims",
+        "MeanBackward0": "each element gets 1/n of it, n = {n}",
+        "MeanBackward1": "each element gets 1/n of it, n = {n}",
+        "ExpandBackward0": "the copies' gradients are added back together",
+        "ReluBackward0": "the gradient passes only where the input was positive",
+        "ViewBackward0": "only the shape changes",
+        "UnsafeViewBackward0": "only the shape changes",
+        "CloneBackward0": "a copy passes the gradient unchanged",
+        "MaxBackward1": "only the largest element gets the gradient",
+        "MinBackward1": "only the smallest element gets the gradient",
+    },
+    "zh": {
+        "SumBackward0": "梯度原样复制给每个元素",
+        "SumBackward1": "梯度沿求和的维度复制",
+        "MeanBackward0": "每个元素分到 1/n，n = {n}",
+        "MeanBackward1": "每个元素分到 1/n，n = {n}",
+        "ExpandBackward0": "各个副本的梯度加回到一起",
+        "ReluBackward0": "只有输入为正的位置才让梯度通过",
+        "ViewBackward0": "只改变形状",
+        "UnsafeViewBackward0": "只改变形状",
+        "CloneBackward0": "复制操作把梯度原样传回",
+        "MaxBackward1": "只有最大的元素得到梯度",
+        "MinBackward1": "只有最小的元素得到梯度",
     },
 }
