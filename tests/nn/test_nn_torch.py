@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from test_nn import graph_cases, tree
 
 import minigrad as mg
 import minigrad.nn.functional as F
 from minigrad import nn, optim
-from test_nn import graph_cases, tree
 
 
 def copy_weights(torch_model, mg_model) -> None:
