@@ -130,6 +130,7 @@ ELEMENTWISE = _cases("elementwise", V, [
     ("x.abs()", lambda x: x.abs(), NZ),
     ("x.sin()", lambda x: x.sin(), X),
     ("x.cos()", lambda x: x.cos(), X),
+    ("x.tan()", lambda x: x.tan(), {"x": lambda rng: rng.uniform(-1.2, 1.2, 3)}),  # (poles)
     ("p ** 0.5", lambda p: p ** 0.5, P),
     ("p ** -1.5", lambda p: p ** -1.5, P),
     ("x.square()", lambda x: x.square(), X),

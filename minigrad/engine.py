@@ -1,17 +1,13 @@
 """The backward pass: which node runs next, and what happens to the gradients it returns.
 
-Read `execute` top to bottom; it is the whole algorithm:
-
-1. Count, for every node reachable from the roots, how many edges bring it gradient (its
-   dependencies), and put each root's seed gradient into its buffer (`GraphTask`).
-2. Pop the ready node created last (PyTorch's order, see ready_queue.py), run its hooks and
-   its backward, fit each gradient it returns to its input's shape (broadcast.py: the one
-   place broadcasting is undone), and send it on into the next node's buffer.
-3. A node whose last gradient has arrived is ready. An AccumulateGrad adds into its leaf's
-   `.grad`. If anything fails, every `.grad` is put back as it was.
-
-No recursion (explicit stacks), so any depth works. `execute` is a generator of steps:
-`autograd.backward` drains it, `autograd.backward_steps` hands each step to the user.
+Read `execute` top to bottom; it is the whole algorithm. (1) Count, for every node reachable
+from the roots, how many edges bring it gradient, and put each root's seed gradient into its
+buffer (`GraphTask`). (2) Pop the ready node created last (PyTorch's order, ready_queue.py),
+run its hooks and its backward, fit each gradient to its input's shape (broadcast.py: the one
+place broadcasting is undone) and send it into the next node's buffer; a node whose last
+gradient has arrived is ready. (3) An AccumulateGrad adds into its leaf's `.grad`. If
+anything fails, every `.grad` is put back. No recursion, so any depth works. `execute` is a
+generator of steps: `autograd.backward` drains it, `backward_steps` hands each to the user.
 """
 
 from __future__ import annotations
@@ -21,6 +17,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from minigrad import anomaly, broadcast, events, hooks
+from minigrad import tensor as _tensor
 from minigrad.events import BackwardBegin, BackwardEnd, BackwardStep
 from minigrad.grad_mode import state
 from minigrad.node import AccumulateGrad, Node, gradient_edge, owner_id
@@ -56,13 +53,11 @@ def execute(roots: list, seeds: list, retain_graph: bool | None = None,
                 grad_inputs: list = []
             else:
                 grad_inputs = node.call_backward(grads)  # one gradient per input
-                broadcast.fit_all(node, grad_inputs, summed)
                 if node._post_hooks:  # they see, and may replace, the fitted gradients
-                    grad_inputs = hooks.after(node, grad_inputs, grads)
                     broadcast.fit_all(node, grad_inputs, summed)
-                for nxt, nr, g in zip(node._next_nodes, node._next_nrs, grad_inputs):
-                    if nxt is not None:
-                        task.send(nxt, nr, g)
+                    grad_inputs = hooks.after(node, grad_inputs, grads)
+                for i, g in enumerate(grad_inputs):  # each fitted to its input, and sent on
+                    grad_inputs[i] = task.send(node, i, g, summed)
                 if state.anomaly_enabled:
                     anomaly.check(node, grad_inputs)  # NaN/inf names the node
             task.executed.append(node)
@@ -111,18 +106,23 @@ class GraphTask:
 
     def add(self, node: Node, nr: int, grad: Any) -> None:
         """Sum gradients arriving at output `nr` of `node` from several paths."""
-        buf = self.buffers.get(node)
-        if buf is None:
-            buf = self.buffers[node] = []
+        buf = self.buffers.setdefault(node, [])
         if nr >= len(buf):
             buf.extend([None] * (nr + 1 - len(buf)))
         buf[nr] = grad if buf[nr] is None else buf[nr] + grad
 
-    def send(self, node: Node, nr: int, grad: Any) -> None:
-        """Hand `grad` (or None) to output `nr` of `node`; queue `node` once all have come."""
+    def send(self, fn: Node, i: int, grad: Any, summed: list | None) -> Any:
+        """Fit gradient `i` of node `fn` to its input (broadcast.py) and add it to the next
+        node's buffer, queued once complete; return it (None for an input that needs none)."""
+        node, nr = fn._next_nodes[i], fn._next_nrs[i]
+        if node is None:
+            return None
+        if grad is not None and not (nr == 0 and type(grad) is _tensor.Tensor
+                                     and grad.data.shape == node._shape):  # (fits already)
+            grad = broadcast.fit(fn, i, grad, node, nr, summed)
         waiting = self.deps.get(node)
         if waiting is None:  # a branch that autograd.grad does not need
-            return
+            return grad
         self.deps[node] = waiting = waiting - 1
         if grad is not None:
             self.add(node, nr, grad)
@@ -131,11 +131,11 @@ class GraphTask:
                 self.ready.push(node)
             else:
                 self.skip_branch(node)
+        return grad
 
     def skip_branch(self, node: Node) -> None:
-        """A node whose every incoming gradient was None: its whole branch gets nothing, but
-        the counts below it still go down, so a node also fed from elsewhere is not left
-        waiting."""
+        """A node whose every incoming gradient was None: its branch gets nothing, but the
+        counts below still go down (a node also fed from elsewhere must not wait forever)."""
         stack = [node]
         while stack:
             for nxt in stack.pop()._next_nodes:
@@ -166,17 +166,16 @@ class GraphTask:
 
     def step(self, node: Node, grads: list, grad_inputs: list, summed: list, started: float
              ) -> BackwardStep:
-        padded = grads + [None] * (node._num_outputs - len(grads))
-        return BackwardStep(len(self.executed), node, tuple(padded), tuple(grad_inputs),
+        padded = (*grads, *[None] * (node._num_outputs - len(grads)))
+        return BackwardStep(len(self.executed), node, padded, tuple(grad_inputs),
                             time.perf_counter() - started, tuple(summed))
 
     def rollback(self) -> None:
-        for tensor, old in self.journal.values():
+        for tensor, old in self.journal.values():  # every .grad as it was before
             tensor._grad = old
 
     def release_saved(self) -> None:
-        """Free what the nodes that ran saved. (A node that saved nothing has nothing to free,
-        so a second backward through it works, as in PyTorch.)"""
+        """Free what the nodes that ran saved (one that saved nothing may run again)."""
         for node in self.executed:
             if node._saved or node._saved_output is not None:
                 node._saved, node._saved_output, node._freed = (), None, True

@@ -337,7 +337,8 @@ class Tensor:
         return self
 
     reciprocal, square, exp, log, sqrt = ops.reciprocal, ops.square, ops.exp, ops.log, ops.sqrt
-    tanh, sigmoid, relu, sin, cos = ops.tanh, ops.sigmoid, ops.relu, ops.sin, ops.cos
+    tanh, sigmoid, relu, sin, cos, tan = (ops.tanh, ops.sigmoid, ops.relu, ops.sin, ops.cos,
+                                          ops.tan)
     maximum, minimum, clamp, clip = ops.maximum, ops.minimum, ops.clamp, ops.clip
     sum, mean, max, min, norm = ops.sum, ops.mean, ops.max, ops.min, ops.norm
     amax, amin, argmax, argmin = ops.amax, ops.amin, ops.argmax, ops.argmin

@@ -4,6 +4,8 @@ minigrad exists to be read, so the layout is part of the contract:
 - no non-test file in `minigrad/` or `compare/` passes 400 lines (past that it does two jobs);
 - `engine.py` stays at most 200 lines and its loop, `execute`, at most 60;
 - the core and ops never import the layers built on them (teach, nn, optim, testing);
+- every op class has its one home: a docstring, its `formula`, its `source` and `gradients`
+  (how the explanation reads it);
 - imports form no circle, except the one seam: Tensor's methods call up into the code built
   on Tensor (operators into `ops`, `backward` into `autograd`, hooks into `hooks`, a leaf's
   AccumulateGrad from `node`), and that code imports `tensor`. Imports inside functions count.
@@ -162,6 +164,45 @@ def test_the_core_and_ops_never_import_the_layers_above():
     assert upward_imports(ROOT) == []
 
 
+def op_classes() -> list[type]:
+    """minigrad's own op classes: every Function subclass that names its node."""
+    import minigrad
+    from minigrad.function import Function
+
+    found, todo = [], list(Function.__subclasses__())
+    while todo:
+        cls = todo.pop()
+        todo += cls.__subclasses__()
+        if cls.__module__.startswith("minigrad.") and "node_name" in vars(cls):
+            found.append(cls)
+    assert minigrad.ops  # (imported: every op class is defined)
+    return sorted(found, key=lambda c: c.__qualname__)
+
+
+def missing_op_text(cls: type) -> list[str]:
+    """What op class `cls` lacks of its one home: docstring, rule, source form, gradients."""
+    missing = []
+    if not (vars(cls).get("__doc__") or "").strip():
+        missing.append("a docstring")
+    if not isinstance(cls.formula, str) or not cls.formula:
+        missing.append("a formula")
+    if not hasattr(cls, "source") or not (cls.source is None or isinstance(cls.source, str)
+                                          or callable(cls.source)):
+        missing.append("a source (str, callable or None)")
+    gradients = getattr(cls, "gradients", None)
+    if not isinstance(gradients, tuple) or not all(g is None or isinstance(g, str)
+                                                   for g in gradients):
+        missing.append("gradients (a tuple of str or None)")
+    return missing
+
+
+def test_every_op_has_its_rule_and_narration_text():
+    classes = op_classes()
+    assert len(classes) > 50
+    assert {c.__name__: missing_op_text(c) for c in classes
+            if missing_op_text(c)} == {}
+
+
 def test_trace_the_function_does_not_shadow_trace_the_module():
     import minigrad
     import minigrad.teach.trace
@@ -201,6 +242,16 @@ def test_a_planted_upward_import_is_named(planted: Path):
     with (planted / "minigrad/engine.py").open("a") as f:
         f.write("\n\ndef _late():\n    from minigrad.teach import trace\n    return trace\n")
     assert upward_imports(planted) == ["minigrad.engine -> minigrad.teach.trace"]
+
+
+def test_an_op_without_its_text_is_named():
+    from minigrad.function import Function
+
+    class Bare(Function):
+        node_name = "BareBackward0"
+
+    assert missing_op_text(Bare) == ["a docstring", "a formula", "a source (str, callable or None)",
+                                     "gradients (a tuple of str or None)"]
 
 
 def test_a_circle_through_tensor_outside_the_seam_is_named(planted: Path):

@@ -1,4 +1,5 @@
-"""One-input elementwise functions: exp, log, sqrt, abs, tanh, sigmoid, relu, sin, cos, 1/a.
+"""One-input elementwise functions: exp, log, sqrt, abs, tanh, sigmoid, relu, sin, cos, tan,
+1/a.
 
 Integer and bool inputs are computed in float32, as PyTorch does (`in_float`).
 """
@@ -14,7 +15,8 @@ from minigrad.ops.base import cast, constant, float_array, unwrap
 from minigrad.ops.selection import _keep_or_zero, choose
 
 # the public functions: minigrad.abs, ... (re-exported by ops/ and minigrad/)
-__all__ = ["abs", "cos", "exp", "log", "reciprocal", "relu", "sigmoid", "sin", "sqrt", "tanh"]
+__all__ = ["abs", "cos", "exp", "log", "reciprocal", "relu", "sigmoid", "sin", "sqrt", "tan",
+           "tanh"]
 
 
 class Reciprocal(Function):
@@ -263,6 +265,25 @@ class Cos(Function):
         return -grad * a.sin()
 
 
+class Tan(Function):
+    """tangent"""
+
+    node_name = "TanBackward0"
+    formula = r"d(tan a)/da = 1 + tan(a)^2"
+    saves_output = True  # as PyTorch's TanBackward0 (`_saved_result`)
+    source = "{0}.tan()"
+    gradients = ("{g} * (1 + {out}**2)",)
+
+    @staticmethod
+    def forward(ctx, a):
+        return np.tan(unwrap(a))
+
+    @staticmethod
+    def backward(ctx, grad):
+        y = ctx.output
+        return grad * (y * y + 1)
+
+
 def in_float(op: type, name: str) -> Any:
     """The function of a one-input op that computes in float, as PyTorch's exp, tanh, ...:
     an int or bool tensor is computed in float32 (numpy would give float64, or float16)."""
@@ -285,6 +306,7 @@ tanh = in_float(Tanh, "tanh")
 sigmoid = in_float(Sigmoid, "sigmoid")
 sin = in_float(Sin, "sin")
 cos = in_float(Cos, "cos")
+tan = in_float(Tan, "tan")
 
 
 def abs(input: Any) -> Any:

@@ -50,9 +50,10 @@ AWAY_FROM_ZERO = Domain("away_from_zero", avoid=(0.0,), gap=0.05)  # kinks of re
 AWAY_FROM_BOUNDS = Domain("away_from_bounds", avoid=(-0.5, 0.5), gap=0.05)  # clamp's kinks
 DISTINCT = Domain("distinct", distinct=True, gap=0.05)  # no ties for max/min/amax
 PROBABILITY = Domain("probability", low=0.05, high=0.95, inside=(0.0, 1.0))
+INSIDE_POLES = Domain("inside_poles", low=-1.2, high=1.2)  # of tan, at +-pi/2
 AWAY_FROM_STEPS = Domain("away_from_steps", avoid=(-1.5, 0.0, 1.5), gap=0.05)  # of x % 1.5
 DOMAINS = {d.name: d for d in (REAL, POSITIVE, NONZERO, AWAY_FROM_ZERO, AWAY_FROM_BOUNDS,
-                               DISTINCT, PROBABILITY, AWAY_FROM_STEPS)}
+                               DISTINCT, PROBABILITY, AWAY_FROM_STEPS, INSIDE_POLES)}
 
 
 def apart(*values: Any, tol: float = TOL, **params: Any) -> bool:
