@@ -41,14 +41,14 @@ KNOWN_DIFFERENCES: tuple[DesignDifference, ...] = (
         "(transposing a 1-D/2-D left operand's partner, squeezing batch dims of size 1, "
         "`_reshape_alias` for expanded strides), depending on strides and requires_grad; "
         "minigrad always expands both sides to the broadcast batch and runs one bmm (see "
-        "minigrad/ops/linalg.py, `matmul`). Same products, so the same gradients; only the "
+        "minigrad/ops/products.py, `matmul`). Same products, so the same gradients; only the "
         "shape nodes around the product differ.",
     ),
     DesignDifference(
         "vector·matrix", _PRODUCTS, _MATMUL_PIECES, frozenset(),
         "PyTorch 2.13 computes 1-D @ 2-D as unsqueeze(0) -> mm -> squeeze and N-D @ 1-D/2-D "
         "by folding the batch into rows (view -> mv/mm -> _unsafe_view); minigrad composes "
-        "the same pieces (minigrad/ops/linalg.py, `matmul`), and where a reshape is a view in "
+        "the same pieces (minigrad/ops/products.py, `matmul`), and where a reshape is a view in "
         "one engine and a copy in the other, only those shape nodes differ.",
     ),
 )
