@@ -24,7 +24,7 @@ from compare.torch_nodes import (
     saved_values,
 )
 from minigrad.broadcast import sum_to_array
-from minigrad.function import AccumulateGrad as _MinigradAccumulate
+from minigrad.node import AccumulateGrad as _MinigradAccumulate
 from minigrad.teach.labels import UniqueLabels, constant_text
 from minigrad.teach.op_words import source_form
 from minigrad.teach.records import (

@@ -21,7 +21,7 @@ from numpy import ndarray  # (np.ndarray is a slow lookup: numpy's module has __
 from minigrad import events
 from minigrad import tensor as _tensor  # Tensor is used at call time (tensor.py imports us)
 from minigrad.grad_mode import state
-from minigrad.node import FREED_MESSAGE, AccumulateGrad, Node  # noqa: F401 (re-exported)
+from minigrad.node import Node
 
 _sequence = itertools.count()
 # The modules of minigrad's own ops: their forward is numpy alone (see `_scratch`).

@@ -13,7 +13,8 @@ import pytest
 
 import minigrad
 from minigrad import autograd
-from minigrad.function import FREED_MESSAGE, Function
+from minigrad.function import Function
+from minigrad.node import FREED_MESSAGE
 
 
 def test_multi_output_node_with_only_its_first_output_used() -> None:

@@ -6,7 +6,7 @@ import random
 
 from libstdcxx_heap import ReadyQueue as LibstdcxxQueue
 from minigrad import tensor
-from minigrad.function import AccumulateGrad, Node
+from minigrad.node import AccumulateGrad, Node
 from minigrad.ready_queue import ReadyQueue
 
 

@@ -21,7 +21,8 @@ import minigrad.nn as nn
 import minigrad.nn.functional as F
 from bitwise import FLOATS, awkward, same_bits
 from minigrad import broadcast, events
-from minigrad.function import Function, Node
+from minigrad.function import Function
+from minigrad.node import Node
 from minigrad.ops import losses as L
 from minigrad.ops import selection
 from minigrad.ops.base import normalize_dims
