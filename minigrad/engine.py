@@ -17,7 +17,6 @@ from collections.abc import Iterator
 from typing import Any
 
 from minigrad import anomaly, broadcast, events, hooks
-from minigrad import tensor as _tensor
 from minigrad.events import BackwardBegin, BackwardEnd, BackwardStep
 from minigrad.grad_mode import state
 from minigrad.node import AccumulateGrad, Node, gradient_edge, owner_id
@@ -117,8 +116,7 @@ class GraphTask:
         node, nr = fn._next_nodes[i], fn._next_nrs[i]
         if node is None:
             return None
-        if grad is not None and not (nr == 0 and type(grad) is _tensor.Tensor
-                                     and grad.data.shape == node._shape):  # (fits already)
+        if grad is not None:
             grad = broadcast.fit(fn, i, grad, node, nr, summed)
         waiting = self.deps.get(node)
         if waiting is None:  # a branch that autograd.grad does not need
