@@ -221,12 +221,7 @@ class Node:
             grads = self._per_output(grads)
         try:
             if function.backward_arrays is not None and not state.grad_enabled:
-                if len(grads) == 1:  # speed: no list made for the usual single gradient
-                    g = grads[0]
-                    out = function.backward_arrays(self, None if g is None else g.data)
-                else:
-                    out = function.backward_arrays(self, *[g if g is None else g.data
-                                                           for g in grads])
+                out = function.backward_arrays(self, *[g if g is None else g.data for g in grads])
             else:
                 out = function.backward(self, *grads)
         except Exception:
