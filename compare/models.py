@@ -37,10 +37,10 @@ def modules(mg_model: Any, torch_model: Any, x: Any, loss: Any = None, *, target
     th_params = dict(torch_model.named_parameters())
     with torch.no_grad():
         for key, p in mg_params.items():
-            source = p.data if weights == "minigrad" else th_params[key].detach().numpy()
+            source = p.array if weights == "minigrad" else th_params[key].detach().numpy()
             array = np.array(source, dtype=np.float64)
             th_params[key].copy_(torch.from_numpy(array.copy()))
-            p.data = array
+            p.array = array
             p.grad = None
             th_params[key].grad = None
     x_array = np.asarray(x)

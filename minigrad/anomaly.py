@@ -18,7 +18,7 @@ def check(node: Any, grads: list) -> None:
     """PyTorch's check (the first output holding NaN names the node), then the same for inf."""
     for bad, test in (("nan", np.isnan), ("inf", np.isinf)):
         for i, g in enumerate(grads):
-            if g is not None and test(g.data).any():
+            if g is not None and test(g.array).any():
                 warn(node)
                 raise RuntimeError(f"Function '{node.name()}' returned {bad} values in its {i}th "
                                    "output.")

@@ -60,7 +60,7 @@ def grad(outputs: Any, inputs: Any, grad_outputs: Any = None, retain_graph: bool
     for i, (t, g) in enumerate(zip(inputs, captured)):
         if g is None:
             if materialize_grads:
-                g = Tensor._make(t.data * 0, None, 0)
+                g = Tensor._make(t.array * 0, None, 0)
             elif not allow_unused:
                 raise RuntimeError(
                     f"The differentiated Tensor at index {i} appears to not have been used in "
@@ -109,17 +109,17 @@ def prepare_roots(tensors: Any, grad_tensors: Any) -> tuple[list, list]:
         if not root._requires_grad:
             raise RuntimeError(NO_GRAD_MESSAGE.format(i))
         if grad is None:
-            if root.data.size != 1:
+            if root.array.size != 1:
                 raise RuntimeError("grad can be implicitly created only for scalar outputs")
-            grad = _tensor.make(np.ones(root.data.shape, root.data.dtype), None, 0)
+            grad = _tensor.make(np.ones(root.array.shape, root.array.dtype), None, 0)
         else:
             if not isinstance(grad, Tensor):
-                grad = Tensor(np.asarray(grad, dtype=root.data.dtype))
-            if grad.data.shape != root.data.shape:
+                grad = Tensor(np.asarray(grad, dtype=root.array.dtype))
+            if grad.array.shape != root.array.shape:
                 raise RuntimeError(
                     f"Mismatch in shape: grad_output[{i}] has a shape of "
-                    f"minigrad.Size({list(grad.data.shape)}) and output[{i}] has a shape of "
-                    f"minigrad.Size({list(root.data.shape)}).")
+                    f"minigrad.Size({list(grad.array.shape)}) and output[{i}] has a shape of "
+                    f"minigrad.Size({list(root.array.shape)}).")
         seeds.append(grad)
     return roots, seeds
 

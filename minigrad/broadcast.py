@@ -25,9 +25,9 @@ def fit(node: Any, i: int, g: Any, nxt: Any, nr: int, summed: list | None) -> An
     summed over go to `summed[i]` (None: nobody listens for them)."""
     if not isinstance(g, _tensor.Tensor):  # a Function may return numpy arrays or numbers
         g = _tensor.make(np.asarray(g), None, 0)
-    shape = g.data.shape
+    shape = g.array.shape
     # The shape the input had when the graph was recorded is always right. (This is also
-    # why a leaf whose `.data` was replaced by an array of another shape still accumulates a
+    # why a leaf whose `.data` was replaced by a tensor of another shape still accumulates a
     # graph recorded before that as it is, as PyTorch does; `_grad_shape` reads the leaf's
     # shape now, for gradients that need summing.)
     if shape == (nxt._shape if nr == 0 else nxt._grad_shape(nr)):
@@ -36,7 +36,7 @@ def fit(node: Any, i: int, g: Any, nxt: Any, nr: int, summed: list | None) -> An
     if shape == expected:
         return g
     try:
-        data, dims = sum_to_array(g.data, expected)
+        data, dims = sum_to_array(g.array, expected)
     except ValueError:  # g is not the input's shape, broadcast
         raise RuntimeError(
             f"Function {node.name()} returned an invalid gradient at index {i} - got "
@@ -68,8 +68,8 @@ class SumToSize(Function):
 
     @staticmethod
     def forward(ctx, a, shape):
-        ctx.in_shape = a.data.shape
-        return sum_to_array(a.data, shape)[0]
+        ctx.in_shape = a.array.shape
+        return sum_to_array(a.array, shape)[0]
 
     @staticmethod
     def backward(ctx, grad):

@@ -89,7 +89,7 @@ class GraphTask:
         self.create_graph, self.targets, self.capture_only = create_graph, targets, capture
         self.captured: list = [None] * len(targets)
         self.journal: dict[int, tuple] = {}  # id(tensor) -> (tensor, its .grad before)
-        self.handed_out = {owner_id(seed.data) for seed in seeds}  # another .grad must copy
+        self.handed_out = {owner_id(seed.array) for seed in seeds}  # another .grad must copy
         self.executed: list[Node] = []
         self.started = time.perf_counter()
         edges = [gradient_edge(t) for t in roots]
@@ -159,7 +159,7 @@ class GraphTask:
     def keep_grad(self, tensor: Any, grad: Any) -> None:
         """`tensor.grad += grad` for a tensor that retains its gradient (see hooks.py)."""
         self.journal.setdefault(id(tensor), (tensor, tensor._grad))
-        self.handed_out.add(owner_id(grad.data))
+        self.handed_out.add(owner_id(grad.array))
         tensor._grad = grad if tensor._grad is None else tensor._grad + grad
 
     def step(self, node: Node, grads: list, grad_inputs: list, summed: list, started: float

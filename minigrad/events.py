@@ -79,7 +79,7 @@ class InPlaceChange:
     """`tensor` is about to be changed in place: an in-place op (`zero_()`, `add_()`, ...),
     `t[i] = v` or an optimizer's step. Emitted before the write, while someone listens, so
     that a listener holding the tensor's values can copy them first. (Writes straight into
-    the numpy array `tensor.data` bypass minigrad and are not seen.)"""
+    the numpy array `tensor.array` bypass minigrad and are not seen.)"""
 
     tensor: Any
 

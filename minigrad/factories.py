@@ -116,21 +116,21 @@ def linspace(start: float, end: float, steps: int, dtype: Any = None,
 
 
 def zeros_like(t: Tensor, dtype: Any = None, requires_grad: bool = False) -> Tensor:
-    return _make(np.zeros_like(t.data, dtype=dtype), requires_grad)
+    return _make(np.zeros_like(t.array, dtype=dtype), requires_grad)
 
 
 def ones_like(t: Tensor, dtype: Any = None, requires_grad: bool = False) -> Tensor:
-    return _make(np.ones_like(t.data, dtype=dtype), requires_grad)
+    return _make(np.ones_like(t.array, dtype=dtype), requires_grad)
 
 
 def full_like(t: Tensor, fill_value: float, dtype: Any = None, requires_grad: bool = False
               ) -> Tensor:
-    return _make(np.full_like(t.data, fill_value, dtype=dtype), requires_grad)
+    return _make(np.full_like(t.array, fill_value, dtype=dtype), requires_grad)
 
 
 def randn_like(t: Tensor, dtype: Any = None, requires_grad: bool = False) -> Tensor:
-    return randn(*t.data.shape, dtype=dtype or t.data.dtype, requires_grad=requires_grad)
+    return randn(*t.array.shape, dtype=dtype or t.array.dtype, requires_grad=requires_grad)
 
 
 def rand_like(t: Tensor, dtype: Any = None, requires_grad: bool = False) -> Tensor:
-    return rand(*t.data.shape, dtype=dtype or t.data.dtype, requires_grad=requires_grad)
+    return rand(*t.array.shape, dtype=dtype or t.array.dtype, requires_grad=requires_grad)

@@ -126,7 +126,7 @@ class Function:
             result = results if isinstance(out, tuple) else results[0]
             if record and len(results) > 1:
                 ctx._num_outputs = len(results)
-                ctx._output_meta = tuple((o.data.shape, o.data.dtype)
+                ctx._output_meta = tuple((o.array.shape, o.array.dtype)
                                          if isinstance(o, _tensor.Tensor)
                                          else ((), np.dtype(bool)) for o in results)
         if cls.is_view:
@@ -134,7 +134,7 @@ class Function:
                 r._vc, r._base = args[0]._shared_version(), args[0]
         if record:
             first = results[0]
-            ctx._shape = first.data.shape if isinstance(first, _tensor.Tensor) else ()
+            ctx._shape = first.array.shape if isinstance(first, _tensor.Tensor) else ()
             _after_record(cls, ctx, args, kwargs, result, results)
         return result
 
@@ -146,7 +146,7 @@ def _after_record(cls: type, ctx: Node, args: tuple, kwargs: dict, result: Any,
         ctx._settings = kwargs
     if cls.saves_output:
         first = results[0]
-        ctx._saved_output = first.data
+        ctx._saved_output = first.array
         ctx._output_vc = vc = first._shared_version()
         ctx._output_version = vc[0]
     if events.listening():
@@ -156,7 +156,7 @@ def _after_record(cls: type, ctx: Node, args: tuple, kwargs: dict, result: Any,
 def _wrap_output(out: Any, ctx: Node, index: int, record: bool) -> Any:
     """Make a forward result a fresh Tensor that points at `ctx` when recording."""
     Tensor = _tensor.Tensor
-    data = out.data if isinstance(out, Tensor) else out
+    data = out.array if isinstance(out, Tensor) else out
     if not isinstance(data, np.ndarray):
         data = np.asarray(data)  # numpy reductions return scalars, not 0-d arrays
     if record and data.dtype.kind == "f" and id(out) not in getattr(ctx, "_non_differentiable",

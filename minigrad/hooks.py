@@ -78,7 +78,7 @@ def before(node: Any, grads: list, task: Any) -> list:
             old = grads[nr]
             new = hook(old)
             if new is not None:
-                if new.data.shape != old.data.shape:
+                if new.array.shape != old.array.shape:
                     raise RuntimeError(f"hook '{getattr(hook, '__name__', repr(hook))}' has "
                                        "changed the size of value")
                 grads[nr] = new

@@ -221,7 +221,7 @@ class Node:
             grads = self._per_output(grads)
         try:
             if function.backward_arrays is not None and not state.grad_enabled:
-                out = function.backward_arrays(self, *[g if g is None else g.data for g in grads])
+                out = function.backward_arrays(self, *[g if g is None else g.array for g in grads])
             else:
                 out = function.backward(self, *grads)
         except Exception:
@@ -244,19 +244,19 @@ class AccumulateGrad(Node):
     def __init__(self, variable: Any) -> None:
         self.variable = variable
         self._sequence_nr = float("inf")  # PyTorch runs accumulations as soon as they are ready
-        self._shape = variable.data.shape  # the shape a gradient must have (see _grad_shape)
+        self._shape = variable.array.shape  # the shape a gradient must have (see _grad_shape)
 
     def _grad_shape(self, output_nr: int) -> tuple:
         """The leaf's shape, read again: the engine asks when a gradient does not have the kept
-        `_shape`. (After `x.data = ` an array of another shape a new graph brings gradients of
+        `_shape`. (After `x.data = ` a tensor of another shape a new graph brings gradients of
         the new shape; a graph recorded before the change still brings the old one, and PyTorch
         accumulates that as it is.)"""
-        self._shape = self.variable.data.shape
+        self._shape = self.variable.array.shape
         return self._shape
 
     def output_shape(self, output_nr: int = 0) -> tuple:
         """The leaf's shape now."""
-        return self.variable.data.shape
+        return self.variable.array.shape
 
     def apply(self, *grad_outputs: Any) -> tuple:
         """`node(grad)`, called by hand: add `grad` into the leaf's `.grad` (a copy of it)."""
@@ -277,12 +277,12 @@ class AccumulateGrad(Node):
         old = leaf._grad
         if task is not None:
             task.journal.setdefault(id(leaf), (leaf, old))
-        if grad.data.dtype != leaf.data.dtype:
-            grad = grad.to(leaf.data.dtype)
+        if grad.array.dtype != leaf.array.dtype:
+            grad = grad.to(leaf.array.dtype)
         if task is not None and task.create_graph:
             total = grad if old is None else old + grad
         elif old is None:
-            data = grad.data
+            data = grad.array
             flags = data.flags  # (a new object on every access: read it once)
             if copy or owner_id(data) in task.handed_out or not (
                     flags.c_contiguous and flags.writeable):
@@ -291,7 +291,7 @@ class AccumulateGrad(Node):
                 task.handed_out.add(owner_id(data))
             total = _tensor.make(data, None, 0)
         else:
-            total = _tensor.make(old.data + grad.data, None, 0)
+            total = _tensor.make(old.array + grad.array, None, 0)
         leaf._grad = total
         if events.listening():
             events.emit(events.GradAccumulated(leaf, old, total))
@@ -309,14 +309,14 @@ def owner_id(array: np.ndarray) -> int:
 
 
 def _modified_message(value: Any, version: int) -> str:
-    kind = f"{value.data.dtype.name.capitalize()}Tensor"
+    kind = f"{value.array.dtype.name.capitalize()}Tensor"
     made_by = ""
     if value.grad_fn is not None:
         op = re.sub(r"Backward\d*$", "", value.grad_fn.name())
         made_by = f", which is output {value._output_nr} of {op},"
     return (
         "one of the variables needed for gradient computation has been modified by an "
-        f"inplace operation: [minigrad.{kind} {list(value.data.shape)}]{made_by} is at version "
+        f"inplace operation: [minigrad.{kind} {list(value.array.shape)}]{made_by} is at version "
         f"{value._version}; expected version {version} instead. Hint: enable anomaly detection to "
         "find the operation that failed to compute its gradient, with "
         "minigrad.autograd.set_detect_anomaly(True)."

@@ -1,13 +1,14 @@
 """Tensor: a numpy array plus what autograd needs to know about it.
 
-`data` is the numpy array. `grad_fn` is the Node that made this tensor (None for a leaf),
-`grad` is where backward leaves the gradient of a leaf. Every operator delegates to an op in
-`minigrad.ops`; the tensor itself never computes a derivative.
+`array` is the numpy array (minigrad's own name: PyTorch has none, its storage is C++); `data`
+is, as in PyTorch, another Tensor on the same memory, outside the graph. `grad_fn` is the Node
+that made this tensor (None for a leaf), `grad` is where backward leaves the gradient of a
+leaf. Every operator and op method (tensor_methods.py) delegates to an op in `minigrad.ops`;
+the tensor itself never computes a derivative.
 """
 
 from __future__ import annotations
 
-import functools
 import warnings
 from collections.abc import Callable
 from typing import Any
@@ -16,6 +17,7 @@ import numpy as np
 
 from minigrad import autograd, dtypes, hooks, node, ops
 from minigrad.printing import tensor_repr
+from minigrad.tensor_methods import TensorMethods
 
 NON_LEAF_GRAD_WARNING = (
     "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad "
@@ -36,26 +38,7 @@ class Size(tuple):
         return int(np.prod(self, dtype=np.int64))
 
 
-def _to(dtype: Any) -> Callable:
-    """`x.float()`, `x.long()`, ...: `x.to(dtype)`."""
-    return lambda self: self.to(dtype)
-
-
-def _reflected(op: Callable) -> Callable:
-    """`2 ** x` is `pow(2, x)`: the number comes first."""
-    return lambda self, other: op(other, self)
-
-
-def _in_place(op: Callable) -> Callable:
-    """`x.mul_(y)`, `x *= y`: the op's result written into x (see ops.in_place)."""
-    return lambda self, other: ops.inplace(self, op, other)
-
-
-def _comparison(ufunc: Callable) -> Callable:
-    return lambda self, other: ops.compare(ufunc, self, other)
-
-
-class Tensor:
+class Tensor(TensorMethods):
     """An n-dimensional array that can record the operations applied to it."""
 
     # What most tensors never change lives on the class: a new tensor sets only its data, its
@@ -71,8 +54,8 @@ class Tensor:
     def __init__(self, data: Any = (), requires_grad: bool = False, dtype: Any = None,
                  name: str | None = None) -> None:
         if isinstance(data, Tensor):
-            data = data.data
-        self.data = dtypes.as_array(data, dtype)
+            data = data.array
+        self.array = dtypes.as_array(data, dtype)
         self.grad_fn, self._requires_grad, self._output_nr = None, False, 0
         self.name = name
         if requires_grad:
@@ -84,7 +67,7 @@ class Tensor:
         """Fast constructor used by ops: no conversion, no checks. (A staticmethod: calling it
         binds nothing, which a classmethod would do on every call.)"""
         t = _new(Tensor)
-        t.data = data
+        t.array = data
         t.grad_fn = grad_fn
         t._requires_grad = grad_fn is not None
         t._output_nr = output_nr
@@ -105,7 +88,7 @@ class Tensor:
                 "a computed variable in a subgraph that doesn't require differentiation use "
                 "var_no_grad = var.detach()."
             )
-        if value and self.data.dtype.kind not in "fc":
+        if value and self.array.dtype.kind not in "fc":
             raise RuntimeError(
                 "Only Tensors of floating point and complex dtype can require gradients")
         self._requires_grad = bool(value)
@@ -130,10 +113,10 @@ class Tensor:
             if not isinstance(value, Tensor):
                 raise TypeError(f"assigned grad expected to be a Tensor or None but got grad "
                                 f"of type {type(value).__name__}")
-            if value.data.shape != self.data.shape:
+            if value.array.shape != self.array.shape:
                 raise RuntimeError(
-                    f"attempting to assign a gradient of size '{list(value.data.shape)}' to a "
-                    f"tensor of size '{list(self.data.shape)}'. Please ensure that the gradient "
+                    f"attempting to assign a gradient of size '{list(value.array.shape)}' to a "
+                    f"tensor of size '{list(self.array.shape)}'. Please ensure that the gradient "
                     "and the tensor are the same size")
         self._grad = value
 
@@ -152,7 +135,7 @@ class Tensor:
         if self._vc is None:
             self._vc = [0]
             fn = self.grad_fn
-            if fn is not None and fn._saved_output is self.data:
+            if fn is not None and fn._saved_output is self.array:
                 fn._output_vc = self._vc
         return self._vc
 
@@ -179,9 +162,26 @@ class Tensor:
         autograd.backward([self], None if gradient is None else [gradient],
                           retain_graph=retain_graph, create_graph=create_graph, inputs=inputs)
 
+    @property
+    def data(self) -> Tensor:
+        """As in PyTorch: a tensor on the same memory, cut from the graph, whose in-place
+        changes autograd does not see (it has a version counter of its own, unlike detach())."""
+        return Tensor._make(self.array, None, 0)
+
+    @data.setter
+    def data(self, value: Tensor) -> None:
+        """`x.data = t`: x takes t's memory (any shape), keeping its grad_fn and .grad."""
+        if not isinstance(value, Tensor):
+            raise TypeError(f"Variable data has to be a tensor, but got "
+                            f"{type(value).__module__}.{type(value).__name__}")
+        if self._requires_grad and value.array.dtype.kind not in "fc":
+            raise RuntimeError("data set to a tensor that requires gradients must be floating "
+                               "point or complex dtype")
+        self.array = value.array
+
     def detach(self) -> Tensor:
         """The same data, cut from the graph (shares memory and version counter)."""
-        return Tensor._make(self.data, None, 0, self._shared_version())
+        return Tensor._make(self.array, None, 0, self._shared_version())
 
     def detach_(self) -> Tensor:
         self._shared_version()  # (before leaving its node, which may have saved it)
@@ -191,14 +191,14 @@ class Tensor:
     # -- plain information ---------------------------------------------------------------
     @property
     def shape(self) -> Size:
-        return Size(self.data.shape)
+        return Size(self.array.shape)
 
     def size(self, dim: int | None = None) -> Any:
-        return Size(self.data.shape) if dim is None else self.data.shape[dim]
+        return Size(self.array.shape) if dim is None else self.array.shape[dim]
 
     @property
     def dtype(self) -> np.dtype:
-        return self.data.dtype
+        return self.array.dtype
 
     @property
     def T(self) -> Tensor:
@@ -206,13 +206,13 @@ class Tensor:
 
     @property
     def ndim(self) -> int:
-        return self.data.ndim
+        return self.array.ndim
 
     def dim(self) -> int:
-        return self.data.ndim
+        return self.array.ndim
 
     def numel(self) -> int:
-        return int(self.data.size)
+        return int(self.array.size)
 
     nelement = numel
 
@@ -225,29 +225,29 @@ class Tensor:
         return False
 
     def __len__(self) -> int:
-        if self.data.ndim == 0:
+        if self.array.ndim == 0:
             raise TypeError("len() of a 0-d tensor")
-        return len(self.data)
+        return len(self.array)
 
     def __iter__(self):
-        if self.data.ndim == 0:
+        if self.array.ndim == 0:
             raise TypeError("iteration over a 0-d tensor")
-        return (self[i] for i in range(len(self.data)))
+        return (self[i] for i in range(len(self.array)))
 
     def item(self) -> Any:
-        if self.data.size != 1:
-            raise RuntimeError(f"a Tensor with {self.data.size} elements cannot be converted "
+        if self.array.size != 1:
+            raise RuntimeError(f"a Tensor with {self.array.size} elements cannot be converted "
                                "to Scalar")
-        return self.data.item()
+        return self.array.item()
 
     def tolist(self) -> Any:
-        return self.data.tolist()
+        return self.array.tolist()
 
     def numpy(self) -> np.ndarray:
         if self._requires_grad:
             raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use "
                                "tensor.detach().numpy() instead.")
-        return self.data
+        return self.array
 
     def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
         return self.numpy() if dtype is None else self.numpy().astype(dtype)
@@ -259,139 +259,37 @@ class Tensor:
         return int(self.item())
 
     def __index__(self) -> int:
-        if self.data.dtype.kind not in "iub" or self.data.size != 1:
+        if self.array.dtype.kind not in "iub" or self.array.size != 1:
             raise TypeError("only integer tensors of a single element can be converted to an "
                             "index")
         return int(self.item())
 
     def __bool__(self) -> bool:
-        if self.data.size != 1:
+        if self.array.size != 1:
             raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
-        return bool(self.data.item())
+        return bool(self.array.item())
 
     def __hash__(self) -> int:
         return id(self)
 
     def __repr__(self) -> str:
         suffixes = []
-        if self.data.dtype not in dtypes.IMPLIED:
-            suffixes.append(f"dtype={dtypes.name(self.data.dtype)}")
+        if self.array.dtype not in dtypes.IMPLIED:
+            suffixes.append(f"dtype={dtypes.name(self.array.dtype)}")
         if self.grad_fn is not None:
             suffixes.append(f"grad_fn=<{self.grad_fn.name()}>")
         elif self._requires_grad:
             suffixes.append("requires_grad=True")
         heading = "Parameter containing:\n" if type(self).__name__ == "Parameter" else ""
-        return heading + tensor_repr(self.data, suffixes)
+        return heading + tensor_repr(self.array, suffixes)
 
     __str__ = __repr__
 
     def __format__(self, spec: str) -> str:
         """As in PyTorch, a 0-d tensor formats as its number: `f"loss {loss:.4f}"`."""
-        if self.data.ndim == 0:
-            return self.data.item().__format__(spec)
+        if self.array.ndim == 0:
+            return self.array.item().__format__(spec)
         return object.__format__(self, spec)
-
-    # -- dtype and device spellings from PyTorch code ----------------------------------------
-    def type(self, dtype: Any = None) -> Any:
-        if dtype is None:
-            return f"minigrad.{self.data.dtype.name.capitalize()}Tensor"
-        return self.to(dtype)
-
-    def to(self, *args: Any, **kwargs: Any) -> Tensor:
-        """`to(dtype)`, `to("cpu")`; any other device raises (minigrad computes on the CPU)."""
-        dtype = dtypes.parse_to(args, kwargs)
-        if dtype is None or np.dtype(dtype) == self.data.dtype:
-            return self
-        return ops.cast(self, np.dtype(dtype))
-
-    def cpu(self) -> Tensor:
-        return self
-
-    def cuda(self, *args: Any, **kwargs: Any) -> Tensor:
-        dtypes.check_device("cuda")
-        return self
-
-    float, double = _to(np.float32), _to(np.float64)
-    long, int, bool = _to(np.int64), _to(np.int32), _to(np.bool_)
-
-    # -- arithmetic: every operator and method is the op function of the same name --------
-    __add__ = __radd__ = add = ops.add
-    __sub__ = sub = subtract = ops.sub
-    __rsub__ = ops.rsub
-    __mul__ = __rmul__ = mul = multiply = ops.mul
-    __truediv__ = div = divide = true_divide = ops.div
-    __floordiv__ = floor_divide = ops.floor_divide
-    __mod__ = remainder = ops.remainder
-    __pow__ = pow = ops.pow
-    __matmul__ = matmul = ops.matmul
-    __neg__ = neg = negative = ops.neg
-    __abs__ = abs = ops.abs
-
-    def __rtruediv__(self, other: Any) -> Tensor:
-        return ops.mul(ops.reciprocal(self), other)  # 1 / x is recorded as x.reciprocal() * 1
-
-    __rfloordiv__, __rmod__ = _reflected(ops.floor_divide), _reflected(ops.remainder)
-    __rpow__, __rmatmul__ = _reflected(ops.pow), _reflected(ops.matmul)
-
-    def __pos__(self) -> Tensor:
-        return self
-
-    reciprocal, square, exp, log, sqrt = ops.reciprocal, ops.square, ops.exp, ops.log, ops.sqrt
-    tanh, sigmoid, relu, sin, cos, tan = (ops.tanh, ops.sigmoid, ops.relu, ops.sin, ops.cos,
-                                          ops.tan)
-    maximum, minimum, clamp, clip = ops.maximum, ops.minimum, ops.clamp, ops.clip
-    sum, mean, max, min, norm = ops.sum, ops.mean, ops.max, ops.min, ops.norm
-    amax, amin, argmax, argmin = ops.amax, ops.amin, ops.argmax, ops.argmin
-    sum_to_size = ops.sum_to_size
-    mm, mv, dot, bmm = ops.mm, ops.mv, ops.dot, ops.bmm
-    view, reshape, view_as, reshape_as = ops.view, ops.reshape, ops.view_as, ops.reshape_as
-    flatten, t, transpose, swapaxes, permute = (ops.flatten, ops.t, ops.transpose,
-                                                ops.transpose, ops.permute)
-    unsqueeze, squeeze, expand, expand_as = ops.unsqueeze, ops.squeeze, ops.expand, ops.expand_as
-    clone, contiguous, narrow, select = ops.clone, ops.contiguous, ops.narrow, ops.select
-    softmax, log_softmax = ops.softmax, ops.log_softmax
-
-    # `p -= lr * p.grad` (an optimizer's update) is `p.sub_(lr * p.grad)`
-    __iadd__, __isub__ = _in_place(ops.add), _in_place(ops.sub)
-    __imul__, __itruediv__ = mul_, div_ = _in_place(ops.mul), _in_place(ops.div)
-
-    # comparisons give boolean tensors and are never recorded
-    __eq__, __ne__ = _comparison(np.equal), _comparison(np.not_equal)  # type: ignore[assignment]
-    __lt__, __le__ = _comparison(np.less), _comparison(np.less_equal)
-    __gt__, __ge__ = _comparison(np.greater), _comparison(np.greater_equal)
-
-    def __getitem__(self, key: Any) -> Tensor:
-        return ops.getitem(self, key)
-
-    def __setitem__(self, key: Any, value: Any) -> None:
-        ops.setitem_(self, key, value)
-
-    # -- in-place -------------------------------------------------------------------------
-    def add_(self, other: Any, alpha: float = 1) -> Tensor:
-        add = ops.add if alpha == 1 else functools.partial(ops.add, alpha=alpha)
-        return ops.inplace(self, add, other)  # one AddBackward0 node, as in PyTorch
-
-    def sub_(self, other: Any, alpha: float = 1) -> Tensor:
-        sub = ops.sub if alpha == 1 else functools.partial(ops.sub, alpha=alpha)
-        return ops.inplace(self, sub, other)
-
-    def zero_(self) -> Tensor:
-        return ops.inplace(self, ops.zero, None)
-
-    def fill_(self, value: Any) -> Tensor:
-        return ops.inplace(self, ops.fill, value)
-
-    def copy_(self, src: Any) -> Tensor:
-        return ops.inplace(self, ops.copy, src)
-
-    def clamp_(self, min: Any = None, max: Any = None) -> Tensor:
-        return ops.inplace(self, ops.clamp_to, (min, max))
-
-    def normal_(self, mean: float = 0.0, std: float = 1.0) -> Tensor:
-        return ops.inplace(self, ops.fill_random, ("normal", mean, std))
-
-    def uniform_(self, a: float = 0.0, b: float = 1.0) -> Tensor:
-        return ops.inplace(self, ops.fill_random, ("uniform", a, b))
 
 
 make = Tensor._make  # the same, as a plain function: ops call it on every result

@@ -27,9 +27,9 @@ ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = ("minigrad", "compare")
 MAX_LINES = 400
 ENGINE_MAX_LINES, LOOP_MAX_LINES = 200, 60
-# Tensor's methods may import these (the seam); nothing else may close a circle.
-SEAM = ("minigrad.tensor", ("minigrad.ops", "minigrad.autograd", "minigrad.hooks",
-                            "minigrad.node"))
+# Tensor and its methods may import these (the seam); nothing else may close a circle.
+SEAM = (("minigrad.tensor", "minigrad.tensor_methods"),
+        ("minigrad.ops", "minigrad.autograd", "minigrad.hooks", "minigrad.node"))
 
 
 def oversized_files(root: Path) -> list[str]:
@@ -100,9 +100,10 @@ def import_circles(root: Path, package: str) -> list[list[str]]:
     """The groups of modules that import each other in a circle, once the seam is cut."""
     graph = import_graph(root, package)
     seam_from, seam_to = SEAM
-    if seam_from in graph:
-        graph[seam_from] = {m for m in graph[seam_from]
-                            if not any(m == t or m.startswith(t + ".") for t in seam_to)}
+    for module in seam_from:
+        if module in graph:
+            graph[module] = {m for m in graph[module]
+                             if not any(m == t or m.startswith(t + ".") for t in seam_to)}
     return [sorted(group) for group in _strongly_connected(graph) if len(group) > 1]
 
 

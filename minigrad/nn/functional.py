@@ -84,7 +84,7 @@ def _target(target: Any, input: Tensor) -> Tensor:
 
 
 def _array(value: Any) -> np.ndarray | None:
-    return None if value is None else np.asarray(value.data if is_tensor(value) else value)
+    return None if value is None else np.asarray(value.array if is_tensor(value) else value)
 
 
 def mse_loss(input: Tensor, target: Any, *, reduction: str = "mean") -> Tensor:
@@ -103,7 +103,7 @@ def nll_loss(input: Tensor, target: Any, weight: Any = None, *, ignore_index: in
              reduction: str = "mean") -> Tensor:
     """-input[n, target[n]] averaged over the batch: input holds log-probabilities
     (NllLossBackward0)"""
-    labels = target.data if isinstance(target, Tensor) else np.asarray(target)
+    labels = target.array if isinstance(target, Tensor) else np.asarray(target)
     return _nll_loss(input, labels, weight, ignore_index, reduction)
 
 
@@ -115,7 +115,7 @@ def _nll_loss(input: Tensor, labels: np.ndarray, weight: Any, ignore_index: int,
         raise RuntimeError(f"expected target dtype to be Long or Byte, but got "
                            f"{labels.dtype.name.capitalize()} (class labels must be integers: "
                            "use minigrad.tensor([0, 2, 1]) or labels.long())")
-    x_shape = input.data.shape
+    x_shape = input.array.shape
     if len(x_shape) != 2 or labels.shape != x_shape[:1]:  # not the usual (N, C) and N labels
         _check_shapes(x_shape, labels.shape)
     classes = x_shape[0] if len(x_shape) == 1 else x_shape[1]
@@ -164,9 +164,9 @@ def cross_entropy(input: Tensor, target: Any, weight: Any = None, *, ignore_inde
     The graph is NllLossBackward0 <- LogSoftmaxBackward0, as PyTorch records it. A float
     target of the input's shape is read as class probabilities instead.
     """
-    dim = 0 if input.data.ndim == 1 else 1
+    dim = 0 if input.array.ndim == 1 else 1
     logp = ops.log_softmax(input, dim)
-    labels = target.data if isinstance(target, Tensor) else np.asarray(target)
+    labels = target.array if isinstance(target, Tensor) else np.asarray(target)
     if labels.dtype.kind == "f" and labels.shape == tuple(input.shape):
         L.check_reduction(reduction)
         losses = -(logp * _target(target, input)).sum(dim)

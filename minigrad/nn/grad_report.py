@@ -95,15 +95,15 @@ def _named(params: Any) -> list[tuple[str, Tensor]]:
 
 def _row(name: str, p: Tensor, lang: str, vanishing: float, exploding: float) -> GradRow:
     msg = MESSAGES[lang]
-    weight_norm = float(np.linalg.norm(p.data.astype(np.float64).ravel()))
-    shape = tuple(p.data.shape)
+    weight_norm = float(np.linalg.norm(p.array.astype(np.float64).ravel()))
+    shape = tuple(p.array.shape)
     if not p.requires_grad:
         return GradRow(name, shape, False, None, None, None, None, weight_norm, ("frozen",),
                        (msg["frozen"],))
     if p.grad is None:
         return GradRow(name, shape, True, None, None, None, None, weight_norm, ("missing",),
                        (msg["missing"],))
-    g = p.grad.data.astype(np.float64).ravel()
+    g = p.grad.array.astype(np.float64).ravel()
     with np.errstate(invalid="ignore", over="ignore"):
         norm = float(np.linalg.norm(g)) if g.size else 0.0
         mean = float(g.mean()) if g.size else 0.0

@@ -28,7 +28,7 @@ class Parameter(Tensor):
     def __init__(self, data: Any = None, requires_grad: bool = True) -> None:
         super().__init__(np.empty(0, dtype=dtypes.float32) if data is None else data)
         if isinstance(data, Tensor):
-            self.data = data.data  # share memory, as torch.nn.Parameter(t) does
+            self.array = data.array  # share memory, as torch.nn.Parameter(t) does
         self.requires_grad_(requires_grad)
 
 
@@ -259,7 +259,7 @@ class Module:
         out = OrderedDict() if destination is None else destination
         for table in ("_parameters", "_buffers"):
             for name, value in self._named_members(table, prefix.rstrip("."), True, False):
-                out[name] = value if keep_vars else np.array(value.data, copy=True)
+                out[name] = value if keep_vars else np.array(value.array, copy=True)
         return out
 
     def load_state_dict(self, state_dict: dict, strict: bool = True) -> _IncompatibleKeys:
@@ -273,11 +273,11 @@ class Module:
             if name not in state_dict:
                 continue
             value = state_dict[name]
-            array = np.asarray(value.data if isinstance(value, Tensor) else value)
-            if array.shape != target.data.shape:
+            array = np.asarray(value.array if isinstance(value, Tensor) else value)
+            if array.shape != target.array.shape:
                 errors.append(f"size mismatch for {name}: copying a param with shape "
                               f"minigrad.Size({list(array.shape)}) from checkpoint, the shape "
-                              f"in current model is minigrad.Size({list(target.data.shape)}).")
+                              f"in current model is minigrad.Size({list(target.array.shape)}).")
         if strict:
             if missing:
                 errors.insert(0, "Missing key(s) in state_dict: "
@@ -292,16 +292,16 @@ class Module:
             for name, target in own.items():
                 if name in state_dict:
                     value = state_dict[name]
-                    array = np.asarray(value.data if isinstance(value, Tensor) else value)
+                    array = np.asarray(value.array if isinstance(value, Tensor) else value)
                     target.copy_(Tensor(array))
         return _IncompatibleKeys(missing, unexpected)
 
     # -- dtype and device --------------------------------------------------------------------
     def _apply(self, fn: Callable[[np.ndarray], np.ndarray]) -> Module:
         for tensor in list(self.parameters()) + list(self.buffers()):
-            tensor.data = fn(tensor.data)
+            tensor.array = fn(tensor.array)
             if tensor._grad is not None:
-                tensor._grad = Tensor._make(fn(tensor._grad.data), None, 0)
+                tensor._grad = Tensor._make(fn(tensor._grad.array), None, 0)
         return self
 
     def to(self, *args: Any, **kwargs: Any) -> Module:

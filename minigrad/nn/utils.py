@@ -33,9 +33,9 @@ def clip_grad_norm_(parameters: Tensor | Iterable[Tensor], max_norm: float,
         return Tensor(0.0)
     norm_type = float(norm_type)
     if norm_type == math.inf:
-        total = max(float(np.max(np.abs(g.data))) if g.data.size else 0.0 for g in grads)
+        total = max(float(np.max(np.abs(g.array))) if g.array.size else 0.0 for g in grads)
     else:
-        norms = [np.linalg.norm(g.data.ravel(), norm_type) for g in grads]
+        norms = [np.linalg.norm(g.array.ravel(), norm_type) for g in grads]
         total = float(np.linalg.norm(np.asarray(norms, dtype=np.float64), norm_type))
     if error_if_nonfinite and not math.isfinite(total):
         raise RuntimeError(
@@ -46,7 +46,7 @@ def clip_grad_norm_(parameters: Tensor | Iterable[Tensor], max_norm: float,
     with no_grad():
         for g in grads:
             g.mul_(coef)
-    return Tensor(np.asarray(total, dtype=grads[0].data.dtype))
+    return Tensor(np.asarray(total, dtype=grads[0].array.dtype))
 
 
 def clip_grad_value_(parameters: Tensor | Iterable[Tensor], clip_value: float) -> None:

@@ -273,7 +273,7 @@ def rsub(input: Any, other: Any) -> Any:
     """other - input (`1 - x`)"""
     if is_tensor(other) or isinstance(other, np.ndarray):
         return sub(other, input)
-    if type(other) is bool or input.data.dtype.kind != "f":  # PyTorch's dtype or error
+    if type(other) is bool or input.array.dtype.kind != "f":  # PyTorch's dtype or error
         other, input = promote_tensors(other, input, "sub")
     return Rsub.apply(input, c=other)
 
@@ -304,18 +304,18 @@ negative = neg
 def pow(input: Any, exponent: Any) -> Any:
     """input ** exponent (tensor ** number, tensor ** tensor, number ** tensor)"""
     if not is_tensor(input):
-        if exponent.data.dtype.kind != "f":  # `2.0 ** int_tensor` is float32
+        if exponent.array.dtype.kind != "f":  # `2.0 ** int_tensor` is float32
             input, exponent = promote_tensors(input, exponent, "pow")
         return RPow.apply(exponent, base=input)
     if is_tensor(exponent) or isinstance(exponent, np.ndarray):
-        if input.data.dtype.kind == "b" and unwrap(exponent).dtype.kind == "b":
+        if input.array.dtype.kind == "b" and unwrap(exponent).dtype.kind == "b":
             raise NotImplementedError("\"pow\" not implemented for 'Bool'")
         return binary(PowTensor, "pow", input, exponent, promote=True)
-    if input.data.dtype.kind != "f":  # `int_tensor ** 0.5` is float32, `bool_tensor ** 2` int64
+    if input.array.dtype.kind != "f":  # `int_tensor ** 0.5` is float32, `bool_tensor ** 2` int64
         input, exponent = promote_tensors(input, exponent, "pow")
-        kind = input.data.dtype.kind
+        kind = input.array.dtype.kind
         if kind == "b":  # x ** True is x, x ** False all True
-            return constant(input.data | (not exponent))
+            return constant(input.array | (not exponent))
         if kind in "iu" and exponent < 0:
             raise RuntimeError("Integers to negative integer powers are not allowed.")
     return Pow.apply(input, p=exponent)

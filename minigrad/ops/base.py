@@ -22,7 +22,7 @@ def is_tensor(x: Any) -> bool:
 
 def unwrap(x: Any) -> Any:
     """The numpy array of a Tensor; numbers and arrays pass through."""
-    return x.data if isinstance(x, _tensor.Tensor) else x
+    return x.array if isinstance(x, _tensor.Tensor) else x
 
 
 def operands(a: Any, b: Any, op: str = "") -> tuple:
@@ -36,7 +36,7 @@ def operands(a: Any, b: Any, op: str = "") -> tuple:
     a Python float, which on a small tensor (`y * 0.9`) is about half of the whole op.
     """
     Tensor = _tensor.Tensor
-    x = a.data if isinstance(a, Tensor) else a
+    x = a.array if isinstance(a, Tensor) else a
     if type(b) is float:  # the usual case: tensor (op) number
         if type(x) is not ndarray:
             return x, b
@@ -45,7 +45,7 @@ def operands(a: Any, b: Any, op: str = "") -> tuple:
             return promote(x, b, op)
         y = known.get(b)
         return x, float_array(b, x.dtype) if y is None else y
-    y = b.data if isinstance(b, Tensor) else b
+    y = b.array if isinstance(b, Tensor) else b
     if type(x) is ndarray:
         dtype = x.dtype
         if dtype.kind == "f" and (type(y) is ndarray and y.dtype is dtype or type(y) is int):
@@ -111,7 +111,7 @@ def promote_tensors(a: Any, b: Any, op: str = "") -> tuple:
 
 def _cast_like(a: Any, x: Any) -> Any:
     """Tensor `a` in the dtype of its promoted array `x` (numbers stay as they are)."""
-    if not isinstance(a, _tensor.Tensor) or x.dtype == a.data.dtype:
+    if not isinstance(a, _tensor.Tensor) or x.dtype == a.array.dtype:
         return a
     return a.to(x.dtype)
 
@@ -212,8 +212,8 @@ class Cast(Function):
 
     @staticmethod
     def forward(ctx, a, dtype):
-        ctx.in_dtype = a.data.dtype
-        return a.data.astype(dtype)
+        ctx.in_dtype = a.array.dtype
+        return a.array.astype(dtype)
 
     @staticmethod
     def backward(ctx, grad):

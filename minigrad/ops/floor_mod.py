@@ -33,7 +33,7 @@ class Remainder(Function):
         a, b = ctx.saved_tensors
         need_a, need_b = ctx.needs_input_grad
         # floor(a/b) is a step: its own derivative is 0 wherever it is defined
-        floor = constant(np.floor(a.data / b.data)) if need_b else None
+        floor = constant(np.floor(a.array / b.array)) if need_b else None
         return grad if need_a else None, -grad * floor if need_b else None
 
 

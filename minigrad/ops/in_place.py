@@ -31,11 +31,11 @@ class Fill(Function):
 
     @staticmethod
     def forward(ctx, a, value):
-        return np.full_like(a.data, value)
+        return np.full_like(a.array, value)
 
     @staticmethod
     def backward(ctx, grad):
-        return constant(np.zeros_like(grad.data))
+        return constant(np.zeros_like(grad.array))
 
 
 class Zero(Fill):
@@ -55,11 +55,11 @@ class Copy(Function):
 
     @staticmethod
     def forward(ctx, a, src):
-        return np.broadcast_to(unwrap(src), a.data.shape).astype(a.data.dtype)
+        return np.broadcast_to(unwrap(src), a.array.shape).astype(a.array.dtype)
 
     @staticmethod
     def backward(ctx, grad):
-        return constant(np.zeros_like(grad.data)), grad
+        return constant(np.zeros_like(grad.array)), grad
 
 
 def zero(input: Any, _: Any = None) -> Any:
@@ -82,7 +82,7 @@ def fill_random(input: Any, how: tuple) -> Any:
     from minigrad import factories
 
     kind, a, b = how
-    shape, dtype = input.data.shape, input.data.dtype
+    shape, dtype = input.array.shape, input.array.dtype
     values = factories.generator().normal(a, b, shape) if kind == "normal" else \
         factories.generator().uniform(a, b, shape)
     return constant(values.astype(dtype))
@@ -113,16 +113,16 @@ def inplace(target: Any, op: Any, arg: Any) -> Any:
         events.emit(events.InPlaceChange(target))
     if recording:
         target._shared_version()  # (before it takes over the new node: its node may have saved it)
-        old = _tensor.make(target.data.copy(), target.grad_fn, target._output_nr)
+        old = _tensor.make(target.array.copy(), target.grad_fn, target._output_nr)
         old._requires_grad = target._requires_grad
         if target.grad_fn is None and target._requires_grad:
             old._grad_acc = target._accumulator()
         new = op(old, arg)
-        _write(target, new.data)
+        _write(target, new.array)
         target.grad_fn, target._output_nr, target._requires_grad = new.grad_fn, 0, True
     elif ufunc is not None and (tensor_arg or isinstance(arg, (int, float))):
         # nothing to record: let numpy write straight into the tensor (an optimizer's update)
-        value, data = arg.data if tensor_arg else arg, target.data
+        value, data = arg.array if tensor_arg else arg, target.array
         try:  # (out positionally; numpy's default casting is "same_kind")
             ufunc(data, value, data)
         except ValueError:  # another shape, or a read-only target: numpy refuses before
@@ -137,13 +137,13 @@ def inplace(target: Any, op: Any, arg: Any) -> Any:
         except TypeError:  # numpy refuses (bool - bool, int += float): PyTorch's words
             with no_grad():
                 new = op(target, arg)  # raises what PyTorch raises for this op, if anything
-            raise RuntimeError(f"result type {dtypes.TORCH_NAMES[new.data.dtype]} can't be "
+            raise RuntimeError(f"result type {dtypes.TORCH_NAMES[new.array.dtype]} can't be "
                                "cast to the desired output type "
                                f"{dtypes.TORCH_NAMES[data.dtype]}") from None
     else:
         with no_grad():
             new = op(target, arg)
-        _write(target, new.data)
+        _write(target, new.array)
     target._bump_version()
     return target
 
@@ -168,15 +168,15 @@ _IN_PLACE_UFUNCS = {add: np.add, sub: np.subtract, mul: np.multiply, div: np.tru
 
 def _write(target: Any, values: np.ndarray) -> None:
     _write_check(target, values.shape)
-    target.data[...] = values
+    target.array[...] = values
 
 
 def _write_check(target: Any, result_shape: tuple) -> None:
     """An in-place result must have the target's shape, and the target must be writable."""
-    if tuple(result_shape) != target.data.shape:
-        raise RuntimeError(f"output with shape {list(target.data.shape)} doesn't match the "
+    if tuple(result_shape) != target.array.shape:
+        raise RuntimeError(f"output with shape {list(target.array.shape)} doesn't match the "
                            f"broadcast shape {list(result_shape)}")
-    if not target.data.flags.writeable:
+    if not target.array.flags.writeable:
         raise RuntimeError("unsupported operation: more than one element of the written-to "
                            "tensor refers to a single memory location (an expanded tensor). "
                            "Please clone() the tensor before performing the operation.")
@@ -193,5 +193,5 @@ def setitem_(target: Any, key: Any, value: Any) -> None:
     key = tuple(unwrap(k) for k in key) if isinstance(key, tuple) else unwrap(key)
     if events.listening():
         events.emit(events.InPlaceChange(target))
-    target.data[key] = unwrap(value)
+    target.array[key] = unwrap(value)
     target._bump_version()

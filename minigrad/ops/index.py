@@ -27,8 +27,8 @@ class _Indexing(Function):
 
     @staticmethod
     def forward(ctx, a, key):
-        ctx.in_shape, ctx.key = a.data.shape, key
-        return a.data[key]
+        ctx.in_shape, ctx.key = a.array.shape, key
+        return a.array[key]
 
     @staticmethod
     def backward(ctx, grad):
@@ -69,8 +69,8 @@ class ScatterAdd(Function):
     @staticmethod
     def forward(ctx, g, shape, key):
         ctx.key = key
-        out = np.zeros(shape, dtype=g.data.dtype)
-        np.add.at(out, key, g.data)
+        out = np.zeros(shape, dtype=g.array.dtype)
+        np.add.at(out, key, g.array)
         return out
 
     @staticmethod
@@ -135,7 +135,7 @@ def getitem(input: Any, key: Any) -> Any:
         return Index.apply(input, key=key[0] if len(key) == 1 else key)
     if Ellipsis in key:
         i = key.index(Ellipsis)
-        fill = input.data.ndim - builtins.sum(1 for k in key if k is not None) + 1
+        fill = input.array.ndim - builtins.sum(1 for k in key if k is not None) + 1
         key = key[:i] + (slice(None),) * fill + key[i + 1:]
     out, dim = input, 0
     for k in key:
@@ -147,7 +147,7 @@ def getitem(input: Any, key: Any) -> Any:
                 out = Slice.apply(out, key=(slice(None),) * dim + (k,))
             dim += 1
         else:
-            size = out.data.shape[dim]
+            size = out.array.shape[dim]
             if not -size <= k < size:
                 raise IndexError(f"index {k} is out of bounds for dimension {dim} with size "
                                  f"{size}")

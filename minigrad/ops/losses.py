@@ -61,7 +61,7 @@ class MseLoss(Function):
     def forward(ctx, input, target, *, reduction="mean"):
         ctx.save_for_backward(input, target)
         ctx.reduction = reduction
-        diff = input.data - target.data
+        diff = input.array - target.array
         ctx.numel = diff.size
         return _reduce(diff * diff, reduction)
 
@@ -85,7 +85,7 @@ class NllLoss(Function):
     @staticmethod
     def forward(ctx, input, *, target, weight=None, reduction="mean", ignore_index=-100):
         # ignore_index=None: the caller (F.nll_loss) found no label that can be ignored
-        x, labels = input.data, np.asarray(target)
+        x, labels = input.array, np.asarray(target)
         single = x.ndim == 1  # one sample: input (C,), target ()
         if x.ndim == 2 and weight is None and len(labels) and (
                 ignore_index is None or not (labels == ignore_index).any()):
@@ -109,7 +109,7 @@ class NllLoss(Function):
         (coef,) = ctx.saved_tensors
         if ctx.reduction == "none" and not ctx.single:
             grad = unsqueeze_array(grad, 1)
-        return grad * coef.data
+        return grad * coef.array
 
 
 # speed: the MLP step bench is 3-8% slower without it (A/B in one process, noisy machine)
@@ -171,7 +171,7 @@ class BinaryCrossEntropy(Function):
 
     @staticmethod
     def forward(ctx, input, target, *, weight=None, reduction="mean"):
-        x, t = input.data, target.data
+        x, t = input.array, target.array
         if np.any((x < 0) | (x > 1)):
             raise RuntimeError("all elements of input should be between 0 and 1 "
                                "(binary_cross_entropy expects probabilities: apply sigmoid "
@@ -218,7 +218,7 @@ class BinaryCrossEntropyWithLogits(Function):
 
     @staticmethod
     def forward(ctx, input, target, *, weight=None, pos_weight=None, reduction="mean"):
-        x, t = input.data, target.data
+        x, t = input.array, target.array
         softplus_neg = np.log1p(np.exp(-np.abs(x))) + np.maximum(-x, 0)  # -log(sigmoid(x))
         if pos_weight is None:
             losses = (1 - t) * x + softplus_neg

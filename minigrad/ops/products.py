@@ -37,9 +37,9 @@ class Dot(Function):
 
     @staticmethod
     def forward(ctx, a, b):
-        _check("dot", a, b, a.data.ndim == b.data.ndim == 1 and a.data.shape == b.data.shape)
+        _check("dot", a, b, a.array.ndim == b.array.ndim == 1 and a.array.shape == b.array.shape)
         ctx.save_for_backward(a, b)
-        return np.dot(a.data, b.data)
+        return np.dot(a.array, b.array)
 
     @staticmethod
     def backward(ctx, grad):
@@ -71,12 +71,12 @@ class Mm(Function):
     def backward_arrays(ctx, grad):
         """The same gradients as `backward`, in numpy alone (used when nothing is recorded)."""
         a, b = ctx.saved_tensors
-        return mm_grads(grad, a.data, b.data, *ctx.needs_input_grad)
+        return mm_grads(grad, a.array, b.array, *ctx.needs_input_grad)
 
 
 def mm_array(a: Any, b: Any) -> np.ndarray:
     """The product of two matrices (tensors); PyTorch's error for other shapes."""
-    x, y = a.data, b.data
+    x, y = a.array, b.array
     if x.ndim != 2 or y.ndim != 2 or x.shape[1] != y.shape[0]:
         _check("mm", a, b, False)
     return x @ y
@@ -89,7 +89,7 @@ def mat2_grad(grad: Any, a: Any, b: Any) -> Any:
     gives a gradient whose transpose back to the weight is contiguous, so it can become
     `.grad` without a copy.
     """
-    if _transposed(b.data):
+    if _transposed(b.array):
         return grad.t().mm(a).t()
     return a.t().mm(grad)
 
@@ -120,10 +120,10 @@ class Mv(Function):
 
     @staticmethod
     def forward(ctx, a, v):
-        _check("mv", a, v, a.data.ndim == 2 and v.data.ndim == 1
-               and a.data.shape[1] == v.data.shape[0])
+        _check("mv", a, v, a.array.ndim == 2 and v.array.ndim == 1
+               and a.array.shape[1] == v.array.shape[0])
         ctx.save_for_backward(a, v)
-        return a.data @ v.data
+        return a.array @ v.array
 
     @staticmethod
     def backward(ctx, grad):
@@ -143,10 +143,10 @@ class Bmm(Function):
 
     @staticmethod
     def forward(ctx, a, b):
-        _check("bmm", a, b, a.data.ndim == b.data.ndim == 3 and a.data.shape[0] == b.data.shape[0]
-               and a.data.shape[2] == b.data.shape[1])
+        sa, sb = a.array.shape, b.array.shape
+        _check("bmm", a, b, len(sa) == len(sb) == 3 and sa[0] == sb[0] and sa[2] == sb[1])
         ctx.save_for_backward(a, b)
-        return a.data @ b.data
+        return a.array @ b.array
 
     @staticmethod
     def backward(ctx, grad):
@@ -238,7 +238,7 @@ class Addmm(Function):
     @staticmethod
     def forward(ctx, bias, mat1, mat2):
         ctx.save_for_backward(mat1, mat2)
-        return addmm_array(unwrap(bias), mat1.data, mat2.data)
+        return addmm_array(unwrap(bias), mat1.array, mat2.array)
 
     @staticmethod
     def backward(ctx, grad):
@@ -254,7 +254,7 @@ class Addmm(Function):
         """The same gradients as `backward`, in numpy alone (used when nothing is recorded)."""
         mat1, mat2 = ctx.saved_tensors
         need_bias, need_1, need_2 = ctx.needs_input_grad
-        return grad if need_bias else None, *mm_grads(grad, mat1.data, mat2.data, need_1, need_2)
+        return grad if need_bias else None, *mm_grads(grad, mat1.array, mat2.array, need_1, need_2)
 
 
 def addmm_array(b: Any, m1: np.ndarray, m2: np.ndarray) -> np.ndarray:
@@ -270,7 +270,7 @@ def _dtype_name(dtype: np.dtype) -> str:
 
 def _check_linear(x: Any, weight: Any) -> None:
     """PyTorch's errors for the two classic mistakes: wrong in_features, wrong dtype."""
-    xs, ws = x.data.shape, weight.data.shape
+    xs, ws = x.array.shape, weight.array.shape
     if len(ws) != 2 or not xs or xs[-1] != ws[1]:
         rows, cols = math.prod(xs[:-1]), xs[-1] if xs else 1
         raise RuntimeError(
@@ -278,10 +278,10 @@ def _check_linear(x: Any, weight: Any) -> None:
             f"{ws[-1] if ws else 1}x{ws[0] if ws else 1}) (linear: input of shape {tuple(xs)}, "
             f"weight of shape {tuple(ws)}; the input's last dim must be in_features="
             f"{ws[1] if len(ws) == 2 else '?'})")
-    if x.data.dtype != weight.data.dtype:
+    if x.array.dtype != weight.array.dtype:
         raise RuntimeError(
-            f"mat1 and mat2 must have the same dtype, but got {_dtype_name(x.data.dtype)} and "
-            f"{_dtype_name(weight.data.dtype)} (convert the input with .float() or the model "
+            f"mat1 and mat2 must have the same dtype, but got {_dtype_name(x.array.dtype)} and "
+            f"{_dtype_name(weight.array.dtype)} (convert the input with .float() or the model "
             "with .double())")
 
 
@@ -293,7 +293,7 @@ def linear(input: Any, weight: Any, bias: Any = None) -> Any:
         if not is_tensor(input):
             raise TypeError(f"linear(): argument 'input' must be Tensor, not "
                             f"{type(input).__name__}")
-    x, w = input.data, weight.data
+    x, w = input.array, weight.array
     xs, ws = x.shape, w.shape
     if len(ws) != 2 or not xs or xs[-1] != ws[1] or x.dtype != w.dtype:
         _check_linear(input, weight)  # raises PyTorch's error

@@ -41,8 +41,8 @@ class Sum(Function):
 
     @staticmethod
     def forward(ctx, a):
-        ctx.in_shape = a.data.shape
-        return sum_array(a.data, None, False)
+        ctx.in_shape = a.array.shape
+        return sum_array(a.array, None, False)
 
     @staticmethod
     def backward(ctx, grad):
@@ -59,8 +59,8 @@ class SumDim(Function):
 
     @staticmethod
     def forward(ctx, a, dims, keepdim):
-        ctx.in_shape, ctx.dims, ctx.keepdim = a.data.shape, dims, keepdim
-        return sum_array(a.data, dims, keepdim)
+        ctx.in_shape, ctx.dims, ctx.keepdim = a.array.shape, dims, keepdim
+        return sum_array(a.array, dims, keepdim)
 
     @staticmethod
     def backward(ctx, grad):
@@ -87,8 +87,8 @@ class Mean(Function):
 
     @staticmethod
     def forward(ctx, a):
-        ctx.in_shape = a.data.shape
-        return mean_array(a.data, None, False)
+        ctx.in_shape = a.array.shape
+        return mean_array(a.array, None, False)
 
     @staticmethod
     def backward(ctx, grad):
@@ -106,8 +106,8 @@ class MeanDim(Function):
 
     @staticmethod
     def forward(ctx, a, dims, keepdim):
-        ctx.in_shape, ctx.dims, ctx.keepdim = a.data.shape, dims, keepdim
-        return mean_array(a.data, dims, keepdim)
+        ctx.in_shape, ctx.dims, ctx.keepdim = a.array.shape, dims, keepdim
+        return mean_array(a.array, dims, keepdim)
 
     @staticmethod
     def backward(ctx, grad):
@@ -130,15 +130,15 @@ class _EvenReduction(Function):
     @classmethod
     def forward(cls, ctx, a):
         ctx.save_for_backward(a)
-        out = cls.np_fn(a.data)
+        out = cls.np_fn(a.array)
         ctx.result = out
         return np.asarray(out)
 
     @staticmethod
     def backward(ctx, grad):
         (a,) = ctx.saved_tensors
-        hits = a.data == ctx.result
-        return grad * constant((hits / hits.sum()).astype(a.data.dtype))
+        hits = a.array == ctx.result
+        return grad * constant((hits / hits.sum()).astype(a.array.dtype))
 
 
 class MaxAll(_EvenReduction):
@@ -175,11 +175,11 @@ class _SelectReduction(Function):
 
     @classmethod
     def forward(cls, ctx, a, dim, keepdim):
-        idx = cls.arg_fn(a.data, axis=dim, keepdims=True)
-        ctx.in_shape, ctx.dims, ctx.keepdim = a.data.shape, (dim,), keepdim
-        ctx.mask = np.zeros(a.data.shape, dtype=a.data.dtype)
+        idx = cls.arg_fn(a.array, axis=dim, keepdims=True)
+        ctx.in_shape, ctx.dims, ctx.keepdim = a.array.shape, (dim,), keepdim
+        ctx.mask = np.zeros(a.array.shape, dtype=a.array.dtype)
         np.put_along_axis(ctx.mask, idx, 1, axis=dim)
-        values = np.take_along_axis(a.data, idx, axis=dim)
+        values = np.take_along_axis(a.array, idx, axis=dim)
         if not keepdim:
             values, idx = values.squeeze(dim), idx.squeeze(dim)
         return values, idx.astype(np.int64)
@@ -216,10 +216,10 @@ class _Extreme(Function):
 
     @classmethod
     def forward(cls, ctx, a, dims, keepdim):
-        ctx.in_shape, ctx.dims, ctx.keepdim = a.data.shape, dims, keepdim
-        out = cls.np_fn(a.data, axis=dims, keepdims=True)
-        hits = a.data == out
-        ctx.share = (hits / hits.sum(axis=dims, keepdims=True)).astype(a.data.dtype)
+        ctx.in_shape, ctx.dims, ctx.keepdim = a.array.shape, dims, keepdim
+        out = cls.np_fn(a.array, axis=dims, keepdims=True)
+        hits = a.array == out
+        ctx.share = (hits / hits.sum(axis=dims, keepdims=True)).astype(a.array.dtype)
         return out if keepdim else np.squeeze(out, axis=dims)
 
     @staticmethod
@@ -259,8 +259,8 @@ class Norm(Function):
     @staticmethod
     def forward(ctx, a, dims, keepdim):
         ctx.save_for_backward(a)
-        ctx.in_shape, ctx.dims, ctx.keepdim = a.data.shape, dims, keepdim
-        return np.sqrt(np.sum(a.data * a.data, axis=dims, keepdims=keepdim))
+        ctx.in_shape, ctx.dims, ctx.keepdim = a.array.shape, dims, keepdim
+        return np.sqrt(np.sum(a.array * a.array, axis=dims, keepdims=keepdim))
 
     @staticmethod
     def backward(ctx, grad):
@@ -268,8 +268,8 @@ class Norm(Function):
         norm = _restore_dims(ctx.output, ctx)
         with np.errstate(divide="ignore", invalid="ignore"):
             scale = _restore_dims(grad, ctx) / norm
-        if np.any(norm.data == 0):  # at the origin the (sub)gradient is 0, as in PyTorch
-            scale = choose(norm.data == 0, 0.0, scale)
+        if np.any(norm.array == 0):  # at the origin the (sub)gradient is 0, as in PyTorch
+            scale = choose(norm.array == 0, 0.0, scale)
         return a * scale
 
 
@@ -290,10 +290,10 @@ def mean(input: Any, dim: Any = None, keepdim: bool = False, dtype: Any = None) 
     """mean of all elements, or along `dim`"""
     if dtype is not None:
         input = input.to(dtype)
-    if input.data.dtype.kind != "f":
+    if input.array.dtype.kind != "f":
         raise RuntimeError(
             "mean(): could not infer output dtype. Input dtype must be either a floating point "
-            f"or complex dtype. Got: {input.data.dtype.name.capitalize()}")
+            f"or complex dtype. Got: {input.array.dtype.name.capitalize()}")
     if dim is None and not keepdim:
         return Mean.apply(input)
     return MeanDim.apply(input, dims=reduce_dims(input, dim), keepdim=keepdim)
@@ -343,7 +343,7 @@ def argmin(input: Any, dim: Any = None, keepdim: bool = False) -> Any:
 def sum_to_size(input: Any, *size: Any) -> Any:
     """sum the broadcast dims away (as PyTorch: sum(dims, keepdim=True), then view if needed)"""
     shape = tuple(size[0]) if len(size) == 1 and not isinstance(size[0], int) else size
-    if input.data.shape == shape:
+    if input.array.shape == shape:
         return input
-    out = sum(input, broadcast.sum_to_dims(input.data.shape, shape), keepdim=True)
-    return view(out, shape) if input.data.ndim != len(shape) else out
+    out = sum(input, broadcast.sum_to_dims(input.array.shape, shape), keepdim=True)
+    return view(out, shape) if input.array.ndim != len(shape) else out

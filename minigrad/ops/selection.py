@@ -141,18 +141,18 @@ class Clamp(Function):
     @staticmethod
     def backward(ctx, grad):
         (a,) = ctx.saved_tensors
-        inside = np.ones(a.data.shape, dtype=bool)
+        inside = np.ones(a.array.shape, dtype=bool)
         if ctx.lo is not None:
-            inside &= a.data >= unwrap(ctx.lo)
+            inside &= a.array >= unwrap(ctx.lo)
         if ctx.hi is not None:
-            inside &= a.data <= unwrap(ctx.hi)
+            inside &= a.array <= unwrap(ctx.hi)
         return choose(inside, grad, 0.0)
 
 
 def choose(condition: Any, a: Any, b: Any) -> Any:
     """`condition ? a : b` elementwise, for backward formulas: `a`/`b` tensors or numbers
     (of the tensor's dtype already), `condition` a mask (an array or a tensor)."""
-    c = condition.data if isinstance(condition, _tensor.Tensor) else condition
+    c = condition.array if isinstance(condition, _tensor.Tensor) else condition
     if type(c) is not np.ndarray or c.dtype != np.bool_:
         c = np.asarray(c, dtype=bool)
     return Where.apply(a, b, condition=c)
@@ -174,9 +174,9 @@ def minimum(input: Any, other: Any) -> Any:
 def clamp(input: Any, min: Any = None, max: Any = None) -> Any:
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
-    if input.data.dtype.kind != "f":  # `int_tensor.clamp(0.5)` is float32
-        dtype = result_type(input.data, unwrap(min), unwrap(max))
-        if dtype != input.data.dtype:
+    if input.array.dtype.kind != "f":  # `int_tensor.clamp(0.5)` is float32
+        dtype = result_type(input.array, unwrap(min), unwrap(max))
+        if dtype != input.array.dtype:
             input = cast(input, dtype)
     return Clamp.apply(input, lo=min, hi=max)
 

@@ -26,7 +26,7 @@ class Softmax(Function):
     @staticmethod
     def forward(ctx, a, dim):
         ctx.dim = dim
-        return softmax_array(a.data, dim)
+        return softmax_array(a.array, dim)
 
     @staticmethod
     def backward(ctx, grad):
@@ -46,7 +46,7 @@ class LogSoftmax(Function):
     @staticmethod
     def forward(ctx, a, dim):
         ctx.dim = dim
-        return log_softmax_array(a.data, dim)
+        return log_softmax_array(a.array, dim)
 
     @staticmethod
     def backward(ctx, grad):
@@ -71,8 +71,8 @@ def log_softmax_array(x: np.ndarray, dim: int) -> np.ndarray:
 
 
 def softmax(input: Any, dim: int) -> Any:
-    return Softmax.apply(input, dim=dim % builtins.max(input.data.ndim, 1))
+    return Softmax.apply(input, dim=dim % builtins.max(input.array.ndim, 1))
 
 
 def log_softmax(input: Any, dim: int) -> Any:
-    return LogSoftmax.apply(input, dim=dim % builtins.max(input.data.ndim, 1))
+    return LogSoftmax.apply(input, dim=dim % builtins.max(input.array.ndim, 1))

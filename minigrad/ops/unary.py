@@ -109,7 +109,7 @@ class Abs(Function):
     @staticmethod
     def backward(ctx, grad):
         (a,) = ctx.saved_tensors
-        return grad * constant(np.sign(a.data))
+        return grad * constant(np.sign(a.array))
 
 
 class Tanh(Function):
@@ -151,7 +151,7 @@ class TanhBackward(Function):
     @staticmethod
     def forward(ctx, grad, y):
         ctx.save_for_backward(grad, y)
-        return tanh_backward_array(grad.data, y.data)
+        return tanh_backward_array(grad.array, y.array)
 
     @staticmethod
     def backward(ctx, gg):
@@ -193,7 +193,7 @@ class SigmoidBackward(Function):
     @staticmethod
     def forward(ctx, grad, y):
         ctx.save_for_backward(grad, y)
-        return grad.data * y.data * (1 - y.data)
+        return grad.array * y.array * (1 - y.array)
 
     @staticmethod
     def backward(ctx, gg):
@@ -289,7 +289,7 @@ def in_float(op: type, name: str) -> Any:
     an int or bool tensor is computed in float32 (numpy would give float64, or float16)."""
 
     def function(input: Any) -> Any:
-        if input.data.dtype.kind != "f":
+        if input.array.dtype.kind != "f":
             input = cast(input, np.float32)
         return op.apply(input)
 

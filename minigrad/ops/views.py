@@ -31,8 +31,8 @@ class View(Function):
 
     @staticmethod
     def forward(ctx, a, shape):
-        ctx.in_shape = a.data.shape
-        return view_array(a.data, shape)
+        ctx.in_shape = a.array.shape
+        return view_array(a.array, shape)
 
     @staticmethod
     def backward(ctx, grad):
@@ -77,7 +77,7 @@ class T(Function):
 
     @staticmethod
     def forward(ctx, a):
-        return a.data.T
+        return a.array.T
 
     @staticmethod
     def backward(ctx, grad):
@@ -103,7 +103,7 @@ class Transpose(Function):
     @staticmethod
     def forward(ctx, a, d0, d1):
         ctx.d0, ctx.d1 = d0, d1
-        return a.data.swapaxes(d0, d1)
+        return a.array.swapaxes(d0, d1)
 
     @staticmethod
     def backward(ctx, grad):
@@ -122,7 +122,7 @@ class Permute(Function):
     @staticmethod
     def forward(ctx, a, dims):
         ctx.inverse = tuple(np.argsort(dims))
-        return np.transpose(a.data, dims)
+        return np.transpose(a.array, dims)
 
     @staticmethod
     def backward(ctx, grad):
@@ -141,7 +141,7 @@ class Unsqueeze(Function):
     @staticmethod
     def forward(ctx, a, dim):
         ctx.dim = dim
-        return unsqueeze_array(a.data, dim)
+        return unsqueeze_array(a.array, dim)
 
     @staticmethod
     def backward(ctx, grad):
@@ -165,8 +165,8 @@ class Squeeze(Function):
 
     @staticmethod
     def forward(ctx, a, dims):
-        ctx.in_shape = a.data.shape
-        return squeeze_array(a.data, dims)
+        ctx.in_shape = a.array.shape
+        return squeeze_array(a.array, dims)
 
     @staticmethod
     def backward(ctx, grad):
@@ -206,7 +206,7 @@ class Expand(Function):
 
     @staticmethod
     def forward(ctx, a, shape):
-        return np.broadcast_to(a.data, shape)
+        return np.broadcast_to(a.array, shape)
 
     @staticmethod
     def backward(ctx, grad):
@@ -223,7 +223,7 @@ class Clone(Function):
 
     @staticmethod
     def forward(ctx, a):
-        return a.data.copy()
+        return a.array.copy()
 
     @staticmethod
     def backward(ctx, grad):
@@ -256,38 +256,38 @@ def _infer(shape: tuple, numel: int, given: tuple) -> tuple:
 
 def view(input: Any, *shape: Any) -> Any:
     shape = _shape_arg(shape)
-    shape = _infer(shape, input.data.size, shape)
+    shape = _infer(shape, input.array.size, shape)
     return View.apply(input, shape=shape)
 
 
 def unsafe_view(input: Any, shape: tuple) -> Any:
-    return UnsafeView.apply(input, shape=_infer(tuple(shape), input.data.size, shape))
+    return UnsafeView.apply(input, shape=_infer(tuple(shape), input.array.size, shape))
 
 
 def reshape(input: Any, *shape: Any) -> Any:
     """view when the memory layout allows it, else clone then view (as PyTorch)"""
     shape = _shape_arg(shape)
-    shape = _infer(shape, input.data.size, shape)
-    probe = input.data.view()
+    shape = _infer(shape, input.array.size, shape)
+    probe = input.array.view()
     try:
         probe.shape = shape
     except AttributeError:
         return unsafe_view(clone(input), shape)
-    if not input.data.flags.c_contiguous:  # a view of strided memory: PyTorch's _reshape_alias
+    if not input.array.flags.c_contiguous:  # a view of strided memory: PyTorch's _reshape_alias
         return ReshapeAlias.apply(input, shape=shape)
     return View.apply(input, shape=shape)
 
 
 def view_as(input: Any, other: Any) -> Any:
-    return view(input, other.data.shape)
+    return view(input, other.array.shape)
 
 
 def reshape_as(input: Any, other: Any) -> Any:
-    return reshape(input, other.data.shape)
+    return reshape(input, other.array.shape)
 
 
 def flatten(input: Any, start_dim: int = 0, end_dim: int = -1) -> Any:
-    shape = input.data.shape
+    shape = input.array.shape
     if not shape:
         return reshape(input, (1,))
     start, end = start_dim % len(shape), end_dim % len(shape)
@@ -298,7 +298,7 @@ def flatten(input: Any, start_dim: int = 0, end_dim: int = -1) -> Any:
 
 
 def t(input: Any) -> Any:
-    data = input.data
+    data = input.array
     if data.ndim > 2:
         raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is "
                            f"{data.ndim}D")
@@ -314,21 +314,21 @@ swapaxes = transpose
 
 def permute(input: Any, *dims: Any) -> Any:
     dims = _shape_arg(dims)
-    if sorted(d % input.data.ndim for d in dims) != list(range(input.data.ndim)):
+    if sorted(d % input.array.ndim for d in dims) != list(range(input.array.ndim)):
         raise RuntimeError(f"permute(sparse_coo): number of dimensions in the tensor input does "
                            f"not match the length of the desired ordering of dimensions i.e. "
-                           f"input.dim() = {input.data.ndim} is not equal to len(dims) = "
+                           f"input.dim() = {input.array.ndim} is not equal to len(dims) = "
                            f"{len(dims)}")
-    return Permute.apply(input, dims=tuple(d % input.data.ndim for d in dims))
+    return Permute.apply(input, dims=tuple(d % input.array.ndim for d in dims))
 
 
 def T_property(input: Any) -> Any:
     """`x.T`: all dims reversed (PermuteBackward0, as in PyTorch)"""
-    return Permute.apply(input, dims=tuple(reversed(range(input.data.ndim))))
+    return Permute.apply(input, dims=tuple(reversed(range(input.array.ndim))))
 
 
 def unsqueeze(input: Any, dim: int) -> Any:
-    n = input.data.ndim + 1  # the new dim may go anywhere from before the first to after the last
+    n = input.array.ndim + 1  # the new dim may go anywhere from before the first to after the last
     if not -n <= dim < n:
         raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], "
                          f"but got {dim})")
@@ -338,14 +338,14 @@ def unsqueeze(input: Any, dim: int) -> Any:
 
 def squeeze(input: Any, dim: Any = None) -> Any:
     if dim is None:
-        return _squeeze(Squeeze, input, tuple(range(input.data.ndim)))
+        return _squeeze(Squeeze, input, tuple(range(input.array.ndim)))
     if isinstance(dim, int):
-        return _squeeze(SqueezeDim, input, normalize_dims(dim, input.data.ndim))
+        return _squeeze(SqueezeDim, input, normalize_dims(dim, input.array.ndim))
     return squeeze_dims(input, dim)
 
 
 def squeeze_dims(input: Any, dims: tuple) -> Any:
-    return _squeeze(SqueezeDims, input, normalize_dims(dims, input.data.ndim))
+    return _squeeze(SqueezeDims, input, normalize_dims(dims, input.array.ndim))
 
 
 def _squeeze(op: Any, input: Any, dims: tuple) -> Any:
@@ -354,7 +354,7 @@ def _squeeze(op: Any, input: Any, dims: tuple) -> Any:
 
 def expand(input: Any, *sizes: Any) -> Any:
     sizes = _shape_arg(sizes)
-    shape = input.data.shape
+    shape = input.array.shape
     lead = len(sizes) - len(shape)
     if lead < 0:
         raise RuntimeError(f"expand: the number of sizes provided ({len(sizes)}) must be greater "
@@ -385,7 +385,7 @@ def _plainly_expands(shape: tuple, full: tuple) -> bool:
 
 
 def expand_as(input: Any, other: Any) -> Any:
-    return expand(input, other.data.shape)
+    return expand(input, other.array.shape)
 
 
 def clone(input: Any) -> Any:
@@ -393,4 +393,4 @@ def clone(input: Any) -> Any:
 
 
 def contiguous(input: Any) -> Any:
-    return input if input.data.flags.c_contiguous else clone(input)
+    return input if input.array.flags.c_contiguous else clone(input)

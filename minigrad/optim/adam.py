@@ -39,27 +39,27 @@ class Adam(Optimizer):
 
     def _decay(self, p: Any, g: np.ndarray, group: dict) -> np.ndarray:
         """Adam's L2 penalty: added to the gradient."""
-        return g + group["weight_decay"] * p.data if group["weight_decay"] != 0 else g
+        return g + group["weight_decay"] * p.array if group["weight_decay"] != 0 else g
 
     def _update(self, p: Any, group: dict) -> None:
-        g = self._decay(p, -p.grad.data if group["maximize"] else p.grad.data, group)
+        g = self._decay(p, -p.grad.array if group["maximize"] else p.grad.array, group)
         beta1, beta2 = group["betas"]
         state = self.state[p]
         if not state:
             state["step"] = 0
-            state["exp_avg"] = state_tensor(np.zeros_like(p.data))
-            state["exp_avg_sq"] = state_tensor(np.zeros_like(p.data))
+            state["exp_avg"] = state_tensor(np.zeros_like(p.array))
+            state["exp_avg_sq"] = state_tensor(np.zeros_like(p.array))
             if group["amsgrad"]:
-                state["max_exp_avg_sq"] = state_tensor(np.zeros_like(p.data))
+                state["max_exp_avg_sq"] = state_tensor(np.zeros_like(p.array))
         state["step"] += 1
         t = state["step"]
-        m, v = state["exp_avg"].data, state["exp_avg_sq"].data
+        m, v = state["exp_avg"].array, state["exp_avg_sq"].array
         m *= beta1
         m += (1 - beta1) * g
         v *= beta2
         v += (1 - beta2) * g * g
         if group["amsgrad"]:
-            v = np.maximum(state["max_exp_avg_sq"].data, v, out=state["max_exp_avg_sq"].data)
+            v = np.maximum(state["max_exp_avg_sq"].array, v, out=state["max_exp_avg_sq"].array)
         step_size = group["lr"] / (1 - beta1 ** t)
         denom = np.sqrt(v)
         denom /= math.sqrt(1 - beta2 ** t)
@@ -78,5 +78,5 @@ class AdamW(Adam):
 
     def _decay(self, p: Any, g: np.ndarray, group: dict) -> np.ndarray:
         will_change(p)
-        p.data *= 1 - group["lr"] * group["weight_decay"]
+        p.array *= 1 - group["lr"] * group["weight_decay"]
         return g

@@ -27,7 +27,7 @@ def subtract_(p: Tensor, update: np.ndarray) -> None:
     refuses to backward through it.
     """
     will_change(p)
-    p.data -= update
+    p.array -= update
     p._bump_version()
 
 

@@ -37,17 +37,17 @@ class SGD(Optimizer):
                                       maximize=maximize))
 
     def _update(self, p: Any, group: dict) -> None:
-        g = -p.grad.data if group["maximize"] else p.grad.data
+        g = -p.grad.array if group["maximize"] else p.grad.array
         if group["weight_decay"] != 0:
-            g = g + group["weight_decay"] * p.data
+            g = g + group["weight_decay"] * p.array
         momentum = group["momentum"]
         if momentum != 0:
             state = self.state[p]
             if "momentum_buffer" not in state:
                 state["momentum_buffer"] = state_tensor(np.array(g, copy=True))
-                buf = state["momentum_buffer"].data
+                buf = state["momentum_buffer"].array
             else:
-                buf = state["momentum_buffer"].data
+                buf = state["momentum_buffer"].array
                 buf *= momentum
                 buf += (1 - group["dampening"]) * g
             g = g + momentum * buf if group["nesterov"] else buf

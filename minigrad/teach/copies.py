@@ -23,14 +23,14 @@ class Copies:
 
     def of(self, t: Tensor) -> np.ndarray:
         """One copy per tensor and version; a view's copy is a view of its base's copy."""
-        data, version = t.data, t._version
+        data, version = t.array, t._version
         kept = self.kept.get(id(t))
         if kept is not None and kept[1] is data and kept[2] == version:
             return kept[3]
         base = t._base
         copy = None
         if base is not None and base._base is None:
-            copy = same_view(data, base.data, self.of(base))
+            copy = same_view(data, base.array, self.of(base))
         if copy is None:
             copy = np.array(data)
         self.kept[id(t)] = (t, data, version, copy)

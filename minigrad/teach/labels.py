@@ -100,7 +100,7 @@ def constant_text(value: Any) -> str:
     if isinstance(value, Tensor):
         if value.name:
             return value.name
-        value = value.data
+        value = value.array
     if isinstance(value, np.generic):
         value = value.item()
     if isinstance(value, np.ndarray):

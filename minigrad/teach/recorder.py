@@ -117,7 +117,7 @@ class Recorder:
         if isinstance(out, tuple):
             out = next((o for o in out if isinstance(o, Tensor)), None)
         if isinstance(out, Tensor):
-            live.out, live.value, live.shape = out, self.copies.of(out), out.data.shape
+            live.out, live.value, live.shape = out, self.copies.of(out), out.array.shape
         for i, (arg, (nxt, _)) in enumerate(zip(event.inputs, node.next_functions)):
             if nxt is None:
                 live.consts[i] = arg
@@ -143,7 +143,7 @@ class Recorder:
         live = self.live[node] = _Live()
         if _is_leaf(node):
             v = node.variable
-            live.value, live.shape, live.out = self.copies.of(v), v.data.shape, v
+            live.value, live.shape, live.out = self.copies.of(v), v.array.shape, v
             return live
         saved = node.saved_values
         nf = list(node.next_functions)
@@ -176,7 +176,7 @@ class Recorder:
             self.roots.setdefault(node, t)
             live = self.live.get(node) or self._register(node)
             if live.value is None and not _is_leaf(node):
-                live.value, live.shape = self.copies.of(t), t.data.shape
+                live.value, live.shape = self.copies.of(t), t.array.shape
         self._register_reachable(edges)
         return edges
 
@@ -222,7 +222,7 @@ class Recorder:
         """
         boxes = []
         for g in grads:
-            a = None if g is None else g.data if isinstance(g, Tensor) else np.asarray(g)
+            a = None if g is None else g.array if isinstance(g, Tensor) else np.asarray(g)
             box = [a]
             if a is not None:
                 self.watched.setdefault(owner_id(a), []).append(box)
@@ -232,7 +232,7 @@ class Recorder:
     def _changing(self, t: Tensor) -> None:
         """`t` is about to change in place: the boxes holding its memory get copies."""
         # (later boxes hold the new values: they are watched afresh)
-        boxes = self.watched.pop(owner_id(t.data), ())
+        boxes = self.watched.pop(owner_id(t.array), ())
         copies: dict[int, tuple] = {}  # id(array) -> (array, its copy): one copy per array
         for box in boxes:
             a = box[0]
@@ -275,7 +275,7 @@ class Recorder:
                 leaf = live.out
                 grad = leaf.grad
                 leaves.append(TraceLeaf(labels[node], ids[node], live.shape, live.value,
-                                        None if grad is None else np.array(grad.data),
+                                        None if grad is None else np.array(grad.array),
                                         id(leaf) in self.params))
                 live_leaves[ids[node]] = weakref.ref(leaf)
                 continue
@@ -368,7 +368,7 @@ def _input_index(t: Tensor, edges: list) -> int | None:
 
 
 def _data(t: Any) -> np.ndarray | None:
-    return None if t is None else t.data if isinstance(t, Tensor) else np.asarray(t)
+    return None if t is None else t.array if isinstance(t, Tensor) else np.asarray(t)
 
 
 def _datas(values: Any) -> list[np.ndarray | None]:

@@ -109,18 +109,18 @@ class Expression:
                   ) -> bool:
         """Whether every op sees inputs where it is smooth (no kink, pole or tie within
         `tol`) and every value stays finite and within `limit`."""
-        env = {k: v.data if isinstance(v, Tensor) else np.asarray(v)
+        env = {k: v.array if isinstance(v, Tensor) else np.asarray(v)
                for k, v in self._bind(args, kwargs).items()}
         if not all(_tame(v, limit) for v in env.values()):
             return False
         ok = [True]
 
         def check(spec: OpSpec, xs: list, ps: dict) -> Any:
-            values = [x.data for x in xs]
+            values = [x.array for x in xs]
             if not ok[0] or not spec.in_domain(*values, tol=tol, **ps):
                 ok[0] = False
             out = spec.fn(*xs, **ps)
-            if not _tame(out.data, limit):
+            if not _tame(out.array, limit):
                 ok[0] = False
             return out
 

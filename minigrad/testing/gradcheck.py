@@ -75,8 +75,8 @@ def gradgradcheck(fn: Callable[..., Any], inputs: Any, grad_outputs: Any = None,
     if grad_outputs is None:
         rng = np.random.default_rng(0)
         grad_outputs = tuple(
-            Tensor(rng.uniform(-1, 1, o.data.shape).astype(
-                o.data.dtype if o.data.dtype.kind == "f" else np.float64), requires_grad=True)
+            Tensor(rng.uniform(-1, 1, o.array.shape).astype(
+                o.array.dtype if o.array.dtype.kind == "f" else np.float64), requires_grad=True)
             for o in _differentiable(fn(*inputs)))
     grad_outputs = _as_tuple(grad_outputs)
     n_in = len(inputs)
@@ -100,7 +100,7 @@ def gradgradcheck(fn: Callable[..., Any], inputs: Any, grad_outputs: Any = None,
 def _warn_not_double(inputs: tuple) -> None:
     """PyTorch's warning: finite differences with eps=1e-6 need float64."""
     for idx, x in enumerate(inputs):
-        if _needs_grad(x) and x.data.dtype != np.float64:
+        if _needs_grad(x) and x.array.dtype != np.float64:
             warnings.warn(FLOAT32_WARNING.format(idx), UserWarning, stacklevel=3)
 
 
@@ -131,11 +131,11 @@ def _gradcheck(fn: Callable, inputs: tuple, eps: float, atol: float, rtol: float
         for j, a in enumerate(analytical):
             n = numerical[j][floats.index(keep[i])]
             if not _allclose(a, n, atol, rtol):
-                raise _mismatch(a, n, i, j, out.data.shape, wrt[j].data.shape, atol, rtol,
+                raise _mismatch(a, n, i, j, out.array.shape, wrt[j].array.shape, atol, rtol,
                                 labels)
     for k in floats:
         if k not in keep:
-            _expect_zero(numerical, floats.index(k), k, results[k].data.shape, wrt, labels)
+            _expect_zero(numerical, floats.index(k), k, results[k].array.shape, wrt, labels)
     if outputs:
         _check_multiplied_by_grad_output(outputs, wrt, labels)
 
@@ -145,8 +145,8 @@ def _check_inputs(inputs: tuple) -> list:
     for idx, x in enumerate(inputs):
         if not _needs_grad(x):
             continue
-        if any(st == 0 and n > 1 for st, n in zip(x.data.strides, x.data.shape)) or \
-                not x.data.flags.writeable:
+        if any(st == 0 and n > 1 for st, n in zip(x.array.strides, x.array.shape)) or \
+                not x.array.flags.writeable:
             raise RuntimeError(
                 f"The {idx}th input has a dimension with stride 0. gradcheck only supports "
                 "inputs that are non-overlapping to be able to compute the numerical gradients "
@@ -164,11 +164,11 @@ def _numerical(fn: Callable, inputs: tuple, wrt: list, floats: list, eps: float)
 
     def evaluate() -> list:
         results = _as_tuple(fn(*inputs))
-        return [np.array(results[k].data, dtype=np.float64) for k in floats]
+        return [np.array(results[k].array, dtype=np.float64) for k in floats]
 
     jacobians = []
     for x in wrt:
-        data = x.data
+        data = x.array
         per_output: list = []
         for r in range(data.size):
             idx = np.unravel_index(r, data.shape)
@@ -190,18 +190,18 @@ def _numerical(fn: Callable, inputs: tuple, wrt: list, floats: list, eps: float)
 
 def _analytical(out: Tensor, wrt: list) -> list[np.ndarray]:
     """Backward seeded with each basis vector of `out`: column c of every Jacobian."""
-    jacs = [np.zeros((x.data.size, out.data.size)) for x in wrt]
-    for c in range(out.data.size):
-        seed = np.zeros(out.data.shape, dtype=out.data.dtype)
+    jacs = [np.zeros((x.array.size, out.array.size)) for x in wrt]
+    for c in range(out.array.size):
+        seed = np.zeros(out.array.shape, dtype=out.array.dtype)
         seed.flat[c] = 1
         grads = autograd.grad([out], wrt, [Tensor._make(seed, None, 0)], retain_graph=True,
                               allow_unused=True)
         for jac, x, g in zip(jacs, wrt, grads):
             if g is None:
                 continue
-            if g.data.shape != x.data.shape:
+            if g.array.shape != x.array.shape:
                 raise GradcheckError("Analytical gradient has incorrect size")
-            jac[:, c] = g.data.ravel()
+            jac[:, c] = g.array.ravel()
     return jacs
 
 
@@ -211,15 +211,15 @@ def _allclose(a: np.ndarray, n: np.ndarray, atol: float, rtol: float) -> bool:
 
 def _check_multiplied_by_grad_output(outputs: list, wrt: list, labels: _Labels) -> None:
     """With grad_output = 0 every gradient must be 0 (PyTorch checks this too)."""
-    zeros = [Tensor._make(np.zeros_like(o.data), None, 0) for o in outputs]
+    zeros = [Tensor._make(np.zeros_like(o.array), None, 0) for o in outputs]
     grads = autograd.grad(outputs, wrt, zeros, retain_graph=True, allow_unused=True)
     for j, g in enumerate(grads):
-        if g is not None and np.any(g.data != 0):
-            r = int(np.flatnonzero(g.data)[0])
-            at = _at(np.unravel_index(r, g.data.shape))
+        if g is not None and np.any(g.array != 0):
+            r = int(np.flatnonzero(g.array)[0])
+            at = _at(np.unravel_index(r, g.array.shape))
             raise GradcheckError(
                 f"backward not multiplied by grad_output\nWith every grad_output = 0, the "
-                f"gradient of {labels.input(j)}{at} is {float(g.data.flat[r])!r} instead of 0: "
+                f"gradient of {labels.input(j)}{at} is {float(g.array.flat[r])!r} instead of 0: "
                 "a backward must multiply what it returns by the incoming gradient (chain "
                 "rule).", input_index=j)
 
@@ -236,7 +236,7 @@ def _expect_zero(numerical: list, i: int, k: int, shape: tuple, wrt: list,
                 f"The {labels.output(k)} does not require grad, yet it changes with "
                 f"{labels.input(j)}:\nd output {k}{_index(np.unravel_index(c, shape))} / "
                 f"d {labels.short(j)}"
-                f"{_index(np.unravel_index(r, wrt[j].data.shape))} = {float(jac[r, c])!r} "
+                f"{_index(np.unravel_index(r, wrt[j].array.shape))} = {float(jac[r, c])!r} "
                 f"numerically.{labels.detached_hint}", input_index=j)
 
 
@@ -316,7 +316,7 @@ class _SecondOrderLabels(_Labels):
     first-order gradients."""
 
     detached_hint = ("\nThe first-order gradient was computed outside the graph: a backward "
-                     "that uses .data or numpy\ncannot be differentiated again; compute it "
+                     "that uses .array or numpy\ncannot be differentiated again; compute it "
                      "with Tensor operations.")
 
     def __init__(self, inputs: tuple, fn_wrt: list, returned: list) -> None:
@@ -359,7 +359,7 @@ def _needs_grad(x: Any) -> bool:
 
 
 def _is_float(x: Any) -> bool:
-    return isinstance(x, Tensor) and x.data.dtype.kind == "f"
+    return isinstance(x, Tensor) and x.array.dtype.kind == "f"
 
 
 def _differentiable(results: Any) -> list:

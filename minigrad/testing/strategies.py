@@ -256,7 +256,7 @@ def op_cases(draw: Any, spec: OpSpec, max_side: int = 3) -> OpCase:
     xs = tuple(draw(tensors(shape=s, domain=spec.domain(i), name=NAMES[i]))
                for i, s in enumerate(in_shapes))
     if spec.valid is not None:
-        assume(spec.valid(*[x.data for x in xs], **params))
+        assume(spec.valid(*[x.array for x in xs], **params))
     return OpCase(spec, xs, params)
 
 

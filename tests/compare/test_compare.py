@@ -86,7 +86,7 @@ class BadSquare(mg.Function):
     @staticmethod
     def forward(ctx, x):
         ctx.save_for_backward(x)
-        return x.data ** 2
+        return x.array ** 2
 
     @staticmethod
     def backward(ctx, grad):
@@ -227,7 +227,7 @@ def test_modules_agree_on_an_mlp(torch_mod):
     assert [g.what for g in report.grads] == [
         "grad 0.weight", "grad 0.bias", "grad 2.weight", "grad 2.bias"]
     assert report.graph.equal
-    assert np.array_equal(mine[0].weight.data, theirs[0].weight.detach().numpy())
+    assert np.array_equal(mine[0].weight.array, theirs[0].weight.detach().numpy())
 
 
 def test_modules_agree_on_a_linear_cross_entropy_classifier(torch_mod):

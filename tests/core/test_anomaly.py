@@ -97,7 +97,7 @@ def test_without_anomaly_mode_nan_flows_silently():
     b, d = planted_zero_over_zero()
     with np.errstate(all="ignore"):
         d.backward()
-    assert np.isnan(b.grad.data[0])
+    assert np.isnan(b.grad.array[0])
 
 
 def test_node_created_outside_anomaly_mode_says_it_has_no_trace(capsys):

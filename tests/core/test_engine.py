@@ -38,7 +38,7 @@ def test_walk_snippet_runs_unchanged_with_import_minigrad_as_torch():
     assert lines[3].startswith("<AccumulateGrad object at") and "requires_grad=True" in lines[3]
     assert lines[4].startswith("<AccumulateGrad object at")
     x, y = namespace["x"], namespace["y"]
-    np.testing.assert_allclose(x.grad.data, 3 * y.data)
+    np.testing.assert_allclose(x.grad.array, 3 * y.array)
     assert "tensor([3., 3., 3., 3., 3.])" in lines[3]
 
 
@@ -66,7 +66,7 @@ def test_shared_leaf_has_two_edges_to_one_accumulator():
     (a, _), (b, _) = y.grad_fn.next_functions
     assert a is b and a.variable is x
     y.sum().backward()
-    np.testing.assert_allclose(x.grad.data, [2.0, 4.0])
+    np.testing.assert_allclose(x.grad.array, [2.0, 4.0])
 
 
 def test_second_derivative_via_create_graph():
@@ -113,8 +113,8 @@ def test_broadcasting_is_summed_back():
     b = minigrad.tensor([1.0, 2.0, 3.0], requires_grad=True)
     c = minigrad.tensor([[10.0], [20.0]], requires_grad=True)
     (a * b * c).sum().backward()
-    np.testing.assert_allclose(b.grad.data, [30.0, 30.0, 30.0])
-    np.testing.assert_allclose(c.grad.data, [[6.0], [6.0]])
+    np.testing.assert_allclose(b.grad.array, [30.0, 30.0, 30.0])
+    np.testing.assert_allclose(c.grad.array, [[6.0], [6.0]])
     assert a.grad.shape == (2, 3)
 
 
@@ -129,8 +129,8 @@ def test_each_node_runs_once_after_all_its_gradient_arrived():
     assert names.count("ExpBackward0") == 1
     exp_step = next(s for s in seen if s.node.name() == "ExpBackward0")
     expected = 5 + np.cos(np.exp([1.0, 2.0]))
-    np.testing.assert_allclose(exp_step.grad_outputs[0].data, expected, rtol=1e-6)
-    np.testing.assert_allclose(x.grad.data, expected * np.exp([1.0, 2.0]), rtol=1e-6)
+    np.testing.assert_allclose(exp_step.grad_outputs[0].array, expected, rtol=1e-6)
+    np.testing.assert_allclose(x.grad.array, expected * np.exp([1.0, 2.0]), rtol=1e-6)
 
 
 def test_backward_step_events_count_and_order():
@@ -151,7 +151,7 @@ def test_backward_step_events_count_and_order():
     accumulated = [e for e in got if isinstance(e, events.GradAccumulated)]
     assert [a.tensor for a in accumulated] == [x, y]
     assert accumulated[0].grad is None
-    np.testing.assert_array_equal(accumulated[0].total.data, [12.0, 15.0, 18.0])
+    np.testing.assert_array_equal(accumulated[0].total.array, [12.0, 15.0, 18.0])
 
 
 def test_backward_steps_can_pause_and_resume():
@@ -165,7 +165,7 @@ def test_backward_steps_can_pause_and_resume():
     rest = list(steps)
     assert [s.node.name() for s in rest] == [
         "SumBackward0", "MulBackward0", "AccumulateGrad", "AccumulateGrad"]
-    np.testing.assert_allclose(x.grad.data, [6.0, 8.0])
+    np.testing.assert_allclose(x.grad.array, [6.0, 8.0])
 
 
 def test_step_count_equals_nodes_executed_in_a_bigger_graph():
@@ -209,11 +209,11 @@ def test_hooks_replace_gradients():
     y.register_hook(lambda g: g * 10)
     handle = x.register_hook(lambda g: g + 1)
     y.sum().backward()
-    np.testing.assert_allclose(x.grad.data, [31.0, 31.0])
+    np.testing.assert_allclose(x.grad.array, [31.0, 31.0])
     handle.remove()
     x.grad = None
     (x * 3).sum().backward()
-    np.testing.assert_allclose(x.grad.data, [3.0, 3.0])
+    np.testing.assert_allclose(x.grad.array, [3.0, 3.0])
 
 
 def test_node_hooks_replace_gradients_and_fire_events():
@@ -223,7 +223,7 @@ def test_node_hooks_replace_gradients_and_fire_events():
     fired = []
     with events.listen(lambda e: fired.append(e) if isinstance(e, events.HookFired) else None):
         y.backward()
-    np.testing.assert_allclose(x.grad.data, [10.0, 10.0])
+    np.testing.assert_allclose(x.grad.array, [10.0, 10.0])
     assert fired[0].where == "prehook"
     assert fired[0].before[0].item() == 1.0 and fired[0].after[0].item() == 5.0
 
@@ -297,7 +297,7 @@ def test_views_share_the_version_counter():
     v = a[0]
     v.add_(1)
     assert a._version == v._version == 1
-    np.testing.assert_array_equal(a.data[0], [1.0, 1.0, 1.0])
+    np.testing.assert_array_equal(a.array[0], [1.0, 1.0, 1.0])
 
 
 def test_max_dim_returns_values_and_indices():
@@ -306,7 +306,7 @@ def test_max_dim_returns_values_and_indices():
     assert values.grad_fn.name() == "MaxBackward0" and indices.grad_fn is None
     assert indices.tolist() == [1, 0]
     values.sum().backward()
-    np.testing.assert_array_equal(a.grad.data, [[0, 1, 0], [1, 0, 0]])
+    np.testing.assert_array_equal(a.grad.array, [[0, 1, 0], [1, 0, 0]])
 
 
 def test_user_function_cube():
@@ -326,7 +326,7 @@ def test_user_function_cube():
     assert y.grad_fn.name() == "CubeBackward"
     assert type(y.grad_fn).__name__ == "CubeBackward"
     y.sum().backward()
-    np.testing.assert_allclose(x.grad.data, [3.0, 12.0])
+    np.testing.assert_allclose(x.grad.array, [3.0, 12.0])
 
 
 def test_every_builtin_op_has_a_formula_and_docstring():
@@ -354,13 +354,13 @@ def test_grads_never_share_memory():
     seed = minigrad.ones(3)
     (a + b).backward(seed)
     (c + 0).sum().backward()
-    arrays = [a.grad.data, b.grad.data, c.grad.data, seed.data]
+    arrays = [a.grad.array, b.grad.array, c.grad.array, seed.array]
     for i, x in enumerate(arrays):
         for y in arrays[i + 1:]:
             assert not np.shares_memory(x, y)
     a.grad.zero_()
-    assert b.grad.data.tolist() == [1.0, 1.0, 1.0] and seed.data.tolist() == [1.0, 1.0, 1.0]
-    assert c.grad.data.flags.writeable
+    assert b.grad.array.tolist() == [1.0, 1.0, 1.0] and seed.array.tolist() == [1.0, 1.0, 1.0]
+    assert c.grad.array.flags.writeable
 
 
 def test_code_between_backward_steps_runs_in_the_callers_grad_mode():
@@ -378,10 +378,10 @@ def test_views_of_one_gradient_do_not_share_memory_between_leaves():
     x = minigrad.ones(2, 3, requires_grad=True)
     y = minigrad.ones(6, requires_grad=True)
     (x.view(6) + y).sum().backward()
-    assert not np.shares_memory(x.grad.data, y.grad.data)
+    assert not np.shares_memory(x.grad.array, y.grad.array)
     w = minigrad.ones(4, 3, requires_grad=True)
     (minigrad.ones(2, 3) @ w.t()).sum().backward()
-    assert w.grad.data.flags.c_contiguous
+    assert w.grad.array.flags.c_contiguous
 
 
 def test_mul_by_a_constant_keeps_only_what_backward_needs():
@@ -395,7 +395,7 @@ def test_mul_by_a_constant_keeps_only_what_backward_needs():
     del h
     assert kept() is None
     y.sum().backward()
-    np.testing.assert_array_equal(x.grad.data, [6.0, 6.0, 6.0])
+    np.testing.assert_array_equal(x.grad.array, [6.0, 6.0, 6.0])
 
 
 def test_a_node_keeps_the_settings_apply_got():

@@ -95,7 +95,7 @@ class _SavesTwice(Function):
     def forward(ctx, a):
         ctx.save_for_backward(a)
         ctx.save_for_backward(2.0)  # the second call replaces the first: numbers only
-        return a.data * 2.0
+        return a.array * 2.0
 
     @staticmethod
     def backward(ctx, grad):
@@ -112,7 +112,7 @@ def test_saving_numbers_after_tensors_replaces_the_versions_too() -> None:
 class _ReturnsNumpy(Function):
     @staticmethod
     def forward(ctx, a, b):
-        return a.data * b.data
+        return a.array * b.array
 
     @staticmethod
     def backward(ctx, grad):
@@ -130,7 +130,7 @@ def test_a_backward_may_return_numpy_arrays_and_numbers() -> None:
 class _WrongShape(Function):
     @staticmethod
     def forward(ctx, a):
-        return a.data.copy()
+        return a.array.copy()
 
     @staticmethod
     def backward(ctx, grad):
@@ -147,7 +147,7 @@ def test_tensors_take_their_defaults_from_the_class() -> None:
 class _Transposed(Function):
     @staticmethod
     def forward(ctx, a):
-        return a.data.copy()
+        return a.array.copy()
 
     @staticmethod
     def backward(ctx, grad):
@@ -217,27 +217,27 @@ def test_mean_over_dim_0_of_a_0d_tensor_is_the_tensor_itself(dim) -> None:
 
 
 def test_a_leaf_whose_data_gets_another_shape() -> None:
-    """`x.data = ` an array of another shape, as PyTorch allows: its AccumulateGrad (made once
+    """`x.data = ` a tensor of another shape, as PyTorch allows: its AccumulateGrad (made once
     per leaf) keeps a shape, read again when a gradient does not match it."""
     x = minigrad.ones(3, requires_grad=True)
     (x * 2).sum().backward()  # the AccumulateGrad exists now, with shape (3,)
     x.grad = None
-    x.data = np.ones((2, 3), np.float32)
+    x.data = minigrad.ones(2, 3)
     (x * 2).sum().backward()  # a new graph: gradients of the new shape
-    assert x.grad.shape == (2, 3) and np.all(x.grad.data == 2)
+    assert x.grad.shape == (2, 3) and np.all(x.grad.array == 2)
     x.grad = None
     b = minigrad.ones((4, 2, 3))
     (x * b).sum().backward()  # broadcast: summed to the new shape
-    assert x.grad.shape == (2, 3) and np.all(x.grad.data == 4)
+    assert x.grad.shape == (2, 3) and np.all(x.grad.array == 4)
 
 
 def test_a_graph_recorded_before_the_data_changed_brings_the_old_shape() -> None:
     # what PyTorch 2.13 does: y.backward() gives x.grad = tensor([2., 2., 2.]) for data of 5
     x = minigrad.ones(3, requires_grad=True)
     y = (x * 2).sum()
-    x.data = np.ones(5, np.float32)
+    x.data = minigrad.ones(5)
     y.backward()
-    assert x.grad.shape == (3,) and np.all(x.grad.data == 2)
+    assert x.grad.shape == (3,) and np.all(x.grad.array == 2)
 
 
 def test_tracing_a_graph_recorded_before_the_data_changed() -> None:
@@ -245,7 +245,7 @@ def test_tracing_a_graph_recorded_before_the_data_changed() -> None:
     under trace() the old-shape gradient is accumulated too, as without it."""
     x = minigrad.ones(3, requires_grad=True)
     y = (x * 2).sum()
-    x.data = np.ones(5, np.float32)
+    x.data = minigrad.ones(5)
     with minigrad.trace():
         y.backward()
-    assert x.grad.shape == (3,) and np.all(x.grad.data == 2)
+    assert x.grad.shape == (3,) and np.all(x.grad.array == 2)

@@ -16,7 +16,7 @@ def changes_seen(action, t):
 
     def listener(event):
         if isinstance(event, events.InPlaceChange) and event.tensor is t:
-            seen.append(t.data.tolist())
+            seen.append(t.array.tolist())
 
     with events.listen(listener):
         action()
@@ -35,14 +35,14 @@ def leaf():
 def test_every_in_place_op_says_so_before_it_writes(change):
     t = minigrad.tensor([1.0, -2.0, 3.0])
     assert changes_seen(lambda: change(t), t) == [[1.0, -2.0, 3.0]]
-    assert t.data.tolist() != [1.0, -2.0, 3.0]
+    assert t.array.tolist() != [1.0, -2.0, 3.0]
 
 
 def test_a_recorded_in_place_op_says_so_too():
     x = leaf()
     y = x * 1
     assert changes_seen(lambda: y.mul_(2), y) == [[1.0, -2.0, 3.0]]
-    assert y.grad_fn.name() == "MulBackward0" and y.data.tolist() == [2.0, -4.0, 6.0]
+    assert y.grad_fn.name() == "MulBackward0" and y.array.tolist() == [2.0, -4.0, 6.0]
 
 
 @pytest.mark.parametrize("make", [
@@ -57,7 +57,7 @@ def test_an_optimizer_step_says_so_before_it_writes(make):
     opt = make(p)
     seen = changes_seen(opt.step, p)
     assert seen and seen[0] == [1.0, -2.0, 3.0]
-    assert p.data.tolist() != [1.0, -2.0, 3.0]
+    assert p.array.tolist() != [1.0, -2.0, 3.0]
 
 
 def test_a_refused_in_place_op_says_nothing_and_writes_nothing():
@@ -69,11 +69,11 @@ def test_a_refused_in_place_op_says_nothing_and_writes_nothing():
         assert seen == []  # refused before anything: nothing to announce
         with minigrad.no_grad(), pytest.raises(RuntimeError, match="doesn't match the broadcast"):
             x.add_(minigrad.ones(2, 3))  # (numpy refuses it: announced, but nothing written)
-    assert x.data.tolist() == [1.0, -2.0, 3.0] and x._version == 0
+    assert x.array.tolist() == [1.0, -2.0, 3.0] and x._version == 0
 
 
 def test_nobody_listening_costs_nothing_but_the_check():
     t = minigrad.tensor([1.0, 2.0])
     t.zero_()
-    assert t.data.tolist() == [0.0, 0.0] and not events._listeners
-    assert np.all(t.data == 0)
+    assert t.array.tolist() == [0.0, 0.0] and not events._listeners
+    assert np.all(t.array == 0)

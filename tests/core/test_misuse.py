@@ -11,7 +11,7 @@ from minigrad import Function
 
 
 def grads_of(*tensors):
-    return [None if t._grad is None else t._grad.data.copy() for t in tensors]
+    return [None if t._grad is None else t._grad.array.copy() for t in tensors]
 
 
 def assert_same(before, tensors):
@@ -19,7 +19,7 @@ def assert_same(before, tensors):
         if b is None:
             assert t._grad is None
         else:
-            np.testing.assert_array_equal(b, t._grad.data)
+            np.testing.assert_array_equal(b, t._grad.array)
 
 
 @pytest.fixture
@@ -45,7 +45,7 @@ def test_retain_graph_allows_second_backward_and_accumulates():
     z = (x * x).sum()
     z.backward(retain_graph=True)
     z.backward()
-    np.testing.assert_allclose(x.grad.data, [4.0, 8.0])
+    np.testing.assert_allclose(x.grad.array, [4.0, 8.0])
 
 
 def test_saved_tensors_freed_after_backward():
@@ -106,20 +106,20 @@ def test_numpy_on_tensor_that_requires_grad(xy):
             "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() "
             "instead.")):
         x.numpy()
-    assert x.detach().numpy() is x.data
+    assert x.detach().numpy() is x.array
 
 
 def test_inplace_on_leaf_that_requires_grad(xy):
     x, y = xy
-    data = x.data.copy()
+    data = x.array.copy()
     with pytest.raises(RuntimeError, match="^a leaf Variable that requires grad is being used in "
                                            "an in-place operation.$"):
         x.add_(1)
-    np.testing.assert_array_equal(x.data, data)
+    np.testing.assert_array_equal(x.array, data)
     assert x._version == 0
     with minigrad.no_grad():
         x.add_(1)  # allowed: this is how optimizers update parameters
-    np.testing.assert_array_equal(x.data, data + 1)
+    np.testing.assert_array_equal(x.array, data + 1)
 
 
 def test_inplace_on_saved_output():
@@ -160,7 +160,7 @@ def test_inplace_op_records_and_backprops():
     assert b.grad_fn.name() == "MulBackward0"
     assert b.grad_fn.next_functions[0][0].name() == "MulBackward0"
     b.sum().backward()
-    np.testing.assert_allclose(a.grad.data, [3.0, 3.0, 3.0])
+    np.testing.assert_allclose(a.grad.array, [3.0, 3.0, 3.0])
 
 
 def test_hook_changing_size(xy):
@@ -182,7 +182,7 @@ def test_unused_input_in_autograd_grad():
             "Set allow_unused=True if this is the desired behavior.")):
         minigrad.autograd.grad(z, [x, y], retain_graph=True)
     gx, gy = minigrad.autograd.grad(z, [x, y], allow_unused=True)
-    np.testing.assert_allclose(gx.data, [2.0, 2.0])
+    np.testing.assert_allclose(gx.array, [2.0, 2.0])
     assert gy is None
     assert x._grad is None  # autograd.grad never touches .grad
 
@@ -207,7 +207,7 @@ def test_empty_inputs(xy, call, word):
         call(z)
     assert_same(before, (x, y))
     z.backward()  # the graph was not used up by the refused call
-    np.testing.assert_array_equal(x._grad.data, 2 * y.data)
+    np.testing.assert_array_equal(x._grad.array, 2 * y.array)
 
 
 def test_non_leaf_grad_warning():
@@ -227,7 +227,7 @@ def test_retain_grad():
     y = x * 2
     y.retain_grad()
     y.sum().backward()
-    np.testing.assert_array_equal(y.grad.data, [1.0, 1.0, 1.0])
+    np.testing.assert_array_equal(y.grad.array, [1.0, 1.0, 1.0])
     assert y.retains_grad
 
 
@@ -344,14 +344,14 @@ def test_inplace_on_view_created_in_no_grad():
     a = x * 2
     with minigrad.no_grad():
         v = a[0]
-    data = a.data.copy()
+    data = a.array.copy()
     with pytest.raises(RuntimeError, match="^A view was created in no_grad mode and is being "
                                            "modified inplace with grad mode enabled"):
         v.mul_(2)
-    np.testing.assert_array_equal(a.data, data)
+    np.testing.assert_array_equal(a.array, data)
     with minigrad.no_grad():
         v.mul_(2)  # both inside no_grad: allowed, not tracked
-    assert a.data[0].tolist() == [4.0, 8.0]
+    assert a.array[0].tolist() == [4.0, 8.0]
 
 
 def test_node_hooks_returning_the_wrong_number_of_gradients_are_refused():

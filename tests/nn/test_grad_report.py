@@ -117,4 +117,4 @@ def test_report_after_a_training_step_matches_param_grads():
     for row, (name, p) in zip(nn.utils.grad_report(model, show=False),
                               model.named_parameters()):
         assert row.name == name
-        assert row.grad_norm == pytest.approx(float(np.linalg.norm(p.grad.data)), rel=1e-6)
+        assert row.grad_norm == pytest.approx(float(np.linalg.norm(p.grad.array)), rel=1e-6)

@@ -49,10 +49,10 @@ def check_grads(fn, *arrays: np.ndarray, seed: int = 0) -> None:
         def value(work: list = work) -> float:
             with mg.no_grad():
                 res = fn(*[mg.tensor(a) for a in work])
-            return float((res.data * weights).sum())
+            return float((res.array * weights).sum())
 
         expected = numeric_grad(value, work[i])
-        np.testing.assert_allclose(t.grad.data, expected, rtol=1e-5, atol=1e-7,
+        np.testing.assert_allclose(t.grad.array, expected, rtol=1e-5, atol=1e-7,
                                    err_msg=f"input {i}")
 
 
@@ -157,7 +157,7 @@ def test_zero_grad_set_to_none_and_in_place():
     net = Net()
     net(mg.randn(4, 2)).sum().backward()
     net.zero_grad(set_to_none=False)
-    assert all(p.grad is not None and not p.grad.data.any() for p in net.parameters())
+    assert all(p.grad is not None and not p.grad.array.any() for p in net.parameters())
     net.zero_grad()
     assert all(p.grad is None for p in net.parameters())
 
@@ -170,9 +170,9 @@ def test_train_eval_and_dropout():
     assert nn.Dropout(0.5).eval()(x) is x
     mg.manual_seed(3)
     y = nn.Dropout(0.25)(mg.ones(1000, dtype=mg.float64))
-    kept = y.data[y.data != 0]
+    kept = y.array[y.array != 0]
     assert np.allclose(kept, 1 / 0.75) and 0.65 < kept.size / 1000 < 0.85
-    assert not nn.Dropout(1.0)(mg.ones(5)).data.any()
+    assert not nn.Dropout(1.0)(mg.ones(5)).array.any()
     with pytest.raises(ValueError, match="dropout probability has to be between 0 and 1, but "
                                          "got 1.5"):
         F.dropout(x, 1.5)
@@ -185,11 +185,11 @@ def test_state_dict_round_trip():
     assert all(isinstance(v, np.ndarray) for v in state.values())
     assert repr(b.load_state_dict(state)) == "<All keys matched successfully>"
     x = mg.randn(5, 2)
-    assert np.array_equal(a(x).data, b(x).data)
+    assert np.array_equal(a(x).array, b(x).array)
     # the arrays are copies: training a afterwards does not change the saved state
     with mg.no_grad():
         a.fc1.weight.add_(1.0)
-    assert np.array_equal(state["fc1.weight"], b.fc1.weight.data)
+    assert np.array_equal(state["fc1.weight"], b.fc1.weight.array)
     assert a.state_dict(keep_vars=True)["fc1.weight"] is a.fc1.weight
 
 
@@ -250,19 +250,19 @@ def test_linear_init_is_pytorchs_uniform_and_seeded():
     a = nn.Linear(100, 50)
     bound = 1 / math.sqrt(100)
     for p in (a.weight, a.bias):
-        assert np.abs(p.data).max() <= bound and np.abs(p.data).max() > 0.9 * bound
+        assert np.abs(p.array).max() <= bound and np.abs(p.array).max() > 0.9 * bound
         assert p.dtype == mg.float32
     mg.manual_seed(0)
-    assert np.array_equal(nn.Linear(100, 50).weight.data, a.weight.data)
+    assert np.array_equal(nn.Linear(100, 50).weight.array, a.weight.array)
     assert nn.Linear(3, 2, dtype=mg.float64).weight.dtype == mg.float64
 
 
 def test_linear_computes_x_wt_plus_b_for_any_rank():
     layer = nn.Linear(3, 2).double()
-    w, b = layer.weight.data, layer.bias.data
+    w, b = layer.weight.array, layer.bias.array
     for shape in [(3,), (4, 3), (5, 4, 3)]:
         x = np.random.default_rng(0).normal(size=shape)
-        np.testing.assert_allclose(layer(mg.tensor(x)).data, x @ w.T + b)
+        np.testing.assert_allclose(layer(mg.tensor(x)).array, x @ w.T + b)
     no_bias = nn.Linear(3, 2, bias=False).double()
     assert no_bias.bias is None and [n for n, _ in no_bias.named_parameters()] == ["weight"]
     assert repr(no_bias) == "Linear(in_features=3, out_features=2, bias=False)"
@@ -334,22 +334,22 @@ def test_loss_values_and_reductions():
     rng = np.random.default_rng(1)
     x, t = rng.normal(size=(4, 3)), rng.normal(size=(4, 3))
     for reduction, fold in (("mean", np.mean), ("sum", np.sum), ("none", lambda a: a)):
-        got = nn.MSELoss(reduction=reduction)(mg.tensor(x), mg.tensor(t)).data
+        got = nn.MSELoss(reduction=reduction)(mg.tensor(x), mg.tensor(t)).array
         np.testing.assert_allclose(got, fold((x - t) ** 2))
     logits, labels = rng.normal(size=(4, 3)), np.array([0, 2, 1, 2])
     logp = logits - np.log(np.exp(logits).sum(1, keepdims=True))
     picked = -logp[np.arange(4), labels]
-    np.testing.assert_allclose(F.cross_entropy(mg.tensor(logits), labels).data, picked.mean())
+    np.testing.assert_allclose(F.cross_entropy(mg.tensor(logits), labels).array, picked.mean())
     np.testing.assert_allclose(
-        nn.CrossEntropyLoss(reduction="none")(mg.tensor(logits), mg.tensor(labels)).data, picked)
+        nn.CrossEntropyLoss(reduction="none")(mg.tensor(logits), mg.tensor(labels)).array, picked)
     w = np.array([1.0, 2.0, 0.5])
-    np.testing.assert_allclose(F.nll_loss(mg.tensor(logp), labels, mg.tensor(w)).data,
+    np.testing.assert_allclose(F.nll_loss(mg.tensor(logp), labels, mg.tensor(w)).array,
                                (picked * w[labels]).sum() / w[labels].sum())
     p, y = 1 / (1 + np.exp(-x)), (t > 0).astype(float)
     bce = -(y * np.log(p) + (1 - y) * np.log(1 - p))
-    np.testing.assert_allclose(nn.BCELoss()(mg.tensor(p), mg.tensor(y)).data, bce.mean())
+    np.testing.assert_allclose(nn.BCELoss()(mg.tensor(p), mg.tensor(y)).array, bce.mean())
     np.testing.assert_allclose(nn.BCEWithLogitsLoss(reduction="sum")(
-        mg.tensor(x), mg.tensor(y)).data, bce.sum())
+        mg.tensor(x), mg.tensor(y)).array, bce.sum())
 
 
 def test_loss_errors_in_pytorch_words():
@@ -377,12 +377,12 @@ def test_ignore_index_and_class_probabilities():
     logits = mg.tensor(np.random.default_rng(2).normal(size=(3, 4)), requires_grad=True)
     loss = F.cross_entropy(logits, mg.tensor([1, -100, 3]))
     full = F.cross_entropy(logits, mg.tensor([1, 3, 3]), reduction="none")
-    np.testing.assert_allclose(loss.data, (full.data[0] + full.data[2]) / 2)
+    np.testing.assert_allclose(loss.array, (full.array[0] + full.array[2]) / 2)
     loss.backward()
-    assert not logits.grad.data[1].any()
+    assert not logits.grad.array[1].any()
     probs = np.eye(4)[[1, 0, 3]]
-    np.testing.assert_allclose(F.cross_entropy(logits, mg.tensor(probs)).data,
-                               F.cross_entropy(logits, mg.tensor([1, 0, 3])).data)
+    np.testing.assert_allclose(F.cross_entropy(logits, mg.tensor(probs)).array,
+                               F.cross_entropy(logits, mg.tensor([1, 0, 3])).array)
 
 
 # -- gradients against finite differences (float64) ------------------------------------------
@@ -430,8 +430,8 @@ def test_second_order_through_losses():
     (g,) = mg.autograd.grad(F.binary_cross_entropy_with_logits(x, t, reduction="sum"), x,
                             create_graph=True)
     g.sum().backward()
-    s = 1 / (1 + np.exp(-x.data))
-    np.testing.assert_allclose(x.grad.data, s * (1 - s))
+    s = 1 / (1 + np.exp(-x.array))
+    np.testing.assert_allclose(x.grad.array, s * (1 - s))
 
 
 def test_freed_graph_after_backward():
@@ -465,7 +465,7 @@ def test_mlp_learns_xor_blobs():
         loss.backward()
         opt.step()
     with mg.no_grad():
-        accuracy = (model(inputs).argmax(1).data == y).mean()
+        accuracy = (model(inputs).argmax(1).array == y).mean()
     assert accuracy >= 0.95, f"train accuracy {accuracy:.2%} after 150 steps, loss {loss.item()}"
 
 
@@ -477,13 +477,13 @@ def test_init_functions_and_module_apply():
 
     model = nn.Sequential(nn.Linear(30, 20), nn.Tanh(), nn.Linear(20, 10)).apply(reinit)
     bound = 5 / 3 * math.sqrt(6 / 50)
-    assert np.abs(model[0].weight.data).max() <= bound
-    assert not model[0].bias.data.any() and not model[2].bias.data.any()
+    assert np.abs(model[0].weight.array).max() <= bound
+    assert not model[0].bias.array.any() and not model[2].bias.array.any()
     assert model[0].weight.is_leaf and model[0].weight.requires_grad
     w = nn.Parameter(mg.zeros(400, 100))
     nn.init.kaiming_normal_(w, nonlinearity="relu")
-    assert abs(w.data.std() - math.sqrt(2 / 100)) < 0.01
+    assert abs(w.array.std() - math.sqrt(2 / 100)) < 0.01
     nn.init.constant_(w, 0.5)
-    assert (w.data == 0.5).all()
+    assert (w.array == 0.5).all()
     with pytest.raises(ValueError, match="Fan in and fan out can not be computed"):
         nn.init.xavier_uniform_(nn.Parameter(mg.zeros(3)))

@@ -24,7 +24,7 @@ def mlp(lib, dtype):
 def assert_params_match(torch_model, mg_model, atol: float) -> None:
     torch_params = dict(torch_model.named_parameters())
     for name, p in mg_model.named_parameters():
-        np.testing.assert_allclose(p.data, torch_params[name].detach().numpy(), rtol=0,
+        np.testing.assert_allclose(p.array, torch_params[name].detach().numpy(), rtol=0,
                                    atol=atol, err_msg=name)
 
 
@@ -44,12 +44,12 @@ def test_linear_mse_sgd_step_is_minus_lr_grad_and_equals_pytorch(torch_mod):
             opt.zero_grad()
             (torch.nn if lib is torch else nn).MSELoss()(model(make(x)), make(y)).backward()
             if lib is mg:
-                before = {n: p.data.copy() for n, p in model.named_parameters()}
+                before = {n: p.array.copy() for n, p in model.named_parameters()}
             opt.step()
         for name, p in m_lin.named_parameters():
-            np.testing.assert_array_equal(p.data, before[name] - 0.01 * p.grad.data)
+            np.testing.assert_array_equal(p.array, before[name] - 0.01 * p.grad.array)
             t_p = dict(t_lin.named_parameters())[name]
-            np.testing.assert_allclose(p.grad.data, t_p.grad.numpy(), rtol=0, atol=tol * 10)
+            np.testing.assert_allclose(p.grad.array, t_p.grad.numpy(), rtol=0, atol=tol * 10)
         assert_params_match(t_lin, m_lin, atol=tol)
 
 
@@ -104,12 +104,12 @@ def _both(torch, fn_t, fn_m, arrays, grad_of, rtol=1e-9):
     t_in = [torch.tensor(a, requires_grad=i in grad_of) for i, a in enumerate(arrays)]
     m_in = [mg.tensor(a, requires_grad=i in grad_of) for i, a in enumerate(arrays)]
     t_out, m_out = fn_t(*t_in), fn_m(*m_in)
-    np.testing.assert_allclose(m_out.data, t_out.detach().numpy(), rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(m_out.array, t_out.detach().numpy(), rtol=1e-10, atol=1e-12)
     weights = np.random.default_rng(9).normal(size=m_out.shape)
     (t_out * torch.tensor(weights)).sum().backward()
     (m_out * mg.tensor(weights)).sum().backward()
     for i in grad_of:
-        np.testing.assert_allclose(m_in[i].grad.data, t_in[i].grad.numpy(), rtol=rtol,
+        np.testing.assert_allclose(m_in[i].grad.array, t_in[i].grad.numpy(), rtol=rtol,
                                    atol=1e-12, err_msg=f"input {i}")
 
 
@@ -193,8 +193,8 @@ def test_default_initialisation_has_pytorchs_range(torch_mod):
     for name, t_p in t_lin.named_parameters():
         m_p = getattr(m_lin, name)
         assert m_p.dtype == mg.float32 and tuple(m_p.shape) == tuple(t_p.shape)
-        assert np.abs(m_p.data).max() <= 1 / 8 and np.abs(t_p.detach().numpy()).max() <= 1 / 8
-        assert abs(m_p.data.std() - t_p.detach().numpy().std()) < 0.02
+        assert np.abs(m_p.array).max() <= 1 / 8 and np.abs(t_p.detach().numpy()).max() <= 1 / 8
+        assert abs(m_p.array.std() - t_p.detach().numpy().std()) < 0.02
 
 
 def test_clip_grad_norm_matches_pytorch(torch_mod):
@@ -210,7 +210,7 @@ def test_clip_grad_norm_matches_pytorch(torch_mod):
         m_total = nn.utils.clip_grad_norm_(m_ps, 1.5, norm_type=norm_type)
         assert m_total.item() == pytest.approx(t_total.item(), rel=1e-12)
         for tp, mp in zip(t_ps, m_ps):
-            np.testing.assert_allclose(mp.grad.data, tp.grad.numpy(), rtol=1e-12)
+            np.testing.assert_allclose(mp.grad.array, tp.grad.numpy(), rtol=1e-12)
 
 
 def test_whole_model_gradients_match_pytorch(torch_mod):
@@ -226,4 +226,4 @@ def test_whole_model_gradients_match_pytorch(torch_mod):
     nn.BCELoss()(m_model(mg.tensor(x)), mg.tensor(y)).backward()
     t_grads = {n: p.grad.numpy() for n, p in t_model.named_parameters()}
     for name, p in m_model.named_parameters():
-        np.testing.assert_allclose(p.grad.data, t_grads[name], rtol=1e-10, atol=1e-14)
+        np.testing.assert_allclose(p.grad.array, t_grads[name], rtol=1e-10, atol=1e-14)

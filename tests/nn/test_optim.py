@@ -19,64 +19,64 @@ def fitted(model):
 
 def test_sgd_step_is_minus_lr_times_grad():
     model = nn.Linear(3, 2).double()
-    before = {n: p.data.copy() for n, p in model.named_parameters()}
+    before = {n: p.array.copy() for n, p in model.named_parameters()}
     fitted(model).backward()
     optim.SGD(model.parameters(), lr=0.01).step()
     for n, p in model.named_parameters():
-        np.testing.assert_array_equal(p.data, before[n] - 0.01 * p.grad.data)
+        np.testing.assert_array_equal(p.array, before[n] - 0.01 * p.grad.array)
 
 
 def test_step_updates_in_place_and_bumps_the_version():
     model = nn.Linear(3, 2)
-    weight_array = model.weight.data
+    weight_array = model.weight.array
     version = model.weight._version
     fitted(model).backward()
     optim.SGD(model.parameters(), lr=0.1).step()
-    assert model.weight.data is weight_array and model.weight._version == version + 1
+    assert model.weight.array is weight_array and model.weight._version == version + 1
     assert model.weight.grad_fn is None and model.weight.is_leaf
 
 
 def test_sgd_momentum_nesterov_weight_decay_by_hand():
     p = nn.Parameter(mg.tensor([1.0, -2.0], dtype=mg.float64))
     opt = optim.SGD([p], lr=0.1, momentum=0.9, dampening=0, weight_decay=0.01, nesterov=True)
-    value, buf = p.data.copy(), None
+    value, buf = p.array.copy(), None
     for grad in ([0.5, 1.0], [-0.2, 0.3], [0.1, 0.1]):
         p.grad = mg.tensor(grad, dtype=mg.float64)
         opt.step()
         g = np.array(grad) + 0.01 * value
         buf = g.copy() if buf is None else 0.9 * buf + g
         value = value - 0.1 * (g + 0.9 * buf)
-        np.testing.assert_allclose(p.data, value, rtol=1e-14)
+        np.testing.assert_allclose(p.array, value, rtol=1e-14)
     assert set(opt.state[p]) == {"momentum_buffer"}
 
 
 def test_adam_by_hand():
     p = nn.Parameter(mg.tensor([1.0, -2.0, 0.5], dtype=mg.float64))
     opt = optim.Adam([p], lr=0.1, betas=(0.8, 0.9), eps=1e-6)
-    value, m, v = p.data.copy(), 0.0, 0.0
+    value, m, v = p.array.copy(), 0.0, 0.0
     for t, grad in enumerate(([0.5, 1.0, 0.0], [-0.2, 0.3, 1e-3], [0.1, 0.1, 0.1]), 1):
         p.grad = mg.tensor(grad, dtype=mg.float64)
         opt.step()
         g = np.array(grad)
         m, v = 0.8 * m + 0.2 * g, 0.9 * v + 0.1 * g * g
         value = value - 0.1 / (1 - 0.8 ** t) * m / (np.sqrt(v) / np.sqrt(1 - 0.9 ** t) + 1e-6)
-        np.testing.assert_allclose(p.data, value, rtol=1e-12)
+        np.testing.assert_allclose(p.array, value, rtol=1e-12)
     assert opt.state[p]["step"] == 3
 
 
 def test_params_without_grad_are_skipped_and_frozen_layers_stay():
     model = nn.Sequential(nn.Linear(3, 4), nn.Tanh(), nn.Linear(4, 2))
     model[0].requires_grad_(False)
-    frozen = {n: p.data.copy() for n, p in model.named_parameters() if n.startswith("0.")}
+    frozen = {n: p.array.copy() for n, p in model.named_parameters() if n.startswith("0.")}
     for opt in (optim.SGD(model.parameters(), lr=0.1, momentum=0.9),
                 optim.Adam(model.parameters(), lr=0.1, weight_decay=0.1)):
         opt.zero_grad()
         fitted(model).backward()
         assert model[0].weight.grad is None and model[0].bias.grad is None
-        before = model[2].weight.data.copy()
+        before = model[2].weight.array.copy()
         opt.step()
-        assert not np.array_equal(before, model[2].weight.data)
-        assert all(np.array_equal(frozen[n], p.data) for n, p in model.named_parameters()
+        assert not np.array_equal(before, model[2].weight.array)
+        assert all(np.array_equal(frozen[n], p.array) for n, p in model.named_parameters()
                    if n.startswith("0."))
         assert all(id(p) not in {id(k) for k in opt.state} for p in model[0].parameters())
 
@@ -89,9 +89,9 @@ def test_param_groups_have_their_own_options():
     assert opt.param_groups[1]["momentum"] == 0.9
     for p in model.parameters():
         p.grad = mg.ones_like(p)
-    before = [p.data.copy() for p in model.parameters()]
+    before = [p.array.copy() for p in model.parameters()]
     opt.step()
-    deltas = [float((b - p.data).flat[0]) for b, p in zip(before, model.parameters())]
+    deltas = [float((b - p.array).flat[0]) for b, p in zip(before, model.parameters())]
     np.testing.assert_allclose(deltas, [0.1, 0.1, 0.5, 0.5], rtol=1e-6)
     opt.add_param_group({"params": [nn.Parameter(mg.zeros(1))], "lr": 2.0})
     assert len(opt.param_groups) == 3 and opt.param_groups[2]["momentum"] == 0.9
@@ -103,7 +103,7 @@ def test_optimizer_zero_grad():
     fitted_two = nn.MSELoss()(model(mg.ones(1, 2)), mg.zeros(1, 2))
     fitted_two.backward()
     opt.zero_grad(set_to_none=False)
-    assert all(not p.grad.data.any() for p in model.parameters())
+    assert all(not p.grad.array.any() for p in model.parameters())
     opt.zero_grad()
     assert all(p.grad is None for p in model.parameters())
 
@@ -127,7 +127,7 @@ def test_adamw_decays_weights_directly():
     p = nn.Parameter(mg.tensor([2.0], dtype=mg.float64))
     p.grad = mg.tensor([0.0], dtype=mg.float64)
     optim.AdamW([p], lr=0.1, weight_decay=0.5).step()
-    np.testing.assert_allclose(p.data, [2.0 * (1 - 0.05)])
+    np.testing.assert_allclose(p.array, [2.0 * (1 - 0.05)])
 
 
 def test_optimizer_errors_in_pytorch_words():
@@ -164,14 +164,14 @@ def test_clip_grad_norm_and_value():
     a.grad, b.grad = mg.tensor([3.0, 0.0]), mg.tensor([4.0])
     total = nn.utils.clip_grad_norm_([a, b], max_norm=1.0)
     assert total.item() == pytest.approx(5.0)
-    np.testing.assert_allclose(np.concatenate([a.grad.data, b.grad.data]),
+    np.testing.assert_allclose(np.concatenate([a.grad.array, b.grad.array]),
                                np.array([3, 0, 4]) / (5 + 1e-6), rtol=1e-6)
     assert nn.utils.clip_grad_norm_([a, b], max_norm=10.0).item() == pytest.approx(1.0)
     a.grad = mg.tensor([-3.0, 0.5])
     assert nn.utils.clip_grad_norm_(a, 1.0, norm_type="inf").item() == pytest.approx(3.0)
     a.grad = mg.tensor([-3.0, 0.5])
     nn.utils.clip_grad_value_([a], 1.0)
-    np.testing.assert_array_equal(a.grad.data, [-1.0, 0.5])
+    np.testing.assert_array_equal(a.grad.array, [-1.0, 0.5])
     a.grad = mg.tensor([float("nan"), 1.0])
     with pytest.raises(RuntimeError, match="is non-finite, so it cannot be clipped"):
         nn.utils.clip_grad_norm_(a, 1.0, error_if_nonfinite=True)

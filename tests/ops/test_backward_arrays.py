@@ -48,7 +48,7 @@ def leaf(array) -> mg.Tensor:
 
 
 def leaves(case: mst.OpCase, dtype, requires_grad: bool) -> tuple:
-    return tuple(mg.tensor(t.data.astype(dtype), requires_grad=requires_grad)
+    return tuple(mg.tensor(t.array.astype(dtype), requires_grad=requires_grad)
                  for t in case.tensors)
 
 
@@ -95,7 +95,7 @@ def test_unrecorded_forward_has_the_bits_of_the_recorded_one(spec: OpSpec, dtype
             assert len(plain) == len(recorded)
             for a, b in zip(plain, recorded):
                 assert a.grad_fn is None and not a.requires_grad
-                assert type(a.data) is np.ndarray and same_bits(a.data, b.data), case
+                assert type(a.array) is np.ndarray and same_bits(a.array, b.array), case
 
     check()
 
@@ -136,7 +136,7 @@ def check_backward_arrays(node: Node, grads: list) -> None:
             assert (g is None) == (w is None), (node.name(), got, want)
             if g is not None:
                 assert type(g) is mg.Tensor and g.grad_fn is None and not g.requires_grad
-                assert same_bits(g.data, w.data), (node.name(), g.data, w.data)
+                assert same_bits(g.array, w.array), (node.name(), g.array, w.array)
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
@@ -147,7 +147,7 @@ def test_backward_arrays_has_the_bits_of_backward(spec: OpSpec, dtype) -> None:
     def check(case: mst.OpCase) -> None:
         xs = leaves(case, dtype, True)
         for needs in _needs_patterns(len(xs)):
-            ins = tuple(x if need else mg.tensor(x.data) for x, need in zip(xs, needs))
+            ins = tuple(x if need else mg.tensor(x.array) for x, need in zip(xs, needs))
             for i, node in enumerate(nodes_of(case(*ins))):
                 if defines_backward_arrays(node._function):
                     check_backward_arrays(node, upstream_grads(node, dtype, i))
@@ -200,13 +200,13 @@ def grads_both_ways(loss_of, params) -> None:
         assert (a is None) == (b is None)
         if a is not None:
             assert a.grad_fn is None and not a.requires_grad
-            assert same_bits(a.data, b.data), (p.shape, a.data, b.data)
+            assert same_bits(a.array, b.array), (p.shape, a.array, b.array)
     assert any(g is not None and g.requires_grad for g in graphed)
 
 
 def upstream(out: mg.Tensor, seed: int = 1) -> mg.Tensor:
     """A loss whose gradient at `out` is awkward (with -0.0, inf, NaN): sum(out * G)."""
-    g = awkward(out.dtype, out.shape, seed) if out.data.size >= 4 else \
+    g = awkward(out.dtype, out.shape, seed) if out.array.size >= 4 else \
         np.random.default_rng(seed).standard_normal(out.shape).astype(out.dtype)
     return (out * mg.tensor(g)).sum()
 
@@ -225,7 +225,7 @@ def test_small_op_chain_grads_plain_and_create_graph(fn, dtype):
         grads += mg.autograd.grad(fn(x).sum(), [x], create_graph=create_graph)
     plain, recorded = grads
     assert plain.grad_fn is None
-    assert plain.dtype == recorded.dtype and same_bits(plain.data, recorded.data)
+    assert plain.dtype == recorded.dtype and same_bits(plain.array, recorded.array)
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
@@ -321,7 +321,7 @@ def test_mlp_step_grads_plain_and_create_graph_same_bits():
     _, plain = mlp_step()
     _, graphed = mlp_step(create_graph=True)
     for a, b in zip(plain, graphed):
-        assert same_bits(a.data, b.data)
+        assert same_bits(a.array, b.array)
         assert a.grad_fn is None and b.requires_grad
 
 
@@ -364,10 +364,10 @@ def test_t_backward_gives_a_plain_transpose_and_a_contiguous_grad():
                and e.node.name() == "TBackward0"]
     (out,) = step.grad_inputs
     assert type(out) is mg.Tensor and out.grad_fn is None and not out.requires_grad
-    assert out.shape == (3, 4) and same_bits(out.data, g.T)
+    assert out.shape == (3, 4) and same_bits(out.array, g.T)
     # a transposed array is not laid out as .grad must be: the engine copied it
-    assert w.grad.data.flags.c_contiguous and same_bits(w.grad.data, g.T)
-    assert not np.shares_memory(w.grad.data, out.data)
+    assert w.grad.array.flags.c_contiguous and same_bits(w.grad.array, g.T)
+    assert not np.shares_memory(w.grad.array, out.array)
 
 
 def test_t_backward_under_create_graph_is_still_a_recorded_view():
@@ -376,7 +376,7 @@ def test_t_backward_under_create_graph_is_still_a_recorded_view():
     (gw,) = mg.autograd.grad((y * y).sum(), w, create_graph=True)
     assert gw.grad_fn.name() == "TBackward0" and gw._base is not None
     gw.sum().backward()
-    assert same_bits(w.grad.data, np.full((2, 3), 2.0, np.float32))
+    assert same_bits(w.grad.array, np.full((2, 3), 2.0, np.float32))
 
 
 def test_linear_grad_layouts_unchanged():
@@ -384,7 +384,7 @@ def test_linear_grad_layouts_unchanged():
     lin = nn.Linear(4, 3)
     x = mg.tensor(np.random.default_rng(2).standard_normal((5, 4)).astype(np.float32))
     lin(x).sum().backward()
-    assert lin.weight.grad.data.flags.c_contiguous
+    assert lin.weight.grad.array.flags.c_contiguous
     assert lin.weight.grad.shape == (3, 4) and lin.bias.grad.shape == (3,)
 
 
@@ -428,7 +428,7 @@ def test_relu_forward_is_np_maximum_with_0(dtype, requires_grad):
         x = np.random.default_rng(10).integers(-5, 5, (6, 7)).astype(dtype)
         requires_grad = False
     y = F.relu(mg.tensor(x, requires_grad=requires_grad))
-    assert same_bits(y.data, np.maximum(x, 0, dtype=x.dtype))
+    assert same_bits(y.array, np.maximum(x, 0, dtype=x.dtype))
 
 
 @pytest.mark.parametrize("dtype", FLOATS)
@@ -437,8 +437,8 @@ def test_relu_backward_gives_plus_zero_where_input_is_not_positive(dtype):
     mg.relu(x).backward(mg.tensor(np.array([-5.0, np.nan, -7.0, np.inf, np.nan, -1.0], dtype)))
     assert x.grad.dtype == dtype
     expected = np.array([0.0, 0.0, -7.0, 0.0, np.nan, 0.0], dtype)
-    assert same_bits(x.grad.data, expected)
-    assert not np.signbit(x.grad.data[[0, 1, 3, 5]]).any()
+    assert same_bits(x.grad.array, expected)
+    assert not np.signbit(x.grad.array[[0, 1, 3, 5]]).any()
 
 
 def test_relu_double_backward_still_records_where():
@@ -446,7 +446,7 @@ def test_relu_double_backward_still_records_where():
     y = mg.relu(x)
     (g,) = mg.autograd.grad((y * y).sum(), x, create_graph=True)
     assert g.grad_fn is not None and g.grad_fn.name() == "WhereBackward0"
-    assert same_bits(g.data, np.array([0.0, 4.0], np.float32))
+    assert same_bits(g.array, np.array([0.0, 4.0], np.float32))
 
 
 @pytest.mark.parametrize("create_graph", [False, True])
@@ -455,8 +455,8 @@ def test_relu_backward_with_a_gradient_of_another_dtype(create_graph):
     y = F.relu(x * 1.0)
     g = awkward(np.float64, (4, 3), 15)
     y.backward(mg.tensor(g), create_graph=create_graph)
-    want = np.where(y.data > 0, g, 0.0).astype(np.float32)
-    assert same_bits(x.grad.data, want)
+    want = np.where(y.array > 0, g, 0.0).astype(np.float32)
+    assert same_bits(x.grad.array, want)
 
 
 @pytest.mark.parametrize("create_graph", [False, True])
@@ -473,7 +473,7 @@ def test_relu_backward_with_a_gradient_a_pre_hook_reshaped(create_graph, new_gra
         y.sum().backward(create_graph=create_graph)
     (step,) = [e for e in seen if isinstance(e, events.BackwardStep)
                and e.node.name() == "ReluBackward0"]
-    assert same_bits(step.grad_inputs[0].data, np.where(y.data > 0, new_grad, 0.0))
+    assert same_bits(step.grad_inputs[0].array, np.where(y.array > 0, new_grad, 0.0))
 
 
 def test_relu_output_modified_in_place_still_raises():
@@ -496,8 +496,8 @@ def test_tanh_double_backward_still_records_tanh_backward_backward():
     (g,) = mg.autograd.grad(x.tanh().sum(), [x], create_graph=True)
     assert g.grad_fn.name() == "TanhBackwardBackward0"
     (gg,) = mg.autograd.grad(g.sum(), [x])
-    t = np.tanh(x.data)
-    np.testing.assert_allclose(gg.data, -2 * t * (1 - t * t), rtol=1e-6)
+    t = np.tanh(x.array)
+    np.testing.assert_allclose(gg.array, -2 * t * (1 - t * t), rtol=1e-6)
 
 
 def test_tanh_backward_still_refuses_a_modified_output():
@@ -538,32 +538,32 @@ def test_where_fast_path_is_np_where_bit_for_bit(dtype, zero):
     for got, want in [(mg.where(c, mg.tensor(g), zero), np.where(c, g, zero)),
                       (mg.where(c, zero, mg.tensor(g)), np.where(c, zero, g))]:
         assert got.dtype == dtype
-        assert same_bits(got.data, want)
+        assert same_bits(got.array, want)
 
 
 @pytest.mark.parametrize("dtype", FLOATS)
 def test_where_fast_path_gives_plus_zero_for_negative_inf_and_nan(dtype):
     g = np.array([-1.0, -0.0, np.inf, -np.inf, np.nan, 2.0], dtype)
     keep = np.array([False, False, False, False, False, True])
-    out = mg.where(keep, mg.tensor(g), 0.0).data
+    out = mg.where(keep, mg.tensor(g), 0.0).array
     assert out.dtype == dtype
     assert np.array_equal(out, np.array([0, 0, 0, 0, 0, 2], dtype))
     assert not np.signbit(out).any() and not np.isnan(out).any()
-    out = mg.where(~keep, 0.0, mg.tensor(g)).data
+    out = mg.where(~keep, 0.0, mg.tensor(g)).array
     assert np.array_equal(out, np.array([0, 0, 0, 0, 0, 2], dtype))
     assert not np.signbit(out).any()
 
 
 def test_where_fast_path_keeps_nan_bits_where_chosen():
     g = np.array([np.nan, -np.nan, 1.0], np.float32)
-    out = mg.where(np.array([True, True, False]), mg.tensor(g), 0.0).data
+    out = mg.where(np.array([True, True, False]), mg.tensor(g), 0.0).array
     assert same_bits(out, np.array([np.nan, -np.nan, 0.0], np.float32))
 
 
 def test_where_fast_path_on_a_non_contiguous_array():
     g = awkward(np.float32, (7, 6)).T  # a transposed view
     c = np.random.default_rng(2).random(g.shape) > 0.5
-    assert same_bits(mg.where(c, mg.tensor(g), 0.0).data, np.where(c, g, 0.0))
+    assert same_bits(mg.where(c, mg.tensor(g), 0.0).array, np.where(c, g, 0.0))
 
 
 @pytest.mark.parametrize("cond_shape, g_shape", [
@@ -579,21 +579,21 @@ def test_where_other_cases_still_match_np_where(cond_shape, g_shape, other):
     for got, want in [(mg.where(c, mg.tensor(g), other), np.where(c, g, other)),
                       (mg.where(c, other, mg.tensor(g)), np.where(c, other, g))]:
         assert got.shape == want.shape
-        assert same_bits(got.data, want)
+        assert same_bits(got.array, want)
 
 
 def test_where_minus_zero_is_kept():
     """-0.0 is not the fast path's zero: its sign bit must survive."""
-    out = mg.where(np.array([True, False]), mg.tensor([1.0, 2.0]), -0.0).data
+    out = mg.where(np.array([True, False]), mg.tensor([1.0, 2.0]), -0.0).array
     assert np.signbit(out).tolist() == [False, True]
 
 
 def test_where_fast_path_with_two_tensors_or_int_arrays_is_not_taken():
     c = np.array([True, False, True])
     a, b = mg.tensor([1.0, 2.0, 3.0]), mg.tensor([-0.0, -5.0, 0.0])
-    assert same_bits(mg.where(c, a, b).data, np.where(c, a.data, b.data))
+    assert same_bits(mg.where(c, a, b).array, np.where(c, a.array, b.array))
     ints = mg.tensor([1, 2, 3])
-    assert np.array_equal(mg.where(c, ints, 0).data, [1, 0, 3])
+    assert np.array_equal(mg.where(c, ints, 0).array, [1, 0, 3])
     assert mg.where(c, ints, 0).dtype == ints.dtype
 
 
@@ -603,7 +603,7 @@ def test_where_fast_path_records_the_same_node_and_gradient():
     y = mg.where(c, a, 0.0)
     assert y.grad_fn.name() == "WhereBackward0"
     y.backward(mg.tensor([[-1.0, -1.0], [np.inf, 2.0]]))
-    assert same_bits(a.grad.data, np.array([[-1.0, 0.0], [0.0, 2.0]], np.float32))
+    assert same_bits(a.grad.array, np.array([[-1.0, 0.0], [0.0, 2.0]], np.float32))
 
 
 def test_keep_or_zero_matches_np_where_for_random_masks():
@@ -637,7 +637,7 @@ def run_nll(x, labels, loss_fn=F.nll_loss, **kwargs):
     t = mg.tensor(x, requires_grad=True)
     loss = loss_fn(t, labels, **kwargs)
     loss.backward(mg.ones_like(loss) if loss.ndim else None)
-    return loss.data, t.grad.data, loss.grad_fn.name()
+    return loss.array, t.grad.array, loss.grad_fn.name()
 
 
 @pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
@@ -681,7 +681,7 @@ def test_nll_saves_the_same_node_and_values():
     (coef,) = node.saved_tensors
     expected = np.zeros((5, 3))
     expected[range(5), [0, 2, 1, 1, 0]] = -1 / 5
-    assert same_bits(coef.data, expected)
+    assert same_bits(coef.array, expected)
 
 
 @pytest.mark.parametrize("case", ["weight", "ignored label", "1-D", "3-D", "empty batch"])
@@ -791,8 +791,8 @@ def test_nll_loss_ignores_exactly_the_ignored_labels(labels, ignore_index, dtype
     else:
         want = picked.sum() if reduction == "sum" else picked
     with np.errstate(invalid="ignore"):
-        np.testing.assert_allclose(loss.data, want, rtol=1e-6)
-        np.testing.assert_allclose(t.grad.data, grad, rtol=1e-6)
+        np.testing.assert_allclose(loss.array, want, rtol=1e-6)
+        np.testing.assert_allclose(t.grad.array, grad, rtol=1e-6)
 
 
 @pytest.mark.parametrize("labels", [[0, 3, 1], [0, -1, 1], [-101, 0, 1]])
@@ -819,7 +819,7 @@ def test_unrecorded_views_share_the_version_counter():
             before = x._version
             view.add_(1.0)
             assert x._version == before + 1 and view._version == x._version
-    assert x.data.tolist() == [[6.0, 7.0], [8.0, 9.0]]
+    assert x.array.tolist() == [[6.0, 7.0], [8.0, 9.0]]
 
 
 def test_a_view_made_under_no_grad_is_still_checked_by_backward():
@@ -836,8 +836,8 @@ def test_sum_of_a_vector_over_its_only_dim_is_a_0d_array(dtype):
     x = mg.tensor(np.arange(5, dtype=dtype))
     for grad in (False, True):
         with mg.set_grad_enabled(grad):
-            out = mg.tensor(x.data, requires_grad=grad).sum(0)
-        assert type(out.data) is np.ndarray and out.shape == () and out.dtype == dtype
+            out = mg.tensor(x.array, requires_grad=grad).sum(0)
+        assert type(out.array) is np.ndarray and out.shape == () and out.dtype == dtype
 
 
 def test_recorded_sum_keeps_its_nodes_and_gradients():
@@ -846,7 +846,7 @@ def test_recorded_sum_keeps_its_nodes_and_gradients():
     assert x.sum(0).grad_fn.name() == "SumBackward1"
     assert x.sum(None, keepdim=True).grad_fn.name() == "SumBackward1"
     x.sum(1, keepdim=True).backward(mg.tensor(np.arange(4, dtype=np.float32)[:, None]))
-    assert same_bits(x.grad.data, np.repeat(np.arange(4, dtype=np.float32)[:, None], 3, 1))
+    assert same_bits(x.grad.array, np.repeat(np.arange(4, dtype=np.float32)[:, None], 3, 1))
 
 
 def test_recorded_mean_keeps_its_nodes_and_gradients():
@@ -857,7 +857,7 @@ def test_recorded_mean_keeps_its_nodes_and_gradients():
     x.mean((0, 1), keepdim=True).backward()
     x.mean(()).sum().backward()
     twelfth = np.float32(1) / 12
-    assert same_bits(x.grad.data, np.full((4, 3), twelfth + twelfth + np.float32(1)))
+    assert same_bits(x.grad.array, np.full((4, 3), twelfth + twelfth + np.float32(1)))
 
 
 @pytest.mark.parametrize("g_shape, shape", [((128, 256), (256,)), ((4, 3), (1, 3)),
@@ -933,7 +933,7 @@ def test_linear_bias_added_in_place_gives_the_same_bits(dtype):
                         mg.tensor(b, requires_grad=True))
     assert out.grad_fn.name() == "AddmmBackward0"
     with np.errstate(invalid="ignore", over="ignore"):
-        assert same_bits(out.data, addmm_general(b, x, w.T))
+        assert same_bits(out.array, addmm_general(b, x, w.T))
 
 
 @pytest.mark.parametrize("bias", [np.ones(5, np.float64), np.ones((6, 5), np.float32),
@@ -945,7 +945,7 @@ def test_addmm_other_biases_broadcast_and_promote_as_before(bias):
     with mg.no_grad():
         out = Addmm.apply(b, mg.tensor(x), mg.tensor(w))
     with np.errstate(invalid="ignore"):
-        assert same_bits(out.data, addmm_general(bias, x, w))
+        assert same_bits(out.array, addmm_general(bias, x, w))
 
 
 @pytest.mark.parametrize("dtype", FLOATS)
@@ -955,8 +955,8 @@ def test_softmax_and_log_softmax_forward_bits_unchanged(dtype, dim):
     x[0, 0] = -np.inf
     shifted = x - np.max(x, axis=dim, keepdims=True)
     e = np.exp(shifted)
-    assert same_bits(mg.tensor(x).softmax(dim).data, e / e.sum(axis=dim, keepdims=True))
-    assert same_bits(mg.tensor(x).log_softmax(dim).data,
+    assert same_bits(mg.tensor(x).softmax(dim).array, e / e.sum(axis=dim, keepdims=True))
+    assert same_bits(mg.tensor(x).log_softmax(dim).array,
                      shifted - np.log(np.exp(shifted).sum(axis=dim, keepdims=True)))
     node = mg.tensor(x, requires_grad=True).log_softmax(dim).grad_fn
     assert node.name() == "LogSoftmaxBackward0" and isinstance(node, LogSoftmax._node_class)
@@ -972,7 +972,7 @@ def test_linear_under_no_grad_is_what_the_recorded_path_computes(bias, x_shape):
     with mg.no_grad():
         fast = F.linear(x, w, b)
     assert fast.grad_fn is None and recorded.grad_fn is not None
-    assert same_bits(fast.data, recorded.data)
+    assert same_bits(fast.array, recorded.array)
 
 
 def test_linear_module_reads_its_current_parameters():
@@ -980,7 +980,7 @@ def test_linear_module_reads_its_current_parameters():
     x = mg.tensor(np.ones((2, 4), np.float32))
     lin.weight = mg.nn.Parameter(mg.zeros(3, 4))
     lin.bias = None
-    assert lin(x).data.tolist() == [[0.0] * 3] * 2
+    assert lin(x).array.tolist() == [[0.0] * 3] * 2
     assert mg.nn.Linear(4, 3, bias=False)(x).grad_fn.name() == "MmBackward0"
 
 
@@ -1010,7 +1010,7 @@ def test_unrecorded_in_place_with_numbers_and_tensors():
         p.mul_(2)
         p.add_(mg.tensor([1.0, -1.0]))  # broadcast along the rows
         p.div_(2.0)
-    assert p.data.tolist() == [[0.5, 0.5], [2.5, 2.5]] and p._version == 4
+    assert p.array.tolist() == [[0.5, 0.5], [2.5, 2.5]] and p._version == 4
     assert p.grad_fn is None and p.requires_grad
 
 
@@ -1025,10 +1025,10 @@ def test_unrecorded_in_place_errors_unchanged(grad_mode):
                 "sub: shapes (2,) and (3,) do not broadcast. The size of tensor a (2) must "
                 "match the size of tensor b (3) at non-singleton dimension 0")):
             x.sub_(mg.tensor([1.0, 2.0, 3.0]))
-        assert x.data.tolist() == [1.0, 2.0] and x._version == 0  # nothing written
+        assert x.array.tolist() == [1.0, 2.0] and x._version == 0  # nothing written
         e = mg.tensor([1.0]).expand(3)
         with pytest.raises(RuntimeError, match="more than one element of the written-to"):
             e.mul_(2.0)
         with pytest.raises(RuntimeError, match="more than one element of the written-to"):
             e.add_(mg.tensor([1.0, 2.0, 3.0]))
-        assert e.data.tolist() == [1.0, 1.0, 1.0] and e._version == 0
+        assert e.array.tolist() == [1.0, 1.0, 1.0] and e._version == 0

@@ -69,7 +69,7 @@ def run(lib, expr: str, a, b=None):
     except Exception as exc:  # noqa: BLE001 - comparing what each library raises
         return "error", type(exc).__name__, str(exc)
     array = out.detach().numpy() if hasattr(out, "detach") and lib.__name__ == "torch" \
-        else out.data
+        else out.array
     return "ok", str(out.dtype).split(".")[-1], np.asarray(array, dtype=np.float64)
 
 
@@ -78,14 +78,14 @@ def assert_same(torch, expr: str, da: str, db: str | None = None, zero_dim: bool
     b = tb = None
     if db is not None:
         b, tb = values(minigrad, db, zero_dim), values(torch, db, zero_dim)
-    before = [t.data.copy() for t in (a, b) if t is not None]
+    before = [t.array.copy() for t in (a, b) if t is not None]
     theirs, ours = run(torch, expr, ta, tb), run(minigrad, expr, a, b)
     where = f"{expr} with a: {da}" + (f", b: {db}" if db else "")
     assert ours[:2] == theirs[:2], f"{where}: minigrad {ours[:2]}, PyTorch {theirs[:2]}"
     if ours[0] == "error":
         assert ours[2] == theirs[2], where
         for t, data in zip((a, b), before):
-            np.testing.assert_array_equal(t.data, data, err_msg=f"{where} changed an input")
+            np.testing.assert_array_equal(t.array, data, err_msg=f"{where} changed an input")
     else:
         tol = 1e-3 if "float16" in (da, db) else 1e-6
         np.testing.assert_allclose(ours[2], theirs[2], rtol=tol, equal_nan=True, err_msg=where)
@@ -128,13 +128,13 @@ def test_in_place_ops_give_pytorchs_errors_and_change_nothing_then(expr, grad_mo
     for lib in (torch_mod, minigrad):
         env = {"a": lib.tensor([True, False, True]), "b": lib.tensor([1.0, 2.0, 3.0]),
                "i": lib.tensor([1, 2, 3])}
-        before = {k: np.array(v.numpy() if lib is torch_mod else v.data) for k, v in env.items()}
+        before = {k: np.array(v.numpy() if lib is torch_mod else v.array) for k, v in env.items()}
         with lib.set_grad_enabled(grad_mode):
             result = _run_env(expr, env)
         results.append(result)
         if result[0] == "error":
             for k, v in env.items():
-                now = v.numpy() if lib is torch_mod else v.data
+                now = v.numpy() if lib is torch_mod else v.array
                 np.testing.assert_array_equal(now, before[k], err_msg=f"{expr} changed {k}")
     theirs, ours = results
     assert ours[:2] == theirs[:2] and (ours[0] == "ok" or ours[2] == theirs[2]), (ours, theirs)
@@ -186,7 +186,7 @@ def test_steps_record_pytorchs_nodes_edges_and_backward_errors(expr, torch_mod):
         fn = out.grad_fn
         graphs.append((type(fn).__name__, [None if n is None else type(n).__name__
                                            for n, _ in fn.next_functions],
-                       out.detach().numpy().tolist() if lib is torch_mod else out.data.tolist()))
+                       out.detach().numpy().tolist() if lib is torch_mod else out.array.tolist()))
         try:
             out.sum().backward()
             errors.append(None)

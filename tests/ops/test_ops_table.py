@@ -81,10 +81,10 @@ def test_pytorch_agrees_with_the_table(spec: OpSpec, torch_mod) -> None:
     @given(case=mst.op_cases(spec))
     def check(case: mst.OpCase) -> None:
         ours = case(*case.tensors)
-        theirs = spec.call_torch(torch, *[torch.tensor(t.data, requires_grad=True)
+        theirs = spec.call_torch(torch, *[torch.tensor(t.array, requires_grad=True)
                                           for t in case.tensors], **case.params)
         assert theirs.grad_fn.name().split("::")[-1] == spec.node, case
-        np.testing.assert_allclose(ours.data, theirs.detach().numpy(), rtol=1e-12, atol=1e-12)
+        np.testing.assert_allclose(ours.array, theirs.detach().numpy(), rtol=1e-12, atol=1e-12)
 
     check()
 

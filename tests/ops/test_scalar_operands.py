@@ -54,8 +54,8 @@ def test_int_or_bool_tensor_with_a_float_is_float32(dtype, op):
     f = a.astype(np.float32)
     expected = {"add": f + 0.1, "sub": f - 0.1, "mul": f * 0.1, "div": f / 0.3,
                 "rmul": f * 0.1, "radd": f + 0.1}[op]
-    assert got.data.dtype == np.float32
-    np.testing.assert_array_equal(got.data.view(np.uint32), expected.view(np.uint32))
+    assert got.array.dtype == np.float32
+    np.testing.assert_array_equal(got.array.view(np.uint32), expected.view(np.uint32))
     ints = np.ones(2, np.int64)
     x, y = base.operands(ints, 0.5)
     assert x.dtype == np.float32 and type(y) is float  # numpy makes the float float32 then
@@ -74,9 +74,9 @@ def test_tensor_times_float_no_grad_and_recorded_give_the_same_bits():
     recorded = x * 0.9
     with minigrad.no_grad():
         plain = x * 0.9
-    expected = x.data * 0.9
+    expected = x.array * 0.9
     assert recorded.dtype == plain.dtype == minigrad.float32
-    np.testing.assert_array_equal(recorded.data.view(np.uint32), expected.view(np.uint32))
-    np.testing.assert_array_equal(plain.data.view(np.uint32), expected.view(np.uint32))
+    np.testing.assert_array_equal(recorded.array.view(np.uint32), expected.view(np.uint32))
+    np.testing.assert_array_equal(plain.array.view(np.uint32), expected.view(np.uint32))
     recorded.sum().backward()
-    np.testing.assert_array_equal(x.grad.data, np.full(16, np.float32(0.9)))
+    np.testing.assert_array_equal(x.grad.array, np.full(16, np.float32(0.9)))

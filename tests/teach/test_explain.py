@@ -122,7 +122,7 @@ def test_large_tensors_appear_as_shape_and_statistics():
     text = minigrad.trace(lambda: (w * 2 + b).tanh().mean()).explanation(timing=False)
     assert "shape (128, 256), mean " in text and "|max| " in text
     assert "tensor([[" not in text  # no big tensor printed element by element
-    g = w.grad.data.astype(np.float64)
+    g = w.grad.array.astype(np.float64)
     assert f"w.grad = shape (128, 256), mean {g.mean():.4g}, |max| {np.abs(g).max():.4g}" in text
     zh = minigrad.trace(lambda: (w * 2).sum()).explanation("zh", timing=False)
     assert "形状 (128, 256)，均值" in zh

@@ -80,7 +80,7 @@ def guarded(source):
 def test_computes_with_minigrad_ops(source, expected):
     out = evaluate(source, inputs())
     assert isinstance(out, minigrad.Tensor)
-    np.testing.assert_allclose(out.data, expected, rtol=1e-6)
+    np.testing.assert_allclose(out.array, expected, rtol=1e-6)
 
 
 def test_results_keep_the_graph_for_trace():
@@ -92,7 +92,7 @@ def test_parse_returns_the_checked_tree_for_reuse():
     tree = parse("exp(x) * 2", ["x"])
     assert isinstance(tree, ast.Expression)
     out = evaluate(tree, {"x": minigrad.tensor([0.0])})
-    np.testing.assert_array_equal(out.data, [2.0])
+    np.testing.assert_array_equal(out.array, [2.0])
 
 
 def test_hand_built_trees_are_checked_again():
@@ -109,7 +109,7 @@ def test_hand_built_trees_are_checked_again():
     ("(lambda: 1)()", "lambda: 1", "a lambda cannot be called"),
     ("[a for a in x]", "[a for a in x]", "a list comprehension is not allowed"),
     ("open('f')", "open", "not a function you may call"),
-    ("x.data.fill(0)", "x.data", "attribute `.data` is not allowed"),
+    ("x.array.fill(0)", "x.array", "attribute `.array` is not allowed"),
     ("x.__class__.__bases__[0].__subclasses__()", "x.__class__", "not allowed"),
     ("x.fill_(0)", "x.fill_", "method `.fill_()` is not allowed"),
     ("x.grad", "x.grad", "attribute `.grad`"),

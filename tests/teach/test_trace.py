@@ -21,13 +21,13 @@ def leaves():
 def plain_grads():
     x, y = leaves()
     ((x * y).sum() * 3).backward()
-    return x.grad.data, y.grad.data
+    return x.grad.array, y.grad.array
 
 
 def check(t: Trace, x, y):
     gx, gy = plain_grads()
-    np.testing.assert_array_equal(x.grad.data, gx)
-    np.testing.assert_array_equal(y.grad.data, gy)
+    np.testing.assert_array_equal(x.grad.array, gx)
+    np.testing.assert_array_equal(y.grad.array, gy)
     np.testing.assert_array_equal(t.leaf("x").grad, gx)
     np.testing.assert_array_equal(t.leaf("y").grad, gy)
     assert [t.node(s.node).name for s in t.steps] == [
@@ -47,7 +47,7 @@ def test_callable_form_matches_backward_and_records_source_lines():
     ops = [n for n in t.nodes if not n.is_leaf]
     assert all(n.line.startswith("test_trace.py:") and "minigrad.trace(lambda" in n.line
                for n in ops)
-    np.testing.assert_array_equal(t.output.data, 96.0)
+    np.testing.assert_array_equal(t.output.array, 96.0)
 
 
 def test_callable_with_inputs_gets_them_as_named_leaves():
@@ -100,9 +100,9 @@ def test_gradient_and_retain_graph_pass_through():
     x = minigrad.tensor([1.0, 2.0], requires_grad=True, name="x")
     out = x * x
     t = minigrad.trace(out, gradient=minigrad.tensor([1.0, 10.0]), retain_graph=True)
-    np.testing.assert_array_equal(x.grad.data, [2.0, 40.0])
+    np.testing.assert_array_equal(x.grad.array, [2.0, 40.0])
     out.backward(minigrad.tensor([1.0, 1.0]))  # the graph was retained
-    np.testing.assert_array_equal(x.grad.data, [4.0, 44.0])
+    np.testing.assert_array_equal(x.grad.array, [4.0, 44.0])
     np.testing.assert_array_equal(t.backwards[0].seeds[0], [1.0, 10.0])
     assert "seed gradient given: tensor([ 1., 10.])" in t.explanation()
 
@@ -205,7 +205,7 @@ def test_create_graph_backward_inside_with_does_not_add_forward_ops():
     with minigrad.trace() as t:
         (g,) = minigrad.autograd.grad((x ** 3).sum(), x, create_graph=True)
     assert [n.source for n in t.nodes if not n.is_leaf] == ["x ** 3", "t1.sum()"]
-    np.testing.assert_array_equal(g.data, [12.0])
+    np.testing.assert_array_equal(g.array, [12.0])
 
 
 def test_repr_is_short():
@@ -224,7 +224,7 @@ def test_an_update_inside_the_with_block_leaves_the_recorded_values_alone():
         y.backward()
         with minigrad.no_grad():
             w -= 0.5 * w.grad
-    assert w.data.tolist() == [[-0.5, 0.0]]
+    assert w.array.tolist() == [[-0.5, 0.0]]
     leaf, transpose, mm = t.nodes[0], t.nodes[1], t.nodes[2]
     assert leaf.value.tolist() == [[1.0, 2.0]] and t.leaf("w").value.tolist() == [[1.0, 2.0]]
     assert transpose.name == "TBackward0" and transpose.value.tolist() == [[1.0], [2.0]]
@@ -244,10 +244,10 @@ def test_a_value_is_copied_once_however_many_records_show_it():
     assert transpose.name == "TBackward0" and mul.name == "MulBackward0"
     # w.t() is recorded as the transposed view of w's copy, not as a second copy
     assert np.shares_memory(transpose.value, leaf.value)
-    np.testing.assert_array_equal(transpose.value, w.data.T)
+    np.testing.assert_array_equal(transpose.value, w.array.T)
     # h, the product's output, is the same copy that the multiplication saved (twice)
     assert all(v is mm.value for _, v in mul.saved)
-    assert not np.shares_memory(mm.value, h.data)
+    assert not np.shares_memory(mm.value, h.array)
 
 
 def test_a_view_that_is_changed_in_place_later_keeps_its_value():
@@ -260,7 +260,7 @@ def test_a_view_that_is_changed_in_place_later_keeps_its_value():
             y.mul_(10)
     views = [n for n in t.nodes if n.name == "SliceBackward0"]
     assert views and views[0].value.tolist() == [2.0, 3.0]
-    assert v.data.tolist() == [20.0, 30.0]
+    assert v.array.tolist() == [20.0, 30.0]
 
 
 def test_a_saved_result_shows_the_value_backward_read():
@@ -272,7 +272,7 @@ def test_a_saved_result_shows_the_value_backward_read():
             y.mul_(10)
     relu = next(n for n in t.nodes if n.name == "ReluBackward0")
     assert [(s, v.tolist()) for s, v in relu.saved] == [("result", [0.0, 2.0])]
-    assert relu.value.tolist() == [0.0, 2.0] and y.data.tolist() == [0.0, 20.0]
+    assert relu.value.tolist() == [0.0, 2.0] and y.array.tolist() == [0.0, 20.0]
 
 
 def test_a_constant_given_new_data_between_two_ops_is_recorded_with_each_value():
@@ -280,7 +280,7 @@ def test_a_constant_given_new_data_between_two_ops_is_recorded_with_each_value()
     c = minigrad.tensor([3.0, 4.0])
     with minigrad.trace() as t:
         a = x * c
-        c.data = np.array([5.0, 6.0])  # another array: no in-place write, no new version
+        c.data = minigrad.tensor([5.0, 6.0])  # other memory: no in-place write, no new version
         b = x * c
         (a + b).sum().backward()
     first, second = [n for n in t.nodes if n.name == "MulBackward0"]

@@ -56,7 +56,7 @@ def test_the_source_is_the_expression() -> None:
         xs = data.draw(mst.expression_inputs(expr))
         env = dict(zip(expr.names, xs))
         value = eval(compile(expr.source, "<expr>", "eval"), {"minigrad": minigrad}, env)
-        np.testing.assert_array_equal(value.data, expr(*xs).data)
+        np.testing.assert_array_equal(value.array, expr(*xs).array)
         assert expr(**env).shape == value.shape
 
     check()
@@ -68,7 +68,7 @@ class BadExp(Function):
     @staticmethod
     def forward(ctx, x):
         ctx.save_for_backward(x)
-        return np.exp(x.data)
+        return np.exp(x.array)
 
     @staticmethod
     def backward(ctx, grad):
@@ -104,14 +104,14 @@ def test_expressions_agree_with_pytorch(torch_mod) -> None:
     def check(data: st.DataObject) -> None:
         expr = data.draw(mst.expressions(("x", "y"), max_depth=3))
         xs = data.draw(mst.expression_inputs(expr))
-        ts = [torch.tensor(x.data, requires_grad=True) for x in xs]
+        ts = [torch.tensor(x.array, requires_grad=True) for x in xs]
         ours, theirs = expr(*xs), expr.torch_fn(torch)(*ts)
-        np.testing.assert_allclose(ours.data, theirs.detach().numpy(), rtol=1e-10, atol=1e-12)
-        seed = np.linspace(-1, 1, ours.data.size).reshape(ours.shape)
+        np.testing.assert_allclose(ours.array, theirs.detach().numpy(), rtol=1e-10, atol=1e-12)
+        seed = np.linspace(-1, 1, ours.array.size).reshape(ours.shape)
         g_ours = minigrad.autograd.grad(ours, list(xs), minigrad.tensor(seed), allow_unused=True)
         g_theirs = torch.autograd.grad(theirs, ts, torch.tensor(seed), allow_unused=True)
         for a, b, x in zip(g_ours, g_theirs, xs):
-            a = np.zeros(x.shape) if a is None else a.data
+            a = np.zeros(x.shape) if a is None else a.array
             b = np.zeros(x.shape) if b is None else b.numpy()
             np.testing.assert_allclose(a, b, rtol=1e-9, atol=1e-12)
 

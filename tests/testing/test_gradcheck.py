@@ -31,7 +31,7 @@ class WrongSignCos(Function):
     @staticmethod
     def forward(ctx, x):
         ctx.save_for_backward(x)
-        return np.cos(x.data)
+        return np.cos(x.array)
 
     @staticmethod
     def backward(ctx, grad):
@@ -44,7 +44,7 @@ class AddBias(Function):
 
     @staticmethod
     def forward(ctx, x, b):
-        return x.data + b.data
+        return x.array + b.array
 
     @staticmethod
     def backward(ctx, grad):
@@ -68,7 +68,7 @@ class SoftmaxLastDim(Function):
 
     @staticmethod
     def forward(ctx, x, dim):
-        e = np.exp(x.data - x.data.max(axis=dim, keepdims=True))
+        e = np.exp(x.array - x.array.max(axis=dim, keepdims=True))
         y = e / e.sum(axis=dim, keepdims=True)
         ctx.y = minigrad.tensor(y)
         return y
@@ -80,24 +80,24 @@ class SoftmaxLastDim(Function):
 
 
 class CubeOutsideGraph(Function):
-    """x**3 with a backward that is right, but computed from `.data`: not differentiable"""
+    """x**3 with a backward that is right, but computed from `.array`: not differentiable"""
 
     @staticmethod
     def forward(ctx, x):
         ctx.save_for_backward(x)
-        return x.data ** 3
+        return x.array ** 3
 
     @staticmethod
     def backward(ctx, grad):
         (x,) = ctx.saved_tensors
-        return grad * minigrad.tensor(3 * x.data ** 2)  # BUG (2nd order): leaves the graph
+        return grad * minigrad.tensor(3 * x.array ** 2)  # BUG (2nd order): leaves the graph
 
 
 class CubeAllNumpy(CubeOutsideGraph):
     @staticmethod
     def backward(ctx, grad):
         (x,) = ctx.saved_tensors
-        return minigrad.tensor(3 * x.data ** 2 * grad.data)  # BUG (2nd order): no graph at all
+        return minigrad.tensor(3 * x.array ** 2 * grad.array)  # BUG (2nd order): no graph at all
 
 
 class CubeIgnoresGrad(CubeOutsideGraph):
@@ -225,9 +225,9 @@ def test_passes_right_gradients_of_every_shape_of_call() -> None:
 
 def test_leaves_the_inputs_as_they_were() -> None:
     x = leaf([0.1, 0.2, 0.3])
-    before = x.data.copy()
+    before = x.array.copy()
     gradcheck(lambda x: x * x, x)
-    assert np.array_equal(x.data, before)
+    assert np.array_equal(x.array, before)
 
 
 def test_returns_false_instead_of_raising_when_asked() -> None:
@@ -241,7 +241,7 @@ def test_tolerances_are_pytorchs_allclose() -> None:
     class Off(Function):
         @staticmethod
         def forward(ctx, x):
-            return x.data * 2
+            return x.array * 2
 
         @staticmethod
         def backward(ctx, grad):
