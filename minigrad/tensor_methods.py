@@ -96,6 +96,17 @@ class TensorMethods:
     clone, contiguous, narrow, select = ops.clone, ops.contiguous, ops.narrow, ops.select
     softmax, log_softmax = ops.softmax, ops.log_softmax
 
+    # -- more float math, reductions, statistics, cumulative ops (ops/elementwise, statistics,
+    # cumulative)
+
+    # -- tests and logic, never recorded (ops/logical)
+
+    # -- shaping (ops/shaping)
+
+    # -- indexing helpers (ops/gathering)
+
+    # -- sorting and order statistics (ops/sorting)
+
     # `p -= lr * p.grad` (an optimizer's update) is `p.sub_(lr * p.grad)`
     __iadd__, __isub__ = _in_place(ops.add), _in_place(ops.sub)
     __imul__, __itruediv__ = mul_, div_ = _in_place(ops.mul), _in_place(ops.div)

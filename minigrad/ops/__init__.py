@@ -12,11 +12,18 @@ what Tensor's methods call besides. (No module is named like a function it holds
 
 from minigrad.ops import (
     arithmetic,
+    cumulative,
+    elementwise,
+    gathering,
     index,
+    logical,
     products,
     reduce,
     selection,
+    shaping,
     softmaxes,
+    sorting,
+    statistics,
     unary,
     views,
 )
@@ -25,7 +32,10 @@ from minigrad.ops.arithmetic import *  # noqa: F403
 # what Tensor's methods and operators call besides (not re-exported by minigrad)
 from minigrad.ops.arithmetic import compare, divide, multiply, negative, rsub, subtract, true_divide
 from minigrad.ops.base import as_operand, cast, constant
+from minigrad.ops.cumulative import *  # noqa: F403
+from minigrad.ops.elementwise import *  # noqa: F403
 from minigrad.ops.floor_mod import floor_divide, remainder
+from minigrad.ops.gathering import *  # noqa: F403
 from minigrad.ops.in_place import (
     LEAF_INPLACE,
     NO_GRAD_VIEW_INPLACE,
@@ -39,12 +49,16 @@ from minigrad.ops.in_place import (
 )
 from minigrad.ops.index import *  # noqa: F403
 from minigrad.ops.index import concatenate, getitem
+from minigrad.ops.logical import *  # noqa: F403
 from minigrad.ops.products import *  # noqa: F403
 from minigrad.ops.products import linear
 from minigrad.ops.reduce import *  # noqa: F403
 from minigrad.ops.reduce import sum_to_size
 from minigrad.ops.selection import *  # noqa: F403
+from minigrad.ops.shaping import *  # noqa: F403
 from minigrad.ops.softmaxes import *  # noqa: F403
+from minigrad.ops.sorting import *  # noqa: F403
+from minigrad.ops.statistics import *  # noqa: F403
 from minigrad.ops.unary import *  # noqa: F403
 from minigrad.ops.views import *  # noqa: F403
 from minigrad.ops.views import (
@@ -61,4 +75,5 @@ from minigrad.ops.views import (
 
 __all__ = [*arithmetic.__all__, *index.__all__, *products.__all__,
            *reduce.__all__, *selection.__all__, *softmaxes.__all__, *unary.__all__,
-           *views.__all__]
+           *views.__all__, *elementwise.__all__, *statistics.__all__, *cumulative.__all__,
+           *logical.__all__, *shaping.__all__, *gathering.__all__, *sorting.__all__]

@@ -79,6 +79,17 @@ class OpSpec:
         return self.source.format(*sources, **{k: render(v) for k, v in params.items()})
 
 
+def unary(name: str, fn: Callable, node: str, source: str, **kw: Any) -> OpSpec:
+    """A one-input entry: `unary("exp", lambda x: x.exp(), "ExpBackward0", "{0}.exp()")`."""
+    return OpSpec(name, fn, node, source, **kw)
+
+
+def binary(name: str, fn: Callable, node: str, source: str, **kw: Any) -> OpSpec:
+    """A two-input entry; its inputs' shapes broadcast unless `shapes=` says otherwise."""
+    kw.setdefault("shapes", "broadcast")
+    return OpSpec(name, fn, node, source, arity=2, **kw)
+
+
 def render(value: Any) -> str:
     """A param as Python source: slices as `1:3`, everything else as repr."""
     if isinstance(value, slice):

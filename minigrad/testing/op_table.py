@@ -4,13 +4,10 @@ One `OpSpec` (`op_spec.py`) per op says how to call it in minigrad and in PyTorc
 it accepts, which node PyTorch puts at the root and how to print a call as Python source. The
 project's op tests, the gradcheck property tests, `strategies.expressions` and `compare/` all
 read this one list. Append entries with `OPS.append(OpSpec(...))`; names must stay unique
-(`by_name`).
+(`by_name`). New ops go in the op_table_*.py file of their kind (math, shaping, layers).
 """
 
 from __future__ import annotations
-
-from collections.abc import Callable
-from typing import Any
 
 import minigrad
 import minigrad.nn.functional
@@ -28,16 +25,13 @@ from minigrad.testing.domains import (
     off_steps,
 )
 from minigrad.testing.op_spec import OpSpec
-
+from minigrad.testing.op_spec import binary as _binary
+from minigrad.testing.op_spec import unary as _unary
+from minigrad.testing.op_table_layers import LAYERS
+from minigrad.testing.op_table_math import MATH
+from minigrad.testing.op_table_shaping import SHAPING
 
 # -- the table ------------------------------------------------------------------------------
-def _unary(name: str, fn: Callable, node: str, source: str, **kw: Any) -> OpSpec:
-    return OpSpec(name, fn, node, source, **kw)
-
-
-def _binary(name: str, fn: Callable, node: str, source: str, **kw: Any) -> OpSpec:
-    kw.setdefault("shapes", "broadcast")
-    return OpSpec(name, fn, node, source, arity=2, **kw)
 
 
 ARITHMETIC = [
@@ -262,7 +256,8 @@ NN = [
             in_expressions=False),
 ]
 
-OPS: list[OpSpec] = ARITHMETIC + FUNCTIONS + REDUCTIONS + LINALG + SHAPES + INPLACE + NN
+OPS: list[OpSpec] = (ARITHMETIC + FUNCTIONS + REDUCTIONS + LINALG + SHAPES + INPLACE + NN + MATH
+                     + SHAPING + LAYERS)
 """Every op, in the order expression shrinking prefers (simplest first)."""
 
 

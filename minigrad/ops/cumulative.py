@@ -1,0 +1,6 @@
+"""Cumulative ops along a dim: cumsum, cumprod, cummax, cummin, logcumsumexp.
+"""
+
+from __future__ import annotations
+
+__all__: list[str] = []
