@@ -26,3 +26,8 @@ __all__ = [
     "Identity", "ReLU", "Tanh", "Sigmoid", "Softmax", "LogSoftmax", "Dropout", "Flatten",
     "MSELoss", "CrossEntropyLoss", "NLLLoss", "BCELoss", "BCEWithLogitsLoss",
 ]
+
+from minigrad.nn.rnn import GRU, LSTM, RNN, RNNBase  # noqa: E402
+from minigrad.nn.rnn_cells import GRUCell, LSTMCell, RNNCell, RNNCellBase  # noqa: E402
+
+__all__ += ["RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell"]
