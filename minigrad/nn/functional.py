@@ -203,3 +203,6 @@ def binary_cross_entropy_with_logits(input: Tensor, target: Any, weight: Any = N
                          f"({input.shape})")
     return L.BinaryCrossEntropyWithLogits.apply(
         input, target, weight=_array(weight), pos_weight=_array(pos_weight), reduction=reduction)
+
+
+from minigrad.nn.functional_attention import scaled_dot_product_attention  # noqa: E402, F401
