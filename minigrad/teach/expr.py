@@ -7,7 +7,10 @@ spelled `minigrad.sum` or `torch.sum`) and Tensor methods (`x.sum(dim=0)`, `x.T`
 else (dunder attributes, imports, lambdas, comprehensions, strings, unknown names) is
 refused with an `ExpressionError` naming the offending piece, before anything runs.
 `evaluate(source, inputs)` then walks the checked tree itself: nothing is ever passed to
-`eval`, `exec` or `compile` beyond `ast.parse`.
+`eval`, `exec` or `compile` beyond `ast.parse`. It is bounded too: no tensor of more than
+`MAX_ELEMENTS` elements is made (an elementwise or matmul result is sized before it is
+computed, anything else as soon as it exists, which for `expand` is before any memory is
+used), no list or tuple of more than `MAX_ITEMS`, no number beyond a float's range.
 
 Shared by `minigrad.trace("...")`, the command line and `compare/`.
 """
@@ -25,6 +28,8 @@ from minigrad.tensor import Tensor
 __all__ = ["ExpressionError", "FUNCTIONS", "METHODS", "evaluate", "parse"]
 
 MAX_LENGTH = 10_000
+MAX_ELEMENTS = 10_000_000  # 40 MB of float32 per tensor
+MAX_ITEMS = 10_000  # elements of a list or tuple (`[x] * 3`, an index list)
 
 # minigrad's documented functions, callable by name (resolved in minigrad.ops)
 FUNCTIONS = frozenset({
@@ -265,7 +270,9 @@ class _Evaluator:
             if isinstance(node.op, ast.Pow) and not isinstance(left, Tensor) and \
                     not isinstance(right, Tensor):
                 left = float(left)  # a float power overflows at once; an int one may run long
-            return _BINARY[type(node.op)](left, right)
+            self.check_items(node, _items(node.op, left, right))
+            self.check_size(node, _binary_size(node.op, left, right))
+            return self.bounded(node, _BINARY[type(node.op)](left, right))
         if isinstance(node, ast.UnaryOp):
             return _UNARY[type(node.op)](self.expr(node.operand))
         if isinstance(node, ast.Compare):
@@ -290,6 +297,30 @@ class _Evaluator:
             return self.call(node)
         raise ExpressionError(f"refused `{_piece(self.source, node)}`")  # parse() checked
 
+    def check_size(self, node: ast.AST, size: int) -> None:
+        """Refuse, before computing it, a result that would be too big."""
+        if size > MAX_ELEMENTS:
+            piece = _piece(self.source, node)
+            raise ExpressionError(f"`{piece}` would make {size:,} elements; an expression may "
+                                  f"make at most {MAX_ELEMENTS:,}", piece)
+
+    def check_items(self, node: ast.AST, items: int) -> None:
+        if items > MAX_ITEMS:
+            piece = _piece(self.source, node)
+            raise ExpressionError(f"`{piece}` would make a list of {items:,} items; at most "
+                                  f"{MAX_ITEMS:,}", piece)
+
+    def bounded(self, node: ast.AST, value: Any) -> Any:
+        """`value`, if it is within the limits (a tensor's elements, a list's items)."""
+        if isinstance(value, Tensor):
+            self.check_size(node, value.array.size)
+        elif isinstance(value, list | tuple):
+            self.check_items(node, len(value))
+        elif isinstance(value, int) and not isinstance(value, bool) and abs(value) > 2 ** 64:
+            piece = _piece(self.source, node)
+            raise ExpressionError(f"`{piece}` is a number too large for an expression", piece)
+        return value
+
     def tensor(self, node: ast.AST) -> Tensor:
         value = self.expr(node)
         if not isinstance(value, Tensor):
@@ -313,9 +344,80 @@ class _Evaluator:
         kwargs = {kw.arg: self.expr(kw.value) for kw in node.keywords}
         func = node.func
         if isinstance(func, ast.Name):
-            return getattr(ops, func.id)(*args, **kwargs)
-        if isinstance(func.value, ast.Name) and func.value.id in NAMESPACES and \
+            fn, name = getattr(ops, func.id), func.id
+        elif isinstance(func.value, ast.Name) and func.value.id in NAMESPACES and \
                 func.value.id not in self.inputs:
-            return getattr(ops, func.attr)(*args, **kwargs)
-        receiver = self.tensor(func.value)
-        return getattr(receiver, func.attr)(*args, **kwargs)
+            fn, name = getattr(ops, func.attr), func.attr
+        else:
+            receiver = self.tensor(func.value)
+            fn, name, args = getattr(receiver, func.attr), func.attr, [receiver, *args]
+            self.check_size(node, _call_size(name, args))
+            return self.bounded(node, fn(*args[1:], **kwargs))
+        self.check_size(node, _call_size(name, [*args, *kwargs.values()]))
+        return self.bounded(node, fn(*args, **kwargs))
+
+
+def _shape(value: Any) -> tuple | None:
+    if isinstance(value, Tensor):
+        return value.array.shape
+    if isinstance(value, bool | int | float):
+        return ()
+    return None
+
+
+def _broadcast_size(values: list) -> int:
+    """The element count of the broadcast of the tensors among `values` (0 if none, or if they
+    do not broadcast: the op itself then says why)."""
+    import numpy as np
+
+    shapes = [s for s in map(_shape, values) if s is not None]
+    if not any(isinstance(v, Tensor) for v in values):
+        return 0
+    try:
+        return int(np.prod(np.broadcast_shapes(*shapes), dtype=np.float64))
+    except ValueError:
+        return 0
+
+
+def _matmul_size(a: Any, b: Any) -> int:
+    """The element count of `a @ b` (0 if the shapes do not fit: matmul then says why)."""
+    import numpy as np
+
+    sa, sb = _shape(a), _shape(b)
+    if not sa or not sb or isinstance(a, bool | int | float):
+        return 0
+    batch_a, batch_b = sa[:-2], sb[:-2]
+    rows = sa[-2] if len(sa) > 1 else 1
+    cols = sb[-1] if len(sb) > 1 else 1
+    try:
+        batch = np.broadcast_shapes(batch_a, batch_b)
+    except ValueError:
+        return 0
+    return int(np.prod(batch, dtype=np.float64) * rows * cols)
+
+
+def _binary_size(op: ast.operator, left: Any, right: Any) -> int:
+    """How many elements (or list items) `left op right` would make, before computing it."""
+    if isinstance(op, ast.MatMult):
+        return _matmul_size(left, right)
+    return _broadcast_size([left, right])
+
+
+def _items(op: ast.operator, left: Any, right: Any) -> int:
+    """How many items `[x] * n`, `n * [x]` or `[x] + [y]` would make (0 for anything else)."""
+    for seq, times in ((left, right), (right, left)):
+        if isinstance(seq, list | tuple) and isinstance(times, int) and isinstance(op, ast.Mult):
+            return len(seq) * max(times, 0)
+    if isinstance(left, list | tuple) and isinstance(right, list | tuple):
+        return len(left) + len(right)
+    return 0
+
+
+def _call_size(name: str, args: list) -> int:
+    """How many elements a call would make, where that is known before it runs."""
+    if name in ("matmul", "mm", "bmm", "mv", "dot") and len(args) >= 2:
+        return _matmul_size(args[0], args[1])
+    if name in ("expand", "reshape", "view", "flatten", "permute", "transpose", "t", "sum",
+                "mean", "amax", "amin", "max", "min", "cat", "stack", "squeeze", "unsqueeze"):
+        return 0  # views, reductions, joins: sized by `bounded` once made (no copy before)
+    return _broadcast_size(args)
