@@ -23,13 +23,18 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from minigrad.ops.reduce import ValuesIndices
+from minigrad.teach.expr_limits import (
+    MAX_ELEMENTS,
+    MAX_ITEMS,
+    binary_items,
+    binary_size,
+    call_size,
+)
 from minigrad.tensor import Tensor
 
 __all__ = ["ExpressionError", "FUNCTIONS", "METHODS", "evaluate", "parse"]
 
 MAX_LENGTH = 10_000
-MAX_ELEMENTS = 10_000_000  # 40 MB of float32 per tensor
-MAX_ITEMS = 10_000  # elements of a list or tuple (`[x] * 3`, an index list)
 
 # minigrad's documented functions, callable by name (resolved in minigrad.ops)
 FUNCTIONS = frozenset({
@@ -270,8 +275,8 @@ class _Evaluator:
             if isinstance(node.op, ast.Pow) and not isinstance(left, Tensor) and \
                     not isinstance(right, Tensor):
                 left = float(left)  # a float power overflows at once; an int one may run long
-            self.check_items(node, _items(node.op, left, right))
-            self.check_size(node, _binary_size(node.op, left, right))
+            self.check_items(node, binary_items(node.op, left, right))
+            self.check_size(node, binary_size(node.op, left, right))
             return self.bounded(node, _BINARY[type(node.op)](left, right))
         if isinstance(node, ast.UnaryOp):
             return _UNARY[type(node.op)](self.expr(node.operand))
@@ -351,73 +356,8 @@ class _Evaluator:
         else:
             receiver = self.tensor(func.value)
             fn, name, args = getattr(receiver, func.attr), func.attr, [receiver, *args]
-            self.check_size(node, _call_size(name, args))
+            self.check_size(node, call_size(name, args))
             return self.bounded(node, fn(*args[1:], **kwargs))
-        self.check_size(node, _call_size(name, [*args, *kwargs.values()]))
+        self.check_size(node, call_size(name, [*args, *kwargs.values()]))
         return self.bounded(node, fn(*args, **kwargs))
 
-
-def _shape(value: Any) -> tuple | None:
-    if isinstance(value, Tensor):
-        return value.array.shape
-    if isinstance(value, bool | int | float):
-        return ()
-    return None
-
-
-def _broadcast_size(values: list) -> int:
-    """The element count of the broadcast of the tensors among `values` (0 if none, or if they
-    do not broadcast: the op itself then says why)."""
-    import numpy as np
-
-    shapes = [s for s in map(_shape, values) if s is not None]
-    if not any(isinstance(v, Tensor) for v in values):
-        return 0
-    try:
-        return int(np.prod(np.broadcast_shapes(*shapes), dtype=np.float64))
-    except ValueError:
-        return 0
-
-
-def _matmul_size(a: Any, b: Any) -> int:
-    """The element count of `a @ b` (0 if the shapes do not fit: matmul then says why)."""
-    import numpy as np
-
-    sa, sb = _shape(a), _shape(b)
-    if not sa or not sb or isinstance(a, bool | int | float):
-        return 0
-    batch_a, batch_b = sa[:-2], sb[:-2]
-    rows = sa[-2] if len(sa) > 1 else 1
-    cols = sb[-1] if len(sb) > 1 else 1
-    try:
-        batch = np.broadcast_shapes(batch_a, batch_b)
-    except ValueError:
-        return 0
-    return int(np.prod(batch, dtype=np.float64) * rows * cols)
-
-
-def _binary_size(op: ast.operator, left: Any, right: Any) -> int:
-    """How many elements (or list items) `left op right` would make, before computing it."""
-    if isinstance(op, ast.MatMult):
-        return _matmul_size(left, right)
-    return _broadcast_size([left, right])
-
-
-def _items(op: ast.operator, left: Any, right: Any) -> int:
-    """How many items `[x] * n`, `n * [x]` or `[x] + [y]` would make (0 for anything else)."""
-    for seq, times in ((left, right), (right, left)):
-        if isinstance(seq, list | tuple) and isinstance(times, int) and isinstance(op, ast.Mult):
-            return len(seq) * max(times, 0)
-    if isinstance(left, list | tuple) and isinstance(right, list | tuple):
-        return len(left) + len(right)
-    return 0
-
-
-def _call_size(name: str, args: list) -> int:
-    """How many elements a call would make, where that is known before it runs."""
-    if name in ("matmul", "mm", "bmm", "mv", "dot") and len(args) >= 2:
-        return _matmul_size(args[0], args[1])
-    if name in ("expand", "reshape", "view", "flatten", "permute", "transpose", "t", "sum",
-                "mean", "amax", "amin", "max", "min", "cat", "stack", "squeeze", "unsqueeze"):
-        return 0  # views, reductions, joins: sized by `bounded` once made (no copy before)
-    return _broadcast_size(args)
