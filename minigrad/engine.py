@@ -58,7 +58,7 @@ def execute(roots: list, seeds: list, retain_graph: bool | None = None,
                 for i, g in enumerate(grad_inputs):  # each fitted to its input, and sent on
                     grad_inputs[i] = task.send(node, i, g, summed)
                 if state.anomaly_enabled:
-                    anomaly.check(node, grad_inputs)  # NaN/inf names the node
+                    anomaly.check(node, grad_inputs)  # NaN names the node
             task.executed.append(node)
             if recording:
                 step = task.step(node, grads, grad_inputs, summed, step_start)
