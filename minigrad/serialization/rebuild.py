@@ -19,6 +19,7 @@ import numpy as np
 
 from minigrad.serialization.archive import ArchiveReader
 from minigrad.serialization.formats import DTYPE_GLOBALS, DTYPES, weights_only_error
+from minigrad.serialization.unpickler import check_key
 from minigrad.tensor import Size, Tensor
 
 
@@ -37,6 +38,44 @@ def _latin1(text: str, encoding: str) -> bytes:
     if type(text) is not str or encoding not in ("latin1", "latin-1"):
         raise ValueError("_codecs.encode is allowed only as pickle writes bytes: (str, 'latin1')")
     return text.encode("latin1")
+
+
+def _bytearray(data: str | bytes = b"", encoding: str = "latin-1") -> bytearray:
+    """`bytearray` as pickle writes it (never `bytearray(n)`, which would allocate n bytes)."""
+    return bytearray(_latin1(data, encoding) if type(data) is str else bytes(data)) \
+        if type(data) in (str, bytes) else _refuse("bytearray", data)
+
+
+def _complex(*parts: Any) -> complex:
+    if not all(type(p) in (int, float, str) for p in parts):
+        _refuse("complex", parts)
+    return complex(*parts)
+
+
+def _set(items: Any = ()) -> set:
+    return set(map(check_key, _items(items)))
+
+
+def _ordered_dict(pairs: Any = ()) -> OrderedDict:
+    return OrderedDict((check_key(k), v) for k, v in _items(pairs))
+
+
+def _counter(counts: Any = None) -> Counter:
+    """`Counter` as pickle writes it: from a dict (whose keys were checked as it was read)."""
+    return Counter() if counts is None else Counter(counts) if type(counts) is dict else \
+        _refuse("Counter", counts)
+
+
+def _size(dims: Any = ()) -> Size:
+    return Size(dims) if type(dims) is tuple and all(map(_is_int, dims)) else _refuse("Size", dims)
+
+
+def _items(items: Any) -> Any:
+    return items if type(items) in (list, tuple) else _refuse("a constructor", items)
+
+
+def _refuse(name: str, args: Any) -> Any:
+    raise TypeError(f"{name} is allowed only on what pickle writes for it, not {type(args)}")
 
 
 def _is_int(n: Any) -> bool:
@@ -87,13 +126,13 @@ def rebuild_parameter(data: Tensor, requires_grad: bool, backward_hooks: Any) ->
 
 
 SAFE_GLOBALS: dict[str, Any] = {
-    "collections.OrderedDict": OrderedDict,
-    "collections.Counter": Counter,
-    "builtins.set": set,
-    "builtins.complex": complex,
-    "builtins.bytearray": bytearray,
+    "collections.OrderedDict": _ordered_dict,
+    "collections.Counter": _counter,
+    "builtins.set": _set,
+    "builtins.complex": _complex,
+    "builtins.bytearray": _bytearray,
     "_codecs.encode": _latin1,
-    "torch.Size": Size,
+    "torch.Size": _size,
     "torch._utils._rebuild_tensor": rebuild_tensor,
     "torch._utils._rebuild_tensor_v2": rebuild_tensor,
     "torch._utils._rebuild_parameter": rebuild_parameter,

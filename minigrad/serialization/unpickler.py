@@ -5,7 +5,13 @@ memo grows to any index a file asks for. This one, like PyTorch's weights-only u
 opcode by opcode: a GLOBAL is looked up in the table it is given (nothing is imported), REDUCE
 calls only what that table holds, BUILD sets attributes only on an OrderedDict (a state_dict's
 `_metadata`), and everything is bounded by the bytes of the file: each opcode reads at most what
-is left and pushes at most one object.
+is left and pushes at most one object, and the calls together may take no more items than the
+file has bytes (a memo lets a file name one long list many times; copying it each time would
+not be bounded).
+
+Dict keys and set elements are limited to types whose hashes a file cannot make collide (str
+and bytes hash with a per-process secret; ints below 2**61 - 1 hash to themselves): thousands
+of keys with one hash would make building the dict take quadratic time.
 """
 
 from __future__ import annotations
@@ -38,6 +44,7 @@ class Unpickler:
         self.stack: list[Any] = []
         self.marks: list[list[Any]] = []
         self.memo: dict[int, Any] = {}
+        self.budget = len(data)  # items the calls may take, all together
 
     def load(self) -> Any:
         try:
@@ -52,8 +59,7 @@ class Unpickler:
                     raise UnpicklingError(weights_only_error(
                         f"Unsupported operand {op} ({PROTOCOL_NOTE})"))
                 handler(self)
-        except (IndexError, KeyError, TypeError, struct.error) as e:  # (TypeError: a list as a
-            # dict key, say)
+        except (IndexError, KeyError, TypeError, UnicodeDecodeError, struct.error) as e:
             raise UnpicklingError(f"malformed pickle data ({type(e).__name__}: {e})") from None
 
     # -- reading -----------------------------------------------------------------------------
@@ -100,6 +106,10 @@ class Unpickler:
         if id(func) not in self.callables or type(args) is not tuple:
             raise UnpicklingError(weights_only_error(
                 f"Trying to call reduce for unrecognized function {func!r}"))
+        self.budget -= sum(len(a) for a in args if isinstance(a, (str, bytes, tuple, list, dict)))
+        if self.budget < 0:
+            raise UnpicklingError("malformed pickle data: its calls take more items than the "
+                                  "file holds")
         try:
             self.stack[-1] = func(*args)
         except (TypeError, ValueError) as e:
@@ -128,7 +138,7 @@ class Unpickler:
             raise UnpicklingError(f"Can only SETITEMS for dict, collections.OrderedDict, but "
                                   f"got {type(target)}")
         for i in range(0, len(items), 2):
-            target[items[i]] = items[i + 1]
+            target[check_key(items[i])] = items[i + 1]
 
     def append_items(self, items: list[Any]) -> None:
         target = self.stack[-1]
@@ -138,6 +148,17 @@ class Unpickler:
 
     def put(self, index: int) -> None:
         self.memo[index] = self.stack[-1]
+
+
+def check_key(key: Any) -> Any:
+    """`key`, if it may be a dict key or set element (see the module's docstring)."""
+    if type(key) in (str, bytes, bool) or key is None or \
+            (type(key) is int and abs(key) < 2**61 - 1):
+        return key
+    raise UnpicklingError(weights_only_error(
+        f"a dict key or set element {key!r:.40} of type {type(key).__name__}: minigrad.load "
+        "takes keys that are str, bytes, bool, None or int below 2**61 (keys of other types "
+        "can be made to collide, which would make loading take quadratic time)"))
 
 
 def _setitem(u: Unpickler) -> None:

@@ -73,7 +73,7 @@ def test_a_torch_linear_and_sequential_load_into_minigrad_modules(torch_mod, tmp
         torch.save(t_model.state_dict(), tmp_path / "w.pt")
         m_model.load_state_dict(mg.load(tmp_path / "w.pt"))
         np.testing.assert_allclose(m_model(mg.tensor(x)).detach().numpy(),
-                                   t_model(torch.tensor(x)).detach().numpy(), rtol=1e-6)
+                                   t_model(torch.tensor(x)).detach().numpy(), atol=1e-6)
 
 
 def test_a_torch_checkpoint_dict_loads_with_equal_values_and_dtypes(torch_mod):
@@ -328,3 +328,36 @@ def test_truncated_corrupted_compressed_and_legacy_files_are_refused(torch_mod):
     torch_mod.save(torch_mod.ones(2), legacy, _use_new_zipfile_serialization=False)
     with pytest.raises(RuntimeError, match="legacy format"):
         load_bytes(legacy.getvalue())
+
+
+def test_the_plain_python_types_torch_allows_load_as_in_torch(torch_mod):
+    from collections import Counter
+
+    obj = {"set": {1, 2}, "bytes": b"\x00\xffab", "bytearray": bytearray(b"xy"),
+           "complex": 1 + 2j, "counter": Counter("abca"), "od": OrderedDict(a=1),
+           "dtype": torch_mod.float64, "size": torch_mod.Size([2, 3])}
+    got = load_bytes(torch_bytes(torch_mod, obj))
+    assert {k: got[k] for k in ("set", "bytes", "bytearray", "complex", "counter", "od")} == \
+        {k: obj[k] for k in ("set", "bytes", "bytearray", "complex", "counter", "od")}
+    assert got["dtype"] == mg.float64 and got["size"] == (2, 3)
+
+
+@pytest.mark.parametrize("data", [
+    b"\x80\x02}G?\xf0\x00\x00\x00\x00\x00\x00Ns.",  # {1.0: None}
+    b"\x80\x02}\x8a\x09\x00\x00\x00\x00\x00\x00\x00\x00\x01Ns.",  # {2**64: None}
+    b"\x80\x02}K\x01K\x02\x86Ns.",  # {(1, 2): None}
+    b"\x80\x02c__builtin__\nset\n]G?\xf0\x00\x00\x00\x00\x00\x00a\x85R.",  # set([1.0])
+])
+def test_keys_whose_hashes_a_file_could_make_collide_are_refused(data):
+    with pytest.raises(pickle.UnpicklingError, match="quadratic time"):
+        load_bytes(with_pickle(data))
+
+
+def test_calls_may_not_copy_more_than_the_file_holds():
+    items = b"](" + b"K\x01" * 200 + b"eq\x00"  # a list of 200 ints, memo 0
+    make_set = b"c__builtin__\nset\nq\x01"  # the global set, memo 1
+    data = b"\x80\x02" + items + make_set + b"(" + b"h\x01h\x00\x85R" * 10 + b"t."  # 10 sets
+    with pytest.raises(pickle.UnpicklingError, match="take more items than the file holds"):
+        load_bytes(with_pickle(data))
+    with pytest.raises(pickle.UnpicklingError, match="refused its arguments"):
+        load_bytes(with_pickle(b"\x80\x02c__builtin__\nbytearray\nJ\x00\xca\x9a;\x85R."))
