@@ -25,6 +25,12 @@ STORAGE_TYPES = {
     np.dtype(np.bool_): "BoolStorage",
 }
 DTYPES = {name: dtype for dtype, name in STORAGE_TYPES.items()}
+# torch's other storage classes: tensors of dtypes minigrad does not have (refused by name)
+OTHER_STORAGES = {"BFloat16Storage": "bfloat16", "ComplexFloatStorage": "complex64",
+                  "ComplexDoubleStorage": "complex128", "QInt8Storage": "qint8",
+                  "QInt32Storage": "qint32", "QUInt8Storage": "quint8",
+                  "QUInt4x2Storage": "quint4x2", "QUInt2x4Storage": "quint2x4",
+                  "UntypedStorage": "uint16, uint32, uint64, float8 or complex32"}
 # torch's dtype objects as pickled globals (`torch.float32`) and the numpy dtype for each
 DTYPE_GLOBALS = {
     "float32": np.float32, "float": np.float32, "float64": np.float64, "double": np.float64,

@@ -18,16 +18,30 @@ from typing import Any
 import numpy as np
 
 from minigrad.serialization.archive import ArchiveReader
-from minigrad.serialization.formats import DTYPE_GLOBALS, DTYPES, weights_only_error
+from minigrad.serialization.formats import (
+    DTYPE_GLOBALS,
+    DTYPES,
+    OTHER_STORAGES,
+    weights_only_error,
+)
 from minigrad.serialization.unpickler import check_key
 from minigrad.tensor import Size, Tensor
 
 
 class StorageType:
-    """What `torch.FloatStorage` (and the other storage classes) stand for: a dtype."""
+    """What `torch.FloatStorage` (and the other storage classes) stand for: a dtype (None for
+    a dtype minigrad does not have)."""
 
     def __init__(self, name: str) -> None:
-        self.name, self.dtype = name, DTYPES[name]
+        self.name, self.dtype = name, DTYPES.get(name)
+
+    def numpy_dtype(self) -> np.dtype:
+        if self.dtype is None:
+            raise RuntimeError(
+                f"this file holds a tensor of dtype {OTHER_STORAGES[self.name]} "
+                f"(torch.{self.name}), which minigrad does not have; its dtypes are "
+                + ", ".join(str(d) for d in DTYPES.values()))
+        return self.dtype
 
     def __repr__(self) -> str:
         return f"StorageType(torch.{self.name})"
@@ -114,6 +128,15 @@ def rebuild_tensor(storage: Any, offset: int, size: tuple, stride: tuple,
     return tensor
 
 
+def rebuild_tensor_v3(storage: Any, offset: int, size: tuple, stride: tuple,
+                      requires_grad: bool, backward_hooks: Any, dtype: Any,
+                      metadata: Any = None) -> Tensor:
+    """torch._utils._rebuild_tensor_v3: as v2, the dtype named apart from the storage."""
+    if not isinstance(storage, np.ndarray) or dtype != storage.dtype:
+        raise UnpicklingError(f"a tensor of dtype {dtype} cannot be rebuilt from {storage!r:.60}")
+    return rebuild_tensor(storage, offset, size, stride, requires_grad, backward_hooks, metadata)
+
+
 def rebuild_parameter(data: Tensor, requires_grad: bool, backward_hooks: Any) -> Tensor:
     """torch._utils._rebuild_parameter. minigrad's core cannot make an nn.Parameter (nn is
     built on the core), so a saved Parameter loads as a leaf Tensor with its requires_grad:
@@ -136,7 +159,9 @@ SAFE_GLOBALS: dict[str, Any] = {
     "torch._utils._rebuild_tensor": rebuild_tensor,
     "torch._utils._rebuild_tensor_v2": rebuild_tensor,
     "torch._utils._rebuild_parameter": rebuild_parameter,
-    **{f"torch.{name}": StorageType(name) for name in DTYPES},
+    **{f"torch.{name}": StorageType(name) for name in (*DTYPES, *OTHER_STORAGES)},
+    "torch.storage.UntypedStorage": StorageType("UntypedStorage"),
+    "torch._utils._rebuild_tensor_v3": rebuild_tensor_v3,
     **{f"torch.{name}": np.dtype(dtype) for name, dtype in DTYPE_GLOBALS.items()},
 }
 
@@ -156,17 +181,18 @@ def storage_loader(archive: ArchiveReader, restore: Callable[[np.ndarray, str], 
                 or type(pid[3]) is not str or not _is_int(pid[4]) or pid[4] < 0:
             raise UnpicklingError(f"malformed storage id {pid!r:.120}")
         _, kind, key, where, numel = pid
+        dtype = kind.numpy_dtype()
         if key in loaded:
-            if loaded[key].dtype != kind.dtype:
+            if loaded[key].dtype != dtype:
                 raise RuntimeError(f"storage {key} is named with two dtypes")
             return loaded[key]
-        name, nbytes = f"data/{key}", numel * kind.dtype.itemsize
+        name, nbytes = f"data/{key}", numel * dtype.itemsize
         if not archive.has(name) or archive.size(name) != nbytes:
             found = archive.size(name) if archive.has(name) else "no"
-            raise RuntimeError(f"storage {key} claims {numel} elements of {kind.dtype} "
+            raise RuntimeError(f"storage {key} claims {numel} elements of {dtype} "
                                f"({nbytes} bytes) but the archive holds {found} bytes for it")
-        raw = np.frombuffer(bytearray(archive.read(name)), kind.dtype.newbyteorder(mark))
-        loaded[key] = restore(raw if raw.dtype.isnative else raw.astype(kind.dtype), where)
+        raw = np.frombuffer(bytearray(archive.read(name)), dtype.newbyteorder(mark))
+        loaded[key] = restore(raw if raw.dtype.isnative else raw.astype(dtype), where)
         return loaded[key]
 
     return load_storage
