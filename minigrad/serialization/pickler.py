@@ -58,9 +58,8 @@ class Pickler:
             self.save_tensor(obj)
         elif type(obj) in (dict, OrderedDict, list):
             self.save_container(obj)
-        elif isinstance(obj, tuple) and not hasattr(obj, "_fields"):  # (a namedtuple's class
-            # would be a global that weights_only refuses)
-            self.save_tuple(obj)
+        elif isinstance(obj, tuple) and not hasattr(obj, "_fields"):  # (not a namedtuple: its
+            self.save_tuple(obj)  # class would be a global that weights_only refuses)
         else:
             raise TypeError(
                 f"minigrad.save can save tensors, numpy arrays, dicts, OrderedDicts, lists, "
@@ -117,7 +116,7 @@ class Pickler:
             items: list = list(obj)
             closing = APPENDS
         else:
-            items = [x for pair in obj.items() for x in pair]
+            items = [x for pair in obj.items() for x in (check_key(pair[0]), pair[1])]
             closing = SETITEMS
         if items:
             self.out += MARK
@@ -168,6 +167,15 @@ def contiguous_strides(shape: tuple) -> tuple:
         strides.append(step)
         step *= max(int(n), 1)
     return tuple(reversed(strides))
+
+
+def check_key(key: Any) -> Any:
+    """A dict key minigrad.load takes back (whose hash a file cannot make collide)."""
+    if isinstance(key, (str, bool)) or key is None or \
+            (isinstance(key, int) and abs(key) < 2**61 - 1):
+        return key
+    raise TypeError(f"minigrad.save: dict keys must be str, int (below 2**61), bool or None, "
+                    f"not {type(key).__name__} (minigrad.load refuses other keys)")
 
 
 def memo_op(short: bytes, long: bytes, index: int) -> bytes:

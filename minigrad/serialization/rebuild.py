@@ -1,16 +1,14 @@
-"""The globals a checkpoint may name, and rebuilding tensors from the archive's storages.
+"""Rebuilding tensors from the archive's storages: what `torch._utils._rebuild_tensor_v2`
+and `torch.FloatStorage` stand for when minigrad reads a file.
 
-Each allowed global stands for something small written here (or a harmless builtin such as
-`set`): `torch._utils._rebuild_tensor_v2` is `rebuild_tensor`, `torch.FloatStorage` a
-`StorageType`, `torch.Size` minigrad's Size. A tensor is a view of its storage with PyTorch's
-offset and strides (in elements); the view is checked to lie inside the storage, and a storage
-must be exactly as long as its record, before any memory is given to it.
+A tensor is a view of its storage with PyTorch's offset and strides (in elements); the view is
+checked to lie inside the storage, and a storage must be exactly as long as its record, before
+any memory is given to it. Tensors that share a storage in the file share memory again.
 """
 
 from __future__ import annotations
 
 import math
-from collections import Counter, OrderedDict
 from collections.abc import Callable
 from pickle import UnpicklingError
 from typing import Any
@@ -18,13 +16,7 @@ from typing import Any
 import numpy as np
 
 from minigrad.serialization.archive import ArchiveReader
-from minigrad.serialization.formats import (
-    DTYPE_GLOBALS,
-    DTYPES,
-    OTHER_STORAGES,
-    weights_only_error,
-)
-from minigrad.serialization.unpickler import check_key
+from minigrad.serialization.formats import DTYPES, OTHER_STORAGES, weights_only_error
 from minigrad.tensor import Size, Tensor
 
 
@@ -47,53 +39,14 @@ class StorageType:
         return f"StorageType(torch.{self.name})"
 
 
-def _latin1(text: str, encoding: str) -> bytes:
-    """`_codecs.encode` as protocol 2 pickles bytes: only `(str, 'latin1')`."""
-    if type(text) is not str or encoding not in ("latin1", "latin-1"):
-        raise ValueError("_codecs.encode is allowed only as pickle writes bytes: (str, 'latin1')")
-    return text.encode("latin1")
-
-
-def _bytearray(data: str | bytes = b"", encoding: str = "latin-1") -> bytearray:
-    """`bytearray` as pickle writes it (never `bytearray(n)`, which would allocate n bytes)."""
-    return bytearray(_latin1(data, encoding) if type(data) is str else bytes(data)) \
-        if type(data) in (str, bytes) else _refuse("bytearray", data)
-
-
-def _complex(*parts: Any) -> complex:
-    if not all(type(p) in (int, float, str) for p in parts):
-        _refuse("complex", parts)
-    return complex(*parts)
-
-
-def _set(items: Any = ()) -> set:
-    return set(map(check_key, _items(items)))
-
-
-def _ordered_dict(pairs: Any = ()) -> OrderedDict:
-    return OrderedDict((check_key(k), v) for k, v in _items(pairs))
-
-
-def _counter(counts: Any = None) -> Counter:
-    """`Counter` as pickle writes it: from a dict (whose keys were checked as it was read)."""
-    return Counter() if counts is None else Counter(counts) if type(counts) is dict else \
-        _refuse("Counter", counts)
-
-
-def _size(dims: Any = ()) -> Size:
-    return Size(dims) if type(dims) is tuple and all(map(_is_int, dims)) else _refuse("Size", dims)
-
-
-def _items(items: Any) -> Any:
-    return items if type(items) in (list, tuple) else _refuse("a constructor", items)
-
-
-def _refuse(name: str, args: Any) -> Any:
-    raise TypeError(f"{name} is allowed only on what pickle writes for it, not {type(args)}")
-
-
 def _is_int(n: Any) -> bool:
     return type(n) is int
+
+
+def _flag(requires_grad: Any) -> bool:
+    if type(requires_grad) is not bool:
+        raise UnpicklingError(f"requires_grad must be a bool, not {type(requires_grad)}")
+    return requires_grad
 
 
 def rebuild_tensor(storage: Any, offset: int, size: tuple, stride: tuple,
@@ -123,9 +76,7 @@ def rebuild_tensor(storage: Any, offset: int, size: tuple, stride: tuple,
         storage[min(offset, storage.size):], shape=size,
         strides=[s * storage.itemsize for s in stride])
     tensor = Tensor._make(view, None, 0)
-    if requires_grad is True:
-        tensor.requires_grad_(True)
-    return tensor
+    return tensor.requires_grad_(True) if _flag(requires_grad) else tensor
 
 
 def rebuild_tensor_v3(storage: Any, offset: int, size: tuple, stride: tuple,
@@ -143,27 +94,7 @@ def rebuild_parameter(data: Tensor, requires_grad: bool, backward_hooks: Any) ->
     what Module.load_state_dict and optimizers need from it."""
     if not isinstance(data, Tensor) or backward_hooks:
         raise UnpicklingError("a Parameter must be rebuilt from a tensor, without hooks")
-    if requires_grad is True and data.dtype.kind == "f":
-        data.requires_grad_(True)
-    return data
-
-
-SAFE_GLOBALS: dict[str, Any] = {
-    "collections.OrderedDict": _ordered_dict,
-    "collections.Counter": _counter,
-    "builtins.set": _set,
-    "builtins.complex": _complex,
-    "builtins.bytearray": _bytearray,
-    "_codecs.encode": _latin1,
-    "torch.Size": _size,
-    "torch._utils._rebuild_tensor": rebuild_tensor,
-    "torch._utils._rebuild_tensor_v2": rebuild_tensor,
-    "torch._utils._rebuild_parameter": rebuild_parameter,
-    **{f"torch.{name}": StorageType(name) for name in (*DTYPES, *OTHER_STORAGES)},
-    "torch.storage.UntypedStorage": StorageType("UntypedStorage"),
-    "torch._utils._rebuild_tensor_v3": rebuild_tensor_v3,
-    **{f"torch.{name}": np.dtype(dtype) for name, dtype in DTYPE_GLOBALS.items()},
-}
+    return data.requires_grad_(_flag(requires_grad))
 
 
 def storage_loader(archive: ArchiveReader, restore: Callable[[np.ndarray, str], np.ndarray]

@@ -105,7 +105,7 @@ class Unpickler:
         args, func = self.stack.pop(), self.stack[-1]
         if id(func) not in self.callables or type(args) is not tuple:
             raise UnpicklingError(weights_only_error(
-                f"Trying to call reduce for unrecognized function {func!r}"))
+                f"Trying to call reduce for unrecognized function {func!r:.80}"))
         self.budget -= sum(len(a) for a in args if isinstance(a, (str, bytes, tuple, list, dict)))
         if self.budget < 0:
             raise UnpicklingError("malformed pickle data: its calls take more items than the "

@@ -183,7 +183,8 @@ def test_a_path_and_a_file_object_both_work(tmp_path):
 
 # -- misuse ------------------------------------------------------------------------------------
 def test_save_refuses_what_weights_only_cannot_load_and_writes_nothing(tmp_path):
-    for bad in (nn.Linear(2, 2), {"f": print}, {1, 2}, np.array(["a"])):
+    for bad in (nn.Linear(2, 2), {"f": print}, {1, 2}, np.array(["a"]), {(1, 2): 3},
+                {0.5: 1}, {2**64: 1}):
         with pytest.raises(TypeError, match="minigrad.save"):
             mg.save(bad, tmp_path / "bad.pt")
         assert not (tmp_path / "bad.pt").exists()
