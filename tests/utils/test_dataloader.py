@@ -151,6 +151,16 @@ def test_tensor_dataset_subset_concat_and_chain():
     assert list(chained) == [0, 1, 0, 1, 2] and len(chained) == 5
 
 
+def test_a_loader_over_a_random_split_gives_the_subsets_samples():
+    x = mg.arange(10.0).reshape(10, 1)
+    train, val = data.random_split(data.TensorDataset(x, x * 2), [0.8, 0.2])
+    batches = list(DataLoader(train, batch_size=3))
+    assert [len(b[0]) for b in batches] == [3, 3, 2] and len(val) == 2
+    got = [float(v) for features, _ in batches for v in features.reshape(-1)]
+    assert got == [float(i) for i in train.indices]
+    assert all((labels.numpy() == features.numpy() * 2).all() for features, labels in batches)
+
+
 def test_random_split_by_lengths_and_fractions_as_pytorch(torch_mod):
     mg.manual_seed(0)
     parts = data.random_split(range(10), [3, 7])

@@ -46,27 +46,8 @@ class DataLoader:
         _check_worker_options(num_workers, timeout, prefetch_factor, persistent_workers,
                               multiprocessing_context)
         iterable = isinstance(dataset, IterableDataset)
-        if iterable:
-            _check_iterable_options(shuffle, sampler, batch_sampler)
-        else:
-            shuffle = bool(shuffle)
-        if sampler is not None and shuffle:
-            raise ValueError("sampler option is mutually exclusive with shuffle")
-        if batch_sampler is not None:
-            if batch_size != 1 or shuffle or sampler is not None or drop_last:
-                raise ValueError("batch_sampler option is mutually exclusive with batch_size, "
-                                 "shuffle, sampler, and drop_last")
-            batch_size, drop_last = None, False
-        elif batch_size is None and drop_last:
-            raise ValueError("batch_size=None option disables auto-batching and is mutually "
-                             "exclusive with drop_last")
-        if sampler is None and not iterable:
-            sampler = RandomSampler(dataset, generator=generator) if shuffle \
-                else SequentialSampler(dataset)
-        if batch_size is not None and batch_sampler is None and not iterable:
-            batch_sampler = BatchSampler(sampler, batch_size, drop_last)
-        elif iterable and batch_size is not None:
-            BatchSampler([], batch_size, drop_last)  # (the same checks of both)
+        sampler, batch_sampler, batch_size, drop_last = _samplers(
+            dataset, iterable, batch_size, shuffle, sampler, batch_sampler, drop_last, generator)
         if num_workers > 0:
             warnings.warn(f"minigrad's DataLoader loads in the main process: num_workers="
                           f"{num_workers} runs no worker processes (the batches are the "
@@ -76,7 +57,8 @@ class DataLoader:
             batch_sampler=batch_sampler, generator=generator, num_workers=num_workers,
             pin_memory=pin_memory, pin_memory_device=pin_memory_device, timeout=timeout,
             worker_init_fn=worker_init_fn, multiprocessing_context=multiprocessing_context,
-            prefetch_factor=prefetch_factor, persistent_workers=persistent_workers,
+            prefetch_factor=2 if num_workers > 0 and prefetch_factor is None else prefetch_factor,
+            persistent_workers=persistent_workers,
             in_order=in_order, _iterable=iterable,
             collate_fn=collate_fn or (default_collate if batch_size is not None
                                       or batch_sampler is not None else default_convert))
@@ -122,6 +104,36 @@ class DataLoader:
                 return n
             return n // self.batch_size if self.drop_last else -(-n // self.batch_size)
         return len(self.batch_sampler if self.batch_sampler is not None else self.sampler)
+
+
+def _samplers(dataset: Dataset, iterable: bool, batch_size: int | None, shuffle: bool | None,
+              sampler: Any, batch_sampler: Any, drop_last: bool, generator: Any) -> tuple:
+    """(sampler, batch_sampler, batch_size, drop_last) as PyTorch settles them, with its
+    checks: the defaults are a Sequential or Random sampler in a BatchSampler."""
+    if iterable:
+        _check_iterable_options(shuffle, sampler, batch_sampler)
+    else:
+        shuffle = bool(shuffle)
+    if sampler is not None and shuffle:
+        raise ValueError("sampler option is mutually exclusive with shuffle")
+    if batch_sampler is not None:
+        if batch_size != 1 or shuffle or sampler is not None or drop_last:
+            raise ValueError("batch_sampler option is mutually exclusive with batch_size, "
+                             "shuffle, sampler, and drop_last")
+        return sampler, batch_sampler, None, False
+    if batch_size is None and drop_last:
+        raise ValueError("batch_size=None option disables auto-batching and is mutually "
+                         "exclusive with drop_last")
+    if iterable:  # (no sampler: the stream's order; batch_size and drop_last checked alike)
+        if batch_size is not None:
+            BatchSampler([], batch_size, drop_last)
+        return None, None, batch_size, drop_last
+    if sampler is None:
+        sampler = RandomSampler(dataset, generator=generator) if shuffle \
+            else SequentialSampler(dataset)
+    if batch_size is not None:
+        batch_sampler = BatchSampler(sampler, batch_size, drop_last)
+    return sampler, batch_sampler, batch_size, drop_last
 
 
 def _check_worker_options(num_workers: int, timeout: float, prefetch_factor: int | None,
