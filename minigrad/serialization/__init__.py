@@ -9,6 +9,7 @@ code from the file, and every size the file claims is checked against what it ho
 from __future__ import annotations
 
 import io
+import os
 import warnings
 from collections.abc import Callable
 from typing import Any
@@ -46,11 +47,11 @@ def save(obj: Any, f: Any) -> None:
     records += [(f"data/{key}", array.astype(array.dtype.newbyteorder("<")).tobytes())
                 for key, array in storages.items()]
     records.append(("version", FILE_VERSION))
+    is_path = isinstance(f, (str, os.PathLike))
+    buffer = io.BytesIO()
+    write_archive(buffer, archive_name(os.fspath(f) if is_path else None), records)
     stream, opened = open_for(f, "wb")
     try:
-        buffer = io.BytesIO()
-        write_archive(buffer, archive_name(getattr(stream, "name", None) if opened else None),
-                      records)
         stream.write(buffer.getvalue())
     finally:
         if opened:
