@@ -179,6 +179,19 @@ def test_random_split_by_lengths_and_fractions_as_pytorch(torch_mod):
     assert data.random_split(range(10), [5, 5])[0].indices == first
 
 
+def test_weighted_sampling_follows_the_weights():
+    mg.manual_seed(0)
+    draws = list(data.WeightedRandomSampler([0.0, 1.0, 3.0], 4000))
+    assert len(draws) == 4000 and 0 not in draws
+    assert abs(draws.count(2) / 4000 - 0.75) < 0.03
+    once = list(data.WeightedRandomSampler(mg.tensor([5.0, 0.0, 1.0]), 3, replacement=False))
+    assert sorted(once) == [0, 1, 2] and once[-1] == 1  # (a zero weight comes last)
+    mg.manual_seed(1)
+    first = list(data.WeightedRandomSampler([1.0, 2.0], 10))
+    mg.manual_seed(1)
+    assert list(data.WeightedRandomSampler([1.0, 2.0], 10)) == first
+
+
 def misuse_cases(lib):
     d = lib.utils.data
     return {
@@ -207,6 +220,13 @@ def misuse_cases(lib):
         "replacement": lambda: d.RandomSampler([1], replacement=1),
         "num_samples": lambda: d.RandomSampler([1], num_samples=0),
         "no getitem": lambda: d.Dataset()[0],
+        "weights 2-d": lambda: d.WeightedRandomSampler([[1.0]], 1),
+        "weights num_samples": lambda: d.WeightedRandomSampler([1.0], 0),
+        "weights replacement": lambda: d.WeightedRandomSampler([1.0], 1, replacement=None),
+        "weights negative": lambda: list(d.WeightedRandomSampler([1.0, -1.0], 1)),
+        "weights nan": lambda: list(d.WeightedRandomSampler([float("nan"), 1.0], 1)),
+        "weights zero": lambda: list(d.WeightedRandomSampler([0.0, 0.0], 1)),
+        "weights too many": lambda: list(d.WeightedRandomSampler([1.0, 1.0], 3, False)),
     }
 
 

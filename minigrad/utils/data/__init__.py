@@ -17,9 +17,10 @@ from minigrad.utils.data.sampler import (
     Sampler,
     SequentialSampler,
     SubsetRandomSampler,
+    WeightedRandomSampler,
 )
 
 __all__ = ["BatchSampler", "ChainDataset", "ConcatDataset", "DataLoader", "Dataset",
            "IterableDataset", "RandomSampler", "Sampler", "SequentialSampler", "Subset",
-           "SubsetRandomSampler", "TensorDataset", "default_collate", "default_convert",
-           "get_worker_info", "random_split"]
+           "SubsetRandomSampler", "TensorDataset", "WeightedRandomSampler", "default_collate",
+           "default_convert", "get_worker_info", "random_split"]

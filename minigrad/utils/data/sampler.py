@@ -16,7 +16,7 @@ import numpy as np
 from minigrad import factories
 
 __all__ = ["Sampler", "SequentialSampler", "RandomSampler", "SubsetRandomSampler",
-           "BatchSampler"]
+           "WeightedRandomSampler", "BatchSampler"]
 
 T_co = TypeVar("T_co", covariant=True)
 
@@ -99,6 +99,43 @@ class SubsetRandomSampler(Sampler[int]):
 
     def __len__(self) -> int:
         return len(self.indices)
+
+
+class WeightedRandomSampler(Sampler[int]):
+    """`num_samples` indices drawn with probabilities proportional to `weights` (without
+    replacement: each index at most once, as torch.multinomial draws them)."""
+
+    def __init__(self, weights: Sequence[float], num_samples: int, replacement: bool = True,
+                 generator: Any = None) -> None:
+        if not isinstance(num_samples, int) or isinstance(num_samples, bool) or num_samples <= 0:
+            raise ValueError(f"num_samples should be a positive integer value, but got "
+                             f"num_samples={num_samples}")
+        if not isinstance(replacement, bool):
+            raise ValueError(f"replacement should be a boolean value, but got "
+                             f"replacement={replacement}")
+        self.weights = np.asarray(getattr(weights, "array", weights), dtype=np.float64)
+        if self.weights.ndim != 1:
+            raise ValueError(f"weights should be a 1d sequence but given weights have shape "
+                             f"{tuple(self.weights.shape)}")
+        self.num_samples, self.replacement, self.generator = num_samples, replacement, generator
+
+    def __iter__(self) -> Iterator[int]:
+        w, rng = self.weights, numpy_generator(self.generator)
+        if not np.isfinite(w).all() or (w < 0).any():
+            raise RuntimeError("probability tensor contains either `inf`, `nan` or element < 0")
+        if w.sum() <= 0:
+            raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
+        if self.replacement:
+            return iter(rng.choice(len(w), self.num_samples, p=w / w.sum()).tolist())
+        if self.num_samples > len(w):
+            raise RuntimeError("cannot sample n_sample > prob_dist.size(-1) samples without "
+                               "replacement")
+        # a weighted draw without replacement: the indices of the largest w / Exp(1) keys
+        keys = w / rng.exponential(size=len(w))
+        return iter(np.argsort(-keys, kind="stable")[:self.num_samples].tolist())
+
+    def __len__(self) -> int:
+        return self.num_samples
 
 
 class BatchSampler(Sampler[list[int]]):
