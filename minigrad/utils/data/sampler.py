@@ -107,12 +107,8 @@ class WeightedRandomSampler(Sampler[int]):
 
     def __init__(self, weights: Sequence[float], num_samples: int, replacement: bool = True,
                  generator: Any = None) -> None:
-        if not isinstance(num_samples, int) or isinstance(num_samples, bool) or num_samples <= 0:
-            raise ValueError(f"num_samples should be a positive integer value, but got "
-                             f"num_samples={num_samples}")
-        if not isinstance(replacement, bool):
-            raise ValueError(f"replacement should be a boolean value, but got "
-                             f"replacement={replacement}")
+        _check_positive_int("num_samples", num_samples)
+        _check_bool("replacement", replacement)
         self.weights = np.asarray(getattr(weights, "array", weights), dtype=np.float64)
         if self.weights.ndim != 1:
             raise ValueError(f"weights should be a 1d sequence but given weights have shape "
@@ -143,12 +139,8 @@ class BatchSampler(Sampler[list[int]]):
 
     def __init__(self, sampler: Sampler[int] | Iterable[int], batch_size: int,
                  drop_last: bool) -> None:
-        if not isinstance(batch_size, int) or isinstance(batch_size, bool) or batch_size <= 0:
-            raise ValueError(f"batch_size should be a positive integer value, but got "
-                             f"batch_size={batch_size}")
-        if not isinstance(drop_last, bool):
-            raise ValueError(f"drop_last should be a boolean value, but got "
-                             f"drop_last={drop_last}")
+        _check_positive_int("batch_size", batch_size)
+        _check_bool("drop_last", drop_last)
         self.sampler = sampler
         self.batch_size = batch_size
         self.drop_last = drop_last
@@ -164,3 +156,13 @@ class BatchSampler(Sampler[list[int]]):
         if self.drop_last:
             return len(self.sampler) // self.batch_size
         return (len(self.sampler) + self.batch_size - 1) // self.batch_size
+
+
+def _check_positive_int(name: str, value: Any) -> None:
+    if not isinstance(value, int) or isinstance(value, bool) or value <= 0:
+        raise ValueError(f"{name} should be a positive integer value, but got {name}={value}")
+
+
+def _check_bool(name: str, value: Any) -> None:
+    if not isinstance(value, bool):
+        raise ValueError(f"{name} should be a boolean value, but got {name}={value}")
