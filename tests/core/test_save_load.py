@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import pickle
+import struct
 import zipfile
 from collections import OrderedDict
 
@@ -57,6 +58,8 @@ def test_state_dict_round_trip_minigrad_torch_minigrad(torch_mod, tmp_path):
     mg.save(model.state_dict(), tmp_path / "mg.pt")
     t_model = mlp(torch)
     t_model.load_state_dict(torch.load(tmp_path / "mg.pt", weights_only=True))
+    mapped = torch.load(tmp_path / "mg.pt", weights_only=True, mmap=True)  # (records aligned)
+    assert all(torch.equal(mapped[k], v) for k, v in t_model.state_dict().items())
     torch.save(t_model.state_dict(), tmp_path / "torch.pt")
     again = mlp(mg)
     assert again.load_state_dict(mg.load(tmp_path / "torch.pt")).missing_keys == []
@@ -150,6 +153,10 @@ def test_the_archive_has_torchs_records_and_its_folder_name(tmp_path):
             "my.model/byteorder"} <= names
     assert set(records(mg_bytes(1))) == {"archive/data.pkl", "archive/version",
                                           "archive/byteorder"}
+    blob = mg_bytes([mg.ones(3), mg.ones(5, dtype=mg.float64)])
+    for info in zipfile.ZipFile(io.BytesIO(blob)).infolist():  # each record's bytes aligned
+        name_length, extra_length = struct.unpack("<HH", blob[info.header_offset + 26:][:4])
+        assert (info.header_offset + 30 + name_length + extra_length) % 64 == 0, info.filename
 
 
 def test_a_big_endian_file_is_read_in_its_byte_order(torch_mod):
