@@ -43,6 +43,19 @@ def _is_int(n: Any) -> bool:
     return type(n) is int
 
 
+def _overlaps(size: tuple, stride: tuple) -> bool:
+    """Whether two elements of the view may share memory (an expanded tensor, stride 0): such a
+    view loads read-only, since writing into it in place would write some elements twice
+    (PyTorch refuses that too: "more than one element of the written-to tensor refers to a
+    single memory location")."""
+    reach = 0  # the farthest element the dims so far reach, in elements past the first
+    for s, n in sorted((s, n) for n, s in zip(size, stride) if n > 1):
+        if s <= reach:
+            return True
+        reach += (n - 1) * s
+    return False
+
+
 def _flag(requires_grad: Any) -> bool:
     if type(requires_grad) is not bool:
         raise UnpicklingError(f"requires_grad must be a bool, not {type(requires_grad)}")
@@ -74,7 +87,7 @@ def rebuild_tensor(storage: Any, offset: int, size: tuple, stride: tuple,
             f"holds {storage.size}")
     view = np.lib.stride_tricks.as_strided(
         storage[min(offset, storage.size):], shape=size,
-        strides=[s * storage.itemsize for s in stride])
+        strides=[s * storage.itemsize for s in stride], writeable=not _overlaps(size, stride))
     tensor = Tensor._make(view, None, 0)
     return tensor.requires_grad_(True) if _flag(requires_grad) else tensor
 

@@ -130,6 +130,17 @@ def test_views_of_one_storage_load_with_their_offsets_and_strides(torch_mod):
         assert got[name].shape == tuple(view.shape), name
         np.testing.assert_array_equal(got[name].numpy(), view.numpy(), err_msg=name)
     assert np.shares_memory(got["x"].numpy(), got["cols"].numpy())  # one storage, as in torch
+    got["t"].add_(1)  # (writes through, as in torch)
+    np.testing.assert_array_equal(got["x"].numpy(), x.numpy() + 1)
+
+
+def test_an_expanded_tensor_loads_and_refuses_in_place_writes_as_torch(torch_mod):
+    expanded = torch_mod.tensor([1.0, 2.0]).expand(3, 2)
+    got = load_bytes(torch_bytes(torch_mod, expanded))
+    np.testing.assert_array_equal(got.numpy(), expanded.numpy())
+    for t in (got, expanded):
+        with pytest.raises(RuntimeError, match="more than one element of the written-to tensor"):
+            t.add_(1)
 
 
 def test_a_saved_parameter_loads_as_a_leaf_that_requires_grad(torch_mod):
