@@ -65,10 +65,14 @@ def load(f: Any, map_location: Any = None, pickle_module: Any = None, *,
 
     Always as PyTorch's `weights_only=True`: tensors, state_dicts and plain Python data, never
     code (a file naming any other global is refused with "Weights only load failed ...").
-    Tensors come back on the CPU (`map_location` may say 'cpu', a dict or a function); a
-    saved nn.Parameter comes back as a leaf Tensor with its requires_grad; tensors that shared
-    a storage in the file share memory again. `mmap` is accepted and ignored (the records are
-    read into memory).
+    Tensors come back on the CPU (`map_location` may say 'cpu', a dict or a function); tensors
+    that shared a storage in the file share memory again.
+
+    Differences on purpose: `weights_only=False` is refused; a saved nn.Parameter comes back
+    as a leaf Tensor with its requires_grad; `mmap` is accepted and ignored (the records are
+    read into memory); dict keys and set elements must be str, bytes, int, bool or None (a
+    file could make keys of other types collide, and loading take quadratic time); the legacy
+    (pre-1.6) format, compressed records and bare pickles are refused with a message.
     """
     if weights_only is False:
         raise ValueError(
