@@ -47,7 +47,13 @@ from minigrad.factories import (
     zeros_like,
 )
 from minigrad.function import Function
-from minigrad.grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
+from minigrad.grad_mode import (
+    enable_grad,
+    inference_mode,
+    is_grad_enabled,
+    no_grad,
+    set_grad_enabled,
+)
 from minigrad.ops import *  # noqa: F403 (every op module's __all__)
 from minigrad.serialization import load, save
 from minigrad.teach import viz
