@@ -46,7 +46,9 @@ def leaf(values: np.ndarray, requires_grad: bool = False, name: str | None = Non
     """A new leaf on `values`, after checking the arguments every factory shares (`layout=`
     is accepted and means nothing: minigrad's tensors are all strided, PyTorch's default)."""
     if pin_memory:
-        raise RuntimeError(devices.NO_ACCELERATOR)
+        raise RuntimeError("pin_memory=True requires a CUDA or other accelerator backend; no "
+                           "pinned memory allocator is available on this system.\n"
+                           + devices.CPU_ONLY_HINT)
     if out is not None:
         raise TypeError(f"{op}(): minigrad's factories take no out= (they always make a new "
                         f"tensor): write `x = minigrad.{op}(...)`, or `x.copy_(...)` to fill x")
@@ -64,14 +66,15 @@ def float_dtype(dtype: Any) -> np.dtype:
     return dtypes.numpy_dtype(dtype) or dtypes.default_float()
 
 
-def tensor(data: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False,
+def tensor(data: Any, *, dtype: Any = None, device: Any = None, requires_grad: bool = False,
            pin_memory: bool = False, name: str | None = None) -> Tensor:
     """A new leaf tensor holding a copy of `data` (Python floats in the default dtype,
     float32, ints int64, as PyTorch does); `name=` labels it in minigrad's printouts."""
     if isinstance(data, Tensor):
         warnings.warn(COPY_CONSTRUCT_WARNING, UserWarning, stacklevel=2)
         data = data.array
-    return leaf(dtypes.as_array(data, dtype), requires_grad, name, device)
+    return leaf(dtypes.as_array(data, dtype), requires_grad, name, device,
+                pin_memory=pin_memory)
 
 
 def as_tensor(data: Any, dtype: Any = None, device: Any = None) -> Tensor:

@@ -59,9 +59,9 @@ class TensorMethods:
         as in PyTorch: itself when nothing changes (unless copy=True). Any device but the CPU
         fails as on a CPU-only PyTorch (minigrad computes on the CPU with numpy)."""
         dtype, copy = dtypes.to_arguments(args, kwargs)
-        if dtype is None or dtype == self.array.dtype:
-            return ops.clone(self) if copy else self
-        return ops.cast(self, dtype)
+        if (dtype is None or dtype == self.array.dtype) and not copy:
+            return self
+        return ops.cast(self, dtype or self.array.dtype)  # (a copy: ToCopyBackward0, as torch)
 
     def cpu(self, memory_format: Any = None) -> Any:
         return self

@@ -85,6 +85,10 @@ def test_to_reads_dtype_device_tensor_and_copy_as_torch():
     assert x.to(device="cpu", dtype=minigrad.float64, non_blocking=True).dtype == minigrad.float64
     y = x.to(minigrad.float32, copy=True)
     assert y is not x and np.shares_memory(y.array, x.array) is False
+    for m in (minigrad, torch):
+        w = m.ones(2, requires_grad=True)
+        assert w.to(m.float32, copy=True).grad_fn.name() == "ToCopyBackward0"
+        assert w.to(m.float64).grad_fn.name() == "ToCopyBackward0"
 
 
 def test_to_with_a_bad_combination_raises_torchs_type_error():

@@ -75,9 +75,19 @@ def test_bad_arguments_raise_torchs_error(call, error):
     assert str(ours.value) == str(theirs.value)
 
 
-def test_out_is_refused_clearly():
+def test_out_is_refused_clearly_and_pin_memory_as_on_cpu_only_torch():
     with pytest.raises(TypeError, match="minigrad's factories take no out="):
         minigrad.zeros(2, out=minigrad.ones(2))
+    with pytest.raises(RuntimeError) as theirs:
+        torch.zeros(2, pin_memory=True)
+    with pytest.raises(RuntimeError) as ours:
+        minigrad.zeros(2, pin_memory=True)
+    first, hint = str(ours.value).split("\n")
+    assert first == str(theirs.value) and "minigrad computes on the CPU" in hint
+    with pytest.raises(TypeError) as theirs:
+        torch.tensor([1.0], torch.float64)
+    with pytest.raises(TypeError):
+        minigrad.tensor([1.0], minigrad.float64)  # (keyword-only, as torch's)
 
 
 def test_from_numpy_and_as_tensor_share_memory():
