@@ -174,11 +174,13 @@ def normalize_dims(dim: Any, ndim: int) -> tuple[int, ...]:
     return tuple(sorted(out))
 
 
-def normalize_dim(dim: Any, ndim: int, name: str = "") -> int:
+def normalize_dim(dim: Any, ndim: int, name: str = "", where: str = "") -> int:
     """One `dim` (an int, negatives allowed) as an axis, for the ops that take exactly one
-    (cumsum, argmax, max(dim), ...): PyTorch's TypeError for anything else, `name` the op's."""
+    (cumsum, argmax, max(dim), ...): PyTorch's TypeError for anything else, which names the
+    op (`name`) and, where PyTorch does, the argument's position (`where`: " (position 1)")."""
     if isinstance(dim, bool) or not isinstance(dim, int | np.integer):
-        raise TypeError(f"{name}(): argument 'dim' must be int, not {type(dim).__name__}")
+        raise TypeError(f"{name}(): argument 'dim'{where} must be int, not "
+                        f"{type(dim).__name__}")
     return normalize_dims(int(dim), ndim)[0]
 
 

@@ -239,7 +239,7 @@ def _dim(name: str, input: Any, dim: Any, axis: Any) -> int:
     dim = dim_or_axis(name, dim, axis)
     if dim is None:
         raise TypeError(f'{name}() missing 1 required positional arguments: "dim"')
-    return normalize_dim(dim, input.array.ndim, name)
+    return normalize_dim(dim, input.array.ndim, name, " (position 1)")
 
 
 def cumsum(input: Any, dim: Any = None, *, dtype: Any = None, axis: Any = None) -> Any:

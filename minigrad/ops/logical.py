@@ -24,10 +24,6 @@ __all__ = ["all", "allclose", "any", "bitwise_and", "bitwise_not", "bitwise_or",
            "logical_and", "logical_not", "logical_or", "logical_xor", "lt", "ne", "not_equal"]
 
 
-def _array(x: Any) -> np.ndarray:
-    return np.asarray(unwrap(as_operand(x)))
-
-
 def _elementwise(name: str, ufunc: np.ufunc, a: Any, b: Any) -> Any:
     """`ufunc(a, b)` on numpy operands, with PyTorch's error for shapes that do not broadcast."""
     x, y = unwrap(as_operand(a)), unwrap(as_operand(b))
@@ -113,17 +109,23 @@ def equal(input: Any, other: Any) -> bool:
 
 
 # -- logic -----------------------------------------------------------------------------------
-def logical_and(input: Any, other: Any) -> Any:
-    """elementwise `input and other` (nonzero is True): a bool tensor"""
-    return constant(_elementwise("logical_and", np.logical_and, input, other))
+def _logical(ufunc: np.ufunc, name: str) -> Any:
+    """logical_and/or/xor of two tensors (nonzero is True): a bool tensor."""
+
+    def function(input: Any, other: Any) -> Any:
+        if not is_tensor(other):
+            raise TypeError(f"{name}(): argument 'other' (position 2) must be Tensor, not "
+                            f"{type(other).__name__}")
+        return constant(_elementwise(name, ufunc, input, other))
+
+    function.__name__ = function.__qualname__ = name
+    function.__doc__ = f"elementwise {name} (nonzero is True): a bool tensor"
+    return function
 
 
-def logical_or(input: Any, other: Any) -> Any:
-    return constant(_elementwise("logical_or", np.logical_or, input, other))
-
-
-def logical_xor(input: Any, other: Any) -> Any:
-    return constant(_elementwise("logical_xor", np.logical_xor, input, other))
+logical_and = _logical(np.logical_and, "logical_and")
+logical_or = _logical(np.logical_or, "logical_or")
+logical_xor = _logical(np.logical_xor, "logical_xor")
 
 
 def logical_not(input: Any) -> Any:
@@ -135,11 +137,11 @@ def _bitwise(ufunc: np.ufunc, name: str) -> Any:
     floats get PyTorch's error."""
 
     def function(input: Any, other: Any) -> Any:
-        x, y = _array(input), _array(other)
-        if np.result_type(x, y).kind == "f" or isinstance(other, float) or isinstance(
-                input, float):
-            raise NotImplementedError(f'"{name}_cpu" not implemented for \'Float\'')
         x, y = promote(unwrap(as_operand(input)), unwrap(as_operand(other)))
+        dtype = np.result_type(x, y)
+        if dtype.kind == "f":
+            raise NotImplementedError(f'"{name}_cpu" not implemented for '
+                                      f"'{TORCH_NAMES[dtype]}'")
         return constant(_elementwise(name, ufunc, x, y))
 
     function.__name__ = function.__qualname__ = name

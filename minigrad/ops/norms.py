@@ -14,7 +14,7 @@ import numpy as np
 
 from minigrad.dtypes import TORCH_NAMES
 from minigrad.function import Function
-from minigrad.ops.base import constant, normalize_dims
+from minigrad.ops.base import constant, normalize_dims, promote
 from minigrad.ops.reduce import _restore_dims as restore_dims
 from minigrad.ops.reduce import dim_or_axis
 from minigrad.ops.selection import choose
@@ -144,6 +144,7 @@ def norm(input: Any, p: Any = "fro", dim: Any = None, keepdim: bool = False,
 
 def dist(input: Any, other: Any, p: float = 2) -> Any:
     """the p-norm of input - other (broadcast)"""
+    promote(input.array, other.array, "sub")  # (PyTorch's error for bools: it subtracts first)
     for t in (input, other):
         if t.array.dtype.kind != "f":
             raise RuntimeError("norm(): input dtype should be either floating point or complex. "

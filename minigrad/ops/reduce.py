@@ -13,6 +13,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from minigrad import broadcast
+from minigrad.dtypes import TORCH_NAMES
 from minigrad.function import Function
 from minigrad.ops.base import constant, is_tensor, normalize_dim, normalize_dims, unwrap
 from minigrad.ops.selection import maximum, minimum
@@ -265,6 +266,8 @@ def sum(input: Any, dim: Any = None, keepdim: bool = False, dtype: Any = None, *
         axis: Any = None) -> Any:
     """sum of all elements, or along `dim` (an int or a tuple of ints)"""
     dim = dim_or_axis("sum", dim, axis)
+    if dtype is None and input.array.dtype.kind in "biu" and input.array.dtype != np.int64:
+        dtype = np.int64  # (PyTorch sums bools and integers to int64; numpy uint8 to uint64)
     if dtype is not None:
         input = input.to(dtype)
     if dim is None and not keepdim:
@@ -281,7 +284,7 @@ def mean(input: Any, dim: Any = None, keepdim: bool = False, dtype: Any = None, 
     if input.array.dtype.kind != "f":
         raise RuntimeError(
             "mean(): could not infer output dtype. Input dtype must be either a floating point "
-            f"or complex dtype. Got: {input.array.dtype.name.capitalize()}")
+            f"or complex dtype. Got: {TORCH_NAMES[input.array.dtype]}")
     if dim is None and not keepdim:
         return Mean.apply(input)
     return MeanDim.apply(input, dims=reduce_dims(input, dim), keepdim=keepdim)
@@ -325,6 +328,10 @@ def _arg(np_fn: Any, name: str, input: Any, dim: Any, keepdim: bool, axis: Any) 
     """argmax/argmin: int64 indices, never recorded (of the flattened input without dim)."""
     dim = dim_or_axis(name, dim, axis)
     x = unwrap(input)
+    if dim is not None and (isinstance(dim, bool) or not isinstance(dim, int)):
+        normalize_dim(dim, x.ndim, name)  # (PyTorch's TypeError)
+    if x.dtype.kind == "b":
+        raise RuntimeError(f"{name}(): does not support bool input")
     if dim is None:
         out = np_fn(x.reshape(-1))
         return constant(np.full((1,) * x.ndim if keepdim else (), out, np.int64))

@@ -229,10 +229,15 @@ def _is_tensor(x: Any) -> bool:
 def _clamp_tensors(input: Any, min: Any, max: Any) -> Any:
     """clamp with tensor bounds: one dtype for all three (PyTorch's promotion)."""
     if any(b is not None and not _is_tensor(b) for b in (min, max)):
-        got = ", ".join(type(b).__name__ if not _is_tensor(b) else "Tensor" for b in (min, max))
+        # (PyTorch's words for `x.clamp(lo, 2)`: minigrad cannot tell how they were passed)
+        got = ", ".join("Tensor" if _is_tensor(b) else type(b).__name__ for b in (min, max))
+        marked = ", ".join(f"!{t}!" for t in got.split(", "))
+        why = f"      didn't match because some of the arguments have invalid types: ({marked})\n"
         raise TypeError(f"clamp() received an invalid combination of arguments - got ({got}), "
                         "but expected one of:\n * (Tensor min = None, Tensor max = None)\n"
-                        " * (Number min = None, Number max = None)")
+                        f"{why} * (Number min = None, Number max = None)\n{why}")
+    if input.array.dtype.kind == "b" and min is not None and max is not None:
+        raise NotImplementedError("\"clamp_cpu\" not implemented for 'Bool'")
     bounds = [b for b in (min, max) if b is not None]
     dtype = result_type(input.array, *[b.array for b in bounds])
     input, min, max = (cast(t, dtype) if t is not None and t.array.dtype != dtype else t

@@ -240,17 +240,20 @@ def prod(input: Any, dim: int | None = None, keepdim: bool = False, *, dtype: An
          axis: int | None = None) -> Any:
     """product of all elements, or along one `dim` (integers and bools give int64)"""
     dim = dim_or_axis("prod", dim, axis)
+    if dim is not None and (isinstance(dim, bool) or not isinstance(dim, int)):
+        raise TypeError(f"prod() received an invalid combination of arguments - got (dim="
+                        f"{type(dim).__name__}, ), but expected one of:\n * (*, torch.dtype dtype"
+                        " = None)\n * (int dim, bool keepdim = False, *, torch.dtype dtype = "
+                        "None)\n")
     if dtype is not None:
         input = input.to(dtype)
     if input.array.dtype.kind != "f":
         values = input.array.astype(np.int64)
         out = np.prod(values) if dim is None else np.prod(
-            values, axis=normalize_dims(int(dim), values.ndim), keepdims=keepdim)
+            values, axis=normalize_dims(dim, values.ndim), keepdims=keepdim)
         return constant(np.asarray(out, np.int64))
     if dim is None:
         return Prod.apply(input)
-    if not isinstance(dim, int):
-        raise TypeError(f"prod(): argument 'dim' must be int, not {type(dim).__name__}")
     return ProdDim.apply(input, dims=normalize_dims(dim, input.array.ndim), keepdim=keepdim)
 
 
@@ -263,7 +266,7 @@ def _spread(name: str, op: type, input: Any, dim: Any, unbiased: Any, keepdim: b
     if unbiased is not None and correction is not None:
         raise TypeError(f"{name}() received an invalid combination of arguments - got "
                         f"(correction=int, unbiased=bool, )")
-    _float_only("std and var", input)
+    _float_only("std and var" if name in ("std", "var") else name, input)
     if correction is None:
         correction = 1 if unbiased is None or unbiased else 0
     dims = normalize_dims(dim, input.array.ndim)
