@@ -58,17 +58,25 @@ def _erf_array(x: np.ndarray) -> np.ndarray:
     return np.vectorize(math.erf, otypes=[np.float64])(x)
 
 
+def _erfc_array(x: np.ndarray) -> np.ndarray:
+    return np.vectorize(math.erfc, otypes=[np.float64])(x)
+
+
 def _erfinv_array(y: np.ndarray) -> np.ndarray:
-    """erf's inverse: Winitzki's approximation (3 digits), then Newton's steps on erf(x) = y,
-    each doubling the digits; +-inf at +-1, NaN outside [-1, 1] (as PyTorch)."""
+    """erf's inverse: Winitzki's approximation (3 digits), then Newton's steps, each doubling
+    the digits, on erf(x) = |y| (on erfc(x) = 1 - |y| past 0.5, which keeps the digits near
+    1); +-inf at +-1, NaN outside [-1, 1] (as PyTorch)."""
     y = y.astype(np.float64)
     inside = np.abs(y) < 1
-    w = np.where(inside, y, 0.0)
+    w = np.where(inside, np.abs(y), 0.0)
     ln = np.log1p(-w * w)
     t = 2 / (math.pi * 0.147) + ln / 2
-    x = np.sign(w) * np.sqrt(np.sqrt(t * t - ln / 0.147) - t)
-    for _ in range(4):
-        x = x - (_erf_array(x) - w) * (_SQRT_PI / 2) * np.exp(x * x)
+    x = np.sqrt(np.sqrt(t * t - ln / 0.147) - t)
+    tail = w > 0.5
+    for _ in range(5):
+        miss = np.where(tail, (1 - w) - _erfc_array(x), _erf_array(x) - w)
+        x = x - miss * (_SQRT_PI / 2) * np.exp(x * x)
+    x = np.sign(y) * x
     return np.where(inside, x, np.where(np.abs(y) == 1, np.sign(y) * np.inf, np.nan))
 
 
@@ -93,7 +101,7 @@ class Erfc(_Pointwise):
     formula = r"d(erfc a)/da = -2/sqrt(pi) * exp(-a^2)"
     source = "{0}.erfc()"
     gradients = ("-{g} * 2/sqrt(pi) * exp(-{0}**2)",)
-    np_fn = staticmethod(lambda x: 1 - _erf_array(x))
+    np_fn = staticmethod(_erfc_array)
 
     @staticmethod
     def derivative(a, out):

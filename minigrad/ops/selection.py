@@ -154,10 +154,14 @@ class ClampTensor(Function):
     """a limited to [min, max], where the bounds are tensors (either may be None)"""
 
     node_name = "ClampBackward0"
-    formula = (r"d clamp(a,lo,hi)/da = 1 where lo <= a <= hi ;  /dlo = 1 where a < lo <= hi ;"
-               r"  /dhi = 1 where a > hi or lo > hi")
-    source = "{0}.clamp({1}, {2})"
+    formula = r"d clamp/da = 1 inside [lo, hi] ; d/dlo = 1 where a < lo ; d/dhi = 1 where a > hi"
     gradients = ()
+
+    @staticmethod
+    def source(args: list[str], settings: dict, shape: tuple | None) -> str:
+        """`x.clamp(min=lo)`, `x.clamp(min=lo, max=hi)`: the bounds that are given."""
+        given = [f"{k}={v}" for k, v in zip(("min", "max"), args[1:]) if v != "None"]
+        return f"{args[0]}.clamp({', '.join(given)})"
 
     @staticmethod
     def forward(ctx, a, lo, hi):
