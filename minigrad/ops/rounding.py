@@ -78,11 +78,11 @@ class Trunc(_Step):
 
 
 class Sign(_Step):
-    """-1, 0 or 1, the sign of a"""
+    """-1, 0 or 1, the sign of a (0 for NaN and -0.0, as PyTorch)"""
 
     node_name = "SignBackward0"
     source = "{0}.sign()"
-    np_fn = staticmethod(np.sign)
+    np_fn = staticmethod(lambda x: np.where(np.isnan(x), 0, np.sign(x)) + x.dtype.type(0))
 
 
 class Sgn(Sign):

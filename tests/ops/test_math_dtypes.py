@@ -43,17 +43,9 @@ LOGIC = [
     "a.count_nonzero()", "M.count_nonzero(a, dim=0)",
     "M.isclose(a, a)", "M.isclose(a, a * 1.5)", "M.isclose(a, 2)",
 ]
-# Differences left as they are: the test says when they start to agree.
-KNOWN = {
-    ("uint8", "a.sign()"): "numpy gives the sign of uint8 as uint8 too; so does PyTorch",
-}
-
-
 @pytest.mark.parametrize("da", DTYPES)
 @pytest.mark.parametrize("expr", FLOAT_MATH + REDUCTIONS + LOGIC)
 def test_dtype_values_and_errors_match_pytorch(expr, da, torch_mod):
-    if (da, expr) in KNOWN:
-        pytest.xfail(KNOWN[da, expr])
     assert_same(torch_mod, expr, da)
 
 
