@@ -111,4 +111,14 @@ def _pair(pair: tuple) -> object:
     return first * 2 + second
 
 
-MATH: list[Case] = [*FLOAT_MATH, *STATISTICS]
+IN_PLACE = _cases("in-place and dtypes", X, [
+    ("(x * 2).floor_() * x", lambda x: x.mul(2).floor_() * x, STEPS),
+    ("(x * 1).round_(decimals=1) * x", lambda x: x.mul(1).round_(decimals=1) * x, STEPS),
+    ("(x * 1).erf_()", lambda x: x.mul(1).erf_()),
+    ("(x * 1).abs_()", lambda x: x.mul(1).abs_(), NZ),
+    ("(p * 1).log1p_()", lambda p: p.mul(1).log1p_(), P),
+    ("(x * 1).clamp_(min=y) (tensor bound)", lambda x, y: x.mul(1).clamp_(min=y),
+     {"x": normal(3), "y": normal(3)}),
+])
+
+MATH: list[Case] = [*FLOAT_MATH, *STATISTICS, *IN_PLACE]

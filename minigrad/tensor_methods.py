@@ -110,6 +110,12 @@ class TensorMethods:
     prod, var, std, logsumexp, dist = ops.prod, ops.var, ops.std, ops.logsumexp, ops.dist
     cumsum, cumprod, cummax, cummin = ops.cumsum, ops.cumprod, ops.cummax, ops.cummin
     logcumsumexp = ops.logcumsumexp
+    floor_, ceil_, trunc_, frac_ = (ops.elementwise.in_place(f) for f in (
+        ops.floor, ops.ceil, ops.trunc, ops.frac))
+    round_, sign_, abs_, erf_ = (ops.elementwise.in_place(f) for f in (
+        ops.round, ops.sign, ops.abs, ops.erf))
+    exp_, log_, sqrt_, log1p_, expm1_ = (ops.elementwise.in_place(f) for f in (
+        ops.exp, ops.log, ops.sqrt, ops.log1p, ops.expm1))
 
     # -- tests and logic, never recorded (ops/logical)
     any, all, count_nonzero = ops.any, ops.all, ops.count_nonzero

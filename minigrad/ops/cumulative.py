@@ -121,12 +121,18 @@ class Cummax(NamedTuple):
     values: Any
     indices: Any
 
+    def __repr__(self) -> str:
+        return f"minigrad.return_types.cummax(\nvalues={self.values!r},\nindices={self.indices!r})"
+
 
 class Cummin(NamedTuple):
     """What `cummin` returns, like torch.return_types.cummin."""
 
     values: Any
     indices: Any
+
+    def __repr__(self) -> str:
+        return f"minigrad.return_types.cummin(\nvalues={self.values!r},\nindices={self.indices!r})"
 
 
 def _running_index(x: np.ndarray, axis: int, better: Any) -> np.ndarray:

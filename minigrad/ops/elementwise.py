@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from minigrad.function import Function
+from minigrad.ops.in_place import inplace
 from minigrad.ops.pairwise import atan2, hypot, lerp, xlogy
 from minigrad.ops.rounding import ceil, fix, floor, frac, nan_to_num, round, sgn, sign, trunc
 from minigrad.ops.unary import exp, in_float, sqrt
@@ -334,3 +335,15 @@ asinh = arcsinh = in_float(Asinh, "asinh")
 acosh = arccosh = in_float(Acosh, "acosh")
 atanh = arctanh = in_float(Atanh, "atanh")
 arctan2 = atan2
+
+
+def in_place(op: Any) -> Any:
+    """The method `x.floor_()` (for `op` floor): op's result written into x, one node as in
+    PyTorch (see ops.in_place)."""
+
+    def method(self: Any, *args: Any, **kwargs: Any) -> Any:  # (`x.round_(decimals=1)`)
+        return inplace(self, lambda x, _: op(x, *args, **kwargs), None)
+
+    method.__name__ = method.__qualname__ = op.__name__ + "_"
+    method.__doc__ = f"in place: {op.__name__}"
+    return method
