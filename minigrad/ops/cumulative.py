@@ -55,7 +55,7 @@ class Cumsum(Function):
 
     node_name = "CumsumBackward0"
     formula = r"d(cumsum a)_k/da_i = 1 for i <= k"
-    source = "{0}.cumsum({dim})"
+    source = "{0}.cumsum(...)"
     gradients = ("reverse cumsum of {g}",)
 
     @staticmethod
@@ -90,7 +90,7 @@ class Cumprod(Function):
     node_name = "CumprodBackward0"
     formula = r"d(cumprod a)_k/da_i = prod_{j<=k, j!=i} a_j for i <= k"
     saves_output = True
-    source = "{0}.cumprod({dim})"
+    source = "{0}.cumprod(...)"
     gradients = ("reverse cumsum of ({g} * {out}) / {0}",)
 
     @staticmethod
@@ -152,23 +152,17 @@ def _running_index(x: np.ndarray, axis: int, better: Any) -> np.ndarray:
 
 
 class _RunningExtreme(Function):
-    """cummax/cummin: the gradient of each output goes to the element it copied."""
-
-    better: Any = None
-
-    @classmethod
-    def forward(cls, ctx, a, dim):
-        ctx.dim, ctx.shape_in = dim, a.array.shape
-        if not a.array.ndim or not a.array.size:
-            idx = np.zeros(a.array.shape, np.int64)
-        else:
-            idx = _running_index(a.array, dim, cls.better)
-        ctx.indices = idx
-        values = np.take_along_axis(a.array, idx, dim) if a.array.ndim else a.array.copy()
-        return values, idx
+    """cummax/cummin values: the gradient of each goes to the element it copied. (The
+    indices are found before, `running_indices`, and are no output of the node: PyTorch's
+    CummaxBackward0 takes one gradient.)"""
 
     @staticmethod
-    def backward(ctx, grad, grad_indices=None):
+    def forward(ctx, a, dim, indices):
+        ctx.dim, ctx.shape_in, ctx.indices = dim, a.array.shape, indices
+        return np.take_along_axis(a.array, indices, dim) if a.array.ndim else a.array.copy()
+
+    @staticmethod
+    def backward(ctx, grad):
         if not ctx.indices.ndim:
             return grad
         return _scatter_add(grad, ctx)
@@ -196,9 +190,8 @@ class CummaxOp(_RunningExtreme):
 
     node_name = "CummaxBackward0"
     formula = r"d(cummax a)_k/da_i = 1 where i is the index of the max of a_0..a_k, else 0"
-    source = "{0}.cummax({dim}).values"
+    source = "{0}.cummax(...).values"
     gradients = ()
-    better = staticmethod(np.greater)
 
 
 class CumminOp(_RunningExtreme):
@@ -206,9 +199,8 @@ class CumminOp(_RunningExtreme):
 
     node_name = "CumminBackward0"
     formula = r"d(cummin a)_k/da_i = 1 where i is the index of the min of a_0..a_k, else 0"
-    source = "{0}.cummin({dim}).values"
+    source = "{0}.cummin(...).values"
     gradients = ()
-    better = staticmethod(np.less)
 
 
 class Logcumsumexp(Function):
@@ -217,7 +209,7 @@ class Logcumsumexp(Function):
     node_name = "LogcumsumexpBackward0"
     formula = r"d(logcumsumexp a)_k/da_i = exp(a_i - out_k) for i <= k"
     saves_output = True
-    source = "{0}.logcumsumexp({dim})"
+    source = "{0}.logcumsumexp(...)"
     gradients = ("exp({0}) * reverse cumsum of ({g} * exp(-{out}))",)
 
     @staticmethod
@@ -266,14 +258,26 @@ def cumprod(input: Any, dim: Any = None, *, dtype: Any = None, axis: Any = None)
     return Cumprod.apply(input, dim=dim)
 
 
+def running_indices(x: np.ndarray, dim: int, better: Any) -> np.ndarray:
+    """For each position along `dim`, the index of the running extreme (`better`: np.greater
+    for the max), as int64."""
+    if not x.ndim or not x.size:
+        return np.zeros(x.shape, np.int64)
+    return _running_index(x, dim, better)
+
+
 def cummax(input: Any, dim: Any = None, *, axis: Any = None) -> Cummax:
     """(values, indices) of the running max along `dim`"""
-    return Cummax(*CummaxOp.apply(input, dim=_dim("cummax", input, dim, axis)))
+    dim = _dim("cummax", input, dim, axis)
+    indices = running_indices(input.array, dim, np.greater)
+    return Cummax(CummaxOp.apply(input, dim=dim, indices=indices), constant(indices))
 
 
 def cummin(input: Any, dim: Any = None, *, axis: Any = None) -> Cummin:
     """(values, indices) of the running min along `dim`"""
-    return Cummin(*CumminOp.apply(input, dim=_dim("cummin", input, dim, axis)))
+    dim = _dim("cummin", input, dim, axis)
+    indices = running_indices(input.array, dim, np.less)
+    return Cummin(CumminOp.apply(input, dim=dim, indices=indices), constant(indices))
 
 
 def logcumsumexp(input: Any, dim: Any = None, *, axis: Any = None) -> Any:

@@ -78,10 +78,10 @@ isnan, isinf, isfinite = _test(np.isnan, "isnan"), _test(np.isinf, "isinf"), _te
 isposinf, isneginf = _test(np.isposinf, "isposinf"), _test(np.isneginf, "isneginf")
 
 
-def _same_dtype(input: Any, other: Any) -> tuple:
+def _same_dtype(name: str, input: Any, other: Any) -> tuple:
     """isclose/allclose: PyTorch wants one dtype ("Long did not match Float")."""
     if not is_tensor(other):
-        raise TypeError("isclose(): argument 'other' (position 2) must be Tensor, not "
+        raise TypeError(f"{name}(): argument 'other' (position 2) must be Tensor, not "
                         f"{type(other).__name__}")
     x, y = input.array, other.array
     if x.dtype != y.dtype:
@@ -92,14 +92,15 @@ def _same_dtype(input: Any, other: Any) -> tuple:
 def isclose(input: Any, other: Any, rtol: float = 1e-05, atol: float = 1e-08,
             equal_nan: bool = False) -> Any:
     """|input - other| <= atol + rtol * |other| elementwise (equal infinities are close)"""
-    x, y = _same_dtype(input, other)
+    x, y = _same_dtype("isclose", input, other)
     return constant(np.isclose(x, y, rtol=rtol, atol=atol, equal_nan=equal_nan))
 
 
 def allclose(input: Any, other: Any, rtol: float = 1e-05, atol: float = 1e-08,
              equal_nan: bool = False) -> bool:
     """whether every element is `isclose`: a Python bool"""
-    return bool(np.all(isclose(input, other, rtol, atol, equal_nan).array))
+    x, y = _same_dtype("allclose", input, other)
+    return bool(np.all(np.isclose(x, y, rtol=rtol, atol=atol, equal_nan=equal_nan)))
 
 
 def equal(input: Any, other: Any) -> bool:

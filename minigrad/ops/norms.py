@@ -3,6 +3,10 @@
 
 PyTorch records every vector norm as LinalgVectorNormBackward0; its gradient depends on p
 (`norm_backward`), and is 0 where the norm is 0 for p = 2 (a subgradient, as PyTorch).
+
+Where minigrad differs on purpose: p = 0 (a count) sends zeros where PyTorch sends no
+gradient at all (so `x.grad` is zeros, not None); matrix norms ('nuc', and 'fro' over more
+than two dims) are not here, and say so.
 """
 
 from __future__ import annotations
@@ -14,9 +18,9 @@ import numpy as np
 
 from minigrad.dtypes import TORCH_NAMES
 from minigrad.function import Function
-from minigrad.ops.base import constant, normalize_dims, promote
+from minigrad.ops.base import constant, promote
 from minigrad.ops.reduce import _restore_dims as restore_dims
-from minigrad.ops.reduce import dim_or_axis
+from minigrad.ops.reduce import dim_or_axis, reduce_dims
 from minigrad.ops.selection import choose
 
 __all__ = ["dist", "norm"]
@@ -94,7 +98,7 @@ class Dist(Function):
     node_name = "DistBackward0"
     formula = r"d||a-b||_p/da = d||d||_p/dd at d = a - b ;  d||a-b||_p/db = its negative"
     saves_output = True
-    source = "dist({0}, {1}, p={p})"
+    source = "dist({0}, {1}, p=...)"
     gradients = ()
 
     @staticmethod
@@ -138,8 +142,7 @@ def norm(input: Any, p: Any = "fro", dim: Any = None, keepdim: bool = False,
         raise RuntimeError("linalg.vector_norm: Expected a floating point or complex tensor as "
                            f"input. Got {TORCH_NAMES[dtype]}")
     order = _order(p, input.array.ndim, dim)
-    return Norm.apply(input, p=order, dims=normalize_dims(dim, input.array.ndim),
-                      keepdim=keepdim)
+    return Norm.apply(input, p=order, dims=reduce_dims(input, dim), keepdim=keepdim)
 
 
 def dist(input: Any, other: Any, p: float = 2) -> Any:

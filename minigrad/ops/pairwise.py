@@ -64,8 +64,8 @@ class Lerp(Function):
 
     node_name = "LerpBackward0"
     formula = r"d lerp(a,b,w)/da = 1 - w ;  d lerp(a,b,w)/db = w"
-    source = "lerp({0}, {1}, {weight})"
-    gradients = ("{g} * (1 - {weight})", "{g} * {weight}")
+    source = "lerp({0}, {1}, weight)"
+    gradients = ("{g} * (1 - weight)", "{g} * weight")
 
     @staticmethod
     def forward(ctx, a, b, weight):
@@ -136,8 +136,8 @@ class XlogyNumber(Function):
 
     node_name = "XlogyBackward1"
     formula = r"d(c ln b)/db = c/b"
-    source = "xlogy({c}, {0})"
-    gradients = ("{g} * {c} / {0}",)
+    source = "xlogy(c, {0})"
+    gradients = ("{g} * c / {0}",)
 
     @staticmethod
     def forward(ctx, b, c):
@@ -156,8 +156,8 @@ class XlogyOfNumber(Function):
 
     node_name = "XlogyBackward2"
     formula = r"d(a ln c)/da = ln c (0 where a = 0 and c <= 0)"
-    source = "xlogy({0}, {c})"
-    gradients = ("{g} * ln({c})",)
+    source = "xlogy({0}, c)"
+    gradients = ("{g} * ln(c)",)
 
     @staticmethod
     def forward(ctx, a, c):

@@ -177,6 +177,10 @@ class _SelectReduction(Function):
 
     @classmethod
     def forward(cls, ctx, a, dim, keepdim):
+        if not a.array.ndim:  # a 0-d tensor is its own max along dim 0
+            ctx.in_shape, ctx.dims, ctx.keepdim = (), (), keepdim
+            ctx.mask = np.ones((), a.array.dtype)
+            return a.array.copy(), np.zeros((), np.int64)
         idx = cls.arg_fn(a.array, axis=dim, keepdims=True)
         ctx.in_shape, ctx.dims, ctx.keepdim = a.array.shape, (dim,), keepdim
         ctx.mask = np.zeros(a.array.shape, dtype=a.array.dtype)
@@ -250,7 +254,10 @@ class Amin(_Extreme):
 
 
 def reduce_dims(a: Any, dim: Any) -> tuple[int, ...]:
-    return normalize_dims(dim, unwrap(a).ndim)
+    """The axes to reduce `a` over; none for a 0-d `a` (its dim 0 or -1 is itself)."""
+    ndim = unwrap(a).ndim
+    dims = normalize_dims(dim, ndim)
+    return dims if ndim else ()
 
 
 def dim_or_axis(name: str, dim: Any, axis: Any) -> Any:

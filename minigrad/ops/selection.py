@@ -157,11 +157,7 @@ class ClampTensor(Function):
     formula = r"d clamp/da = 1 inside [lo, hi] ; d/dlo = 1 where a < lo ; d/dhi = 1 where a > hi"
     gradients = ()
 
-    @staticmethod
-    def source(args: list[str], settings: dict, shape: tuple | None) -> str:
-        """`x.clamp(min=lo)`, `x.clamp(min=lo, max=hi)`: the bounds that are given."""
-        given = [f"{k}={v}" for k, v in zip(("min", "max"), args[1:]) if v != "None"]
-        return f"{args[0]}.clamp({', '.join(given)})"
+    source = "{0}.clamp(...)"  # (a trace of PyTorch's graph cannot tell a bound from none)
 
     @staticmethod
     def forward(ctx, a, lo, hi):
@@ -177,14 +173,19 @@ class ClampTensor(Function):
             if low is not None:  # min > max: the result is max (as PyTorch)
                 to_low, to_high = to_low & (low <= high), to_high | (low > high)
         ctx.masks = inside, to_low, to_high
+        ctx.shapes = x.shape, np.shape(low), np.shape(high)
         out = x if low is None else np.maximum(x, low)
         return out if high is None else np.minimum(out, high)
 
     @staticmethod
     def backward(ctx, grad):
-        return tuple(choose(np.broadcast_to(m, grad.array.shape), grad, 0.0)
-                     if m is not None and need else None
-                     for m, need in zip(ctx.masks, ctx.needs_input_grad, strict=True))
+        grads = [choose(np.broadcast_to(m, grad.array.shape), grad, 0.0)
+                 if m is not None and need else None
+                 for m, need in zip(ctx.masks, ctx.needs_input_grad, strict=True)]
+        for i in (1, 2):  # a bound's gradient is summed to its shape here, as in PyTorch
+            if grads[i] is not None and grads[i].array.shape != ctx.shapes[i]:
+                grads[i] = broadcast.SumToSize.apply(grads[i], shape=ctx.shapes[i])
+        return tuple(grads)
 
 
 def choose(condition: Any, a: Any, b: Any) -> Any:

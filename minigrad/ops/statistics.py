@@ -14,10 +14,10 @@ import numpy as np
 
 from minigrad.function import Function
 from minigrad.grad_mode import state
-from minigrad.ops.base import cast, constant, normalize_dims
+from minigrad.ops.base import cast, constant
 from minigrad.ops.norms import dist, norm
 from minigrad.ops.reduce import _restore_dims as restore_dims
-from minigrad.ops.reduce import dim_or_axis
+from minigrad.ops.reduce import dim_or_axis, reduce_dims
 from minigrad.ops.selection import choose
 from minigrad.ops.unary import exp
 
@@ -76,7 +76,7 @@ class ProdDim(_Product):
     node_name = "ProdBackward1"
     formula = r"d(prod_dim a)/da_i = product of the other elements along dim"
     saves_output = True
-    source = "{0}.prod({dims})"
+    source = "{0}.prod(...)"
     gradients = ("{g} * {out} / {0}",)
 
     @staticmethod
@@ -93,9 +93,11 @@ def _count(ctx: Any) -> int:
 
 
 def _centred(ctx: Any) -> tuple:
-    """a - mean(a) along the dims, and n - correction."""
+    """a - mean(a) along the dims, and 2 / (n - correction) (inf where n <= correction: the
+    gradient is then NaN, as PyTorch's; std's backward uses half of it)."""
     (a,) = ctx.saved_tensors
-    return a - a.mean(ctx.dims, keepdim=True), _count(ctx) - ctx.correction
+    n = max(_count(ctx) - ctx.correction, 0)
+    return a - a.mean(ctx.dims, keepdim=True), 2 / n if n else math.inf
 
 
 def _keep(ctx: Any, a: Any, dims: tuple, correction: float, keepdim: bool) -> None:
@@ -118,7 +120,7 @@ class Var(Function):
 
     node_name = "VarBackward0"
     formula = r"d var(a)/da_i = 2*(a_i - mean(a)) / (n - correction)"
-    source = "{0}.var({dims})"
+    source = "{0}.var(...)"
     gradients = ("{g} * 2 * ({0} - mean({0})) / (n - correction)",)
 
     @staticmethod
@@ -128,8 +130,8 @@ class Var(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        centred, n = _centred(ctx)
-        return restore_dims(grad, ctx) * centred * (2 / n)
+        centred, two_over_n = _centred(ctx)
+        return restore_dims(grad, ctx) * centred * two_over_n
 
 
 class Std(Function):
@@ -138,7 +140,7 @@ class Std(Function):
     node_name = "StdBackward0"
     formula = r"d std(a)/da_i = (a_i - mean(a)) / ((n - correction) * std(a))"
     saves_output = True
-    source = "{0}.std({dims})"
+    source = "{0}.std(...)"
     gradients = ("{g} * ({0} - mean({0})) / ((n - correction) * {out})",)
 
     @staticmethod
@@ -153,11 +155,11 @@ class Std(Function):
 
 def _std_backward(ctx: Any, grad: Any, out: Any) -> Any:
     """grad * (a - mean) / ((n - c) * std), 0 where std is 0 (as PyTorch)"""
-    centred, n = _centred(ctx)
+    centred, two_over_n = _centred(ctx)
     out = restore_dims(out, ctx)
     zero = out.array == 0
     with np.errstate(divide="ignore", invalid="ignore"):
-        scale = restore_dims(grad, ctx) / (out * n)
+        scale = restore_dims(grad, ctx) * (two_over_n / 2) / out
     if zero.any():
         scale = choose(zero, 0.0, scale)
     return scale * centred
@@ -168,8 +170,8 @@ class VarMean(Function):
 
     node_name = "VarMeanBackward0"
     formula = r"d var/da_i = 2*(a_i - mean)/(n - correction) ;  d mean/da_i = 1/n"
-    source = "var_mean({0}, {dims})"
-    gradients = ("{g} * 2 * ({0} - mean({0})) / (n - correction) + {g1} / n",)
+    source = "var_mean({0}, ...)"
+    gradients = (None,)  # (a sum of two: read as a value)
 
     @staticmethod
     def forward(ctx, a, dims, correction, keepdim):
@@ -179,9 +181,9 @@ class VarMean(Function):
 
     @staticmethod
     def backward(ctx, grad_var, grad_mean):
-        centred, n = _centred(ctx)
-        return (restore_dims(grad_var, ctx) * centred * (2 / n)
-                + (restore_dims(grad_mean, ctx) / _count(ctx)).expand(ctx.in_shape))
+        centred, two_over_n = _centred(ctx)
+        return _plus_mean(ctx, restore_dims(grad_var, ctx) * centred * two_over_n, grad_var,
+                          grad_mean)
 
 
 class StdMean(Function):
@@ -190,8 +192,8 @@ class StdMean(Function):
     node_name = "StdMeanBackward0"
     formula = r"d std/da_i = (a_i - mean)/((n - correction)*std) ;  d mean/da_i = 1/n"
     saves_output = True  # (the std: output 0)
-    source = "std_mean({0}, {dims})"
-    gradients = ("{g} * ({0} - mean({0})) / ((n - correction) * std) + {g1} / n",)
+    source = "std_mean({0}, ...)"
+    gradients = (None,)  # (a sum of two: read as a value)
 
     @staticmethod
     def forward(ctx, a, dims, correction, keepdim):
@@ -201,8 +203,17 @@ class StdMean(Function):
 
     @staticmethod
     def backward(ctx, grad_std, grad_mean):
-        return (_std_backward(ctx, grad_std, ctx.output)
-                + (restore_dims(grad_mean, ctx) / _count(ctx)).expand(ctx.in_shape))
+        return _plus_mean(ctx, _std_backward(ctx, grad_std, ctx.output), grad_std, grad_mean)
+
+
+def _plus_mean(ctx: Any, spread: Any, grad_spread: Any, grad_mean: Any) -> Any:
+    """var_mean/std_mean: the spread's gradient plus the mean's. Where n <= correction the
+    spread's gradient is NaN; when no gradient came for it (zeros), it is left out, as
+    PyTorch sends none."""
+    mean = (restore_dims(grad_mean, ctx) / _count(ctx)).expand(ctx.in_shape)
+    if _count(ctx) <= ctx.correction and not grad_spread.array.any():
+        return mean
+    return spread + mean
 
 
 class Logsumexp(Function):
@@ -211,7 +222,7 @@ class Logsumexp(Function):
     node_name = "LogsumexpBackward0"
     formula = r"d logsumexp(a)/da_i = exp(a_i - logsumexp(a)) (softmax)"
     saves_output = True
-    source = "{0}.logsumexp({dims})"
+    source = "{0}.logsumexp(...)"
     gradients = ("{g} * exp({0} - {out})",)
 
     @staticmethod
@@ -250,11 +261,11 @@ def prod(input: Any, dim: int | None = None, keepdim: bool = False, *, dtype: An
     if input.array.dtype.kind != "f":
         values = input.array.astype(np.int64)
         out = np.prod(values) if dim is None else np.prod(
-            values, axis=normalize_dims(dim, values.ndim), keepdims=keepdim)
+            values, axis=reduce_dims(values, dim), keepdims=keepdim)
         return constant(np.asarray(out, np.int64))
     if dim is None:
         return Prod.apply(input)
-    return ProdDim.apply(input, dims=normalize_dims(dim, input.array.ndim), keepdim=keepdim)
+    return ProdDim.apply(input, dims=reduce_dims(input, dim), keepdim=keepdim)
 
 
 def _spread(name: str, op: type, input: Any, dim: Any, unbiased: Any, keepdim: bool,
@@ -269,8 +280,7 @@ def _spread(name: str, op: type, input: Any, dim: Any, unbiased: Any, keepdim: b
     _float_only("std and var" if name in ("std", "var") else name, input)
     if correction is None:
         correction = 1 if unbiased is None or unbiased else 0
-    dims = normalize_dims(dim, input.array.ndim)
-    return op.apply(input, dims=dims, correction=correction, keepdim=keepdim)
+    return op.apply(input, dims=reduce_dims(input, dim), correction=correction, keepdim=keepdim)
 
 
 def var(input: Any, dim: Any = None, unbiased: bool | None = None, keepdim: bool = False, *,
@@ -304,4 +314,4 @@ def logsumexp(input: Any, dim: Any = None, keepdim: bool = False, *, axis: Any =
         raise TypeError('logsumexp() missing 1 required positional arguments: "dim"')
     if input.array.dtype.kind != "f":
         input = cast(input, np.float32)
-    return Logsumexp.apply(input, dims=normalize_dims(dim, input.array.ndim), keepdim=keepdim)
+    return Logsumexp.apply(input, dims=reduce_dims(input, dim), keepdim=keepdim)

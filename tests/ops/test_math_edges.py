@@ -146,3 +146,17 @@ def test_normalize_dim_takes_one_int_only():
         normalize_dim((0,), 3, "cumsum", " (position 1)")
     with pytest.raises(IndexError, match=r"range of \[-3, 2\], but got 3\)$"):
         normalize_dim(3, 3)
+
+
+ZERO_DIM = ["x.prod(0)", "x.var(0)", "x.std(0, correction=0)", "x.logsumexp(0)",
+            "x.norm(dim=0)", "x.norm(p=1, dim=-1)", "x.cumsum(0)", "x.cumprod(0)",
+            "x.cummax(0).values", "x.logcumsumexp(0)", "x.amax(0)", "x.prod()",
+            "M.var_mean(x, 0)[1]", "M.std_mean(x, 0)[1]", "x.max(0).values", "x.sum(axis=0)",
+            "x.norm(p=math.inf)"]
+
+
+@pytest.mark.filterwarnings("ignore::UserWarning", "ignore::RuntimeWarning")
+@pytest.mark.parametrize("expr", ZERO_DIM)
+def test_a_zero_dim_tensor_is_reduced_along_dim_0_as_in_pytorch(expr, torch_mod):
+    """A 0-d tensor takes dim 0 (or -1) and is its own reduction, as in PyTorch."""
+    same(torch_mod, lambda M, x: eval(expr, {"M": M, "x": x, "math": math}), 1.5)
