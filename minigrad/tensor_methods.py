@@ -162,8 +162,39 @@ class TensorMethods:
 
     # -- more float math, reductions, statistics, cumulative ops (ops/elementwise, statistics,
     # cumulative)
+    floor, ceil, trunc, fix, frac = ops.floor, ops.ceil, ops.trunc, ops.fix, ops.frac
+    round, sign, sgn, nan_to_num = ops.round, ops.sign, ops.sgn, ops.nan_to_num
+    erf, erfc, erfinv, log1p, expm1 = ops.erf, ops.erfc, ops.erfinv, ops.log1p, ops.expm1
+    log2, log10, exp2, rsqrt = ops.log2, ops.log10, ops.exp2, ops.rsqrt
+    asin, acos, atan, arcsin, arccos, arctan = (ops.asin, ops.acos, ops.atan, ops.asin,
+                                                ops.acos, ops.atan)
+    sinh, cosh, asinh, acosh, atanh = ops.sinh, ops.cosh, ops.asinh, ops.acosh, ops.atanh
+    arcsinh, arccosh, arctanh = ops.asinh, ops.acosh, ops.atanh
+    atan2, arctan2, hypot, lerp, xlogy = ops.atan2, ops.atan2, ops.hypot, ops.lerp, ops.xlogy
+    prod, var, std, logsumexp, dist = ops.prod, ops.var, ops.std, ops.logsumexp, ops.dist
+    cumsum, cumprod, cummax, cummin = ops.cumsum, ops.cumprod, ops.cummax, ops.cummin
+    logcumsumexp = ops.logcumsumexp
+    floor_, ceil_, trunc_, frac_ = (ops.elementwise.in_place(f) for f in (
+        ops.floor, ops.ceil, ops.trunc, ops.frac))
+    round_, sign_, abs_, erf_ = (ops.elementwise.in_place(f) for f in (
+        ops.round, ops.sign, ops.abs, ops.erf))
+    exp_, log_, sqrt_, log1p_, expm1_ = (ops.elementwise.in_place(f) for f in (
+        ops.exp, ops.log, ops.sqrt, ops.log1p, ops.expm1))
 
     # -- tests and logic, never recorded (ops/logical)
+    any, all, count_nonzero = ops.any, ops.all, ops.count_nonzero
+    isnan, isinf, isfinite = ops.isnan, ops.isinf, ops.isfinite
+    isposinf, isneginf = ops.isposinf, ops.isneginf
+    isclose, allclose, equal = ops.isclose, ops.allclose, ops.equal
+    logical_and, logical_or = ops.logical_and, ops.logical_or
+    logical_xor, logical_not = ops.logical_xor, ops.logical_not
+    __and__ = __rand__ = bitwise_and = ops.bitwise_and
+    __or__ = __ror__ = bitwise_or = ops.bitwise_or
+    __xor__ = __rxor__ = bitwise_xor = ops.bitwise_xor
+    __invert__, bitwise_not = ops.logical.invert, ops.bitwise_not
+    eq, ne, not_equal = ops.eq, ops.ne, ops.ne
+    lt, le, gt, ge = ops.lt, ops.le, ops.gt, ops.ge
+    less, less_equal, greater, greater_equal = ops.lt, ops.le, ops.gt, ops.ge
 
     # -- shaping (ops/shaping)
 
