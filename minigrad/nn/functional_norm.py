@@ -29,6 +29,15 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
     updated in place: new = (1 - momentum) * old + momentum * batch (the variance unbiased).
     In eval the running statistics are used.
     """
+    check_batch_norm(input, running_mean, running_var, weight, bias, training)
+    return NativeBatchNorm.apply(input, weight, bias, running_mean=_array(running_mean),
+                                 running_var=_array(running_var), training=training,
+                                 momentum=momentum, eps=eps)
+
+
+def check_batch_norm(input: Tensor, running_mean: Any, running_var: Any, weight: Any,
+                     bias: Any, training: bool) -> None:
+    """PyTorch's errors for batch norm's arguments."""
     c = input.shape[1] if input.ndim > 1 else 0
     for name, t in (("running_mean", running_mean), ("running_var", running_var),
                     ("weight", weight), ("bias", bias)):
@@ -39,9 +48,6 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
                          f"size {input.shape}")
     if not training and (running_mean is None or running_var is None):
         raise RuntimeError("running_mean and running_var must be defined in evaluation mode")
-    return NativeBatchNorm.apply(input, weight, bias, running_mean=_array(running_mean),
-                                 running_var=_array(running_var), training=training,
-                                 momentum=momentum, eps=eps)
 
 
 def layer_norm(input: Tensor, normalized_shape: Any, weight: Tensor | None = None,

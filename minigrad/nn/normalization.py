@@ -77,17 +77,20 @@ class _BatchNorm(Module):
         if input.ndim not in self._dims:
             want = " or ".join(f"{d}D" for d in self._dims)
             raise ValueError(f"expected {want} input (got {input.ndim}D input)")
+        use_batch = self.training or (self.running_mean is None and self.running_var is None)
+        keep = not self.training or self.track_running_stats
+        mean, var = (self.running_mean, self.running_var) if keep else (None, None)
+        # checked before num_batches_tracked counts the batch: PyTorch counts a batch that
+        # then fails; minigrad leaves nothing half-updated
+        FN.check_batch_norm(input, mean, var, self.weight, self.bias, use_batch)
         factor = 0.0 if self.momentum is None else self.momentum
         if self.training and self.track_running_stats and self.num_batches_tracked is not None:
             with no_grad():
                 self.num_batches_tracked.add_(1)
             if self.momentum is None:
                 factor = 1.0 / float(self.num_batches_tracked.item())
-        use_batch = self.training or (self.running_mean is None and self.running_var is None)
-        keep = not self.training or self.track_running_stats
-        return FN.batch_norm(input, self.running_mean if keep else None,
-                             self.running_var if keep else None, self.weight, self.bias,
-                             use_batch, factor, self.eps)
+        return FN.batch_norm(input, mean, var, self.weight, self.bias, use_batch, factor,
+                             self.eps)
 
     def extra_repr(self) -> str:
         return (f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, "
