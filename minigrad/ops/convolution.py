@@ -60,15 +60,31 @@ def weight_grad_array(cols: np.ndarray, g: np.ndarray, groups: int, shape: tuple
     return np.matmul(g4, c4.swapaxes(-1, -2)).sum(0).reshape(shape)  # (one product per sample)
 
 
+def conv_source(args: list, settings: dict, shape: tuple | None) -> str:
+    """`conv2d(x, w, b, stride=(2, 2))`: the call as written, from the node's settings."""
+    nd = len(settings["stride"])
+    name = f"conv_transpose{nd}d" if settings.get("transposed") else f"conv{nd}d"
+    shown = [a for a in args if a != "None"]
+    defaults = {"stride": (1,) * nd, "padding": ((0, 0),) * nd, "dilation": (1,) * nd,
+                "groups": 1}
+    for key, default in defaults.items():
+        value = settings[key]
+        if value != default:
+            if key == "padding" and all(a == b for a, b in value):
+                value = tuple(a for a, _ in value)  # symmetric: as PyTorch's padding=(p, q)
+            shown.append(f"{key}={value}")
+    return f"{name}({', '.join(shown)})"
+
+
 class Convolution(Function):
-    """convolution (or transposed convolution) of the input with the weight, plus a bias"""
+    """convolution (or transposed convolution) of the input with the weight, plus a bias:
+    each output is a dot product of the kernel with one window of the input"""
 
     node_name = "ConvolutionBackward0"
-    formula = r"each output is a dot product of the kernel with one window of the input: " \
-        r"y = W @ im2col(x) + b ;  dx = col2im(W^T @ grad) (each window's share added back) ;" \
-        r"  dW = grad @ im2col(x)^T ;  db = grad summed over the batch and positions"
-    source = "conv({args})"
-    gradients = ("col2im(W^T @ {g})", "{g} @ im2col({0})^T", "{g}.sum()")
+    formula = r"dx = col2im(W^T @ grad) ;  dW = grad @ im2col(x)^T ;  db = sum of grad over " \
+        r"the batch and positions"
+    source = staticmethod(conv_source)
+    gradients = ("col2im(W^T @ {g})", "{g} @ im2col({0})^T", "{g}.sum((0, 2, 3))")
 
     @staticmethod
     def forward(ctx, input, weight, bias, *, stride, padding, dilation, groups,
@@ -114,7 +130,7 @@ class ConvWeightGrad(Function):
     node_name = "ConvolutionBackwardBackward0"  # (minigrad's own node for it: see the docstring)
     formula = r"dW = sum over windows of grad * window ;  d/dx = conv^T(grad, V) ;  " \
         r"d/dgrad = conv(x, V)   (V = the gradient arriving for dW)"
-    source = "conv_weight_grad({args})"
+    source = None  # (read as ConvolutionBackwardBackward0(x, grad))
     gradients = ("conv^T({1}, {g})", "conv({0}, {g})")
 
     @staticmethod

@@ -13,10 +13,10 @@ class Embedding(Function):
     """the rows of the weight picked by integer indices (a lookup table)"""
 
     node_name = "EmbeddingBackward0"
-    formula = r"out[i] = weight[indices[i]] ;  dweight[r] = sum of grad[i] over the i with " \
-        r"indices[i] == r (nothing for padding_idx)"
+    formula = r"dweight[r] = sum of grad[i] over the i with indices[i] == r (none for " \
+        r"padding_idx)"
     source = "embedding(indices, {0})"
-    gradients = ("{g} added into the picked rows",)
+    gradients = ("index_add(zeros, indices, {g})",)
 
     @staticmethod
     def forward(ctx, weight, *, indices, padding_idx=None):

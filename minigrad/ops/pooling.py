@@ -37,8 +37,8 @@ def pool_geometry(size: int, kernel: int, stride: int, pad: int, dilation: int,
 class _ToTheMax(Function):
     """(shared backward of the max poolings: the gradient goes to each window's max)"""
 
-    formula = r"the gradient goes to the max of each window: dx[argmax of window] += grad"
-    gradients = ("{g} at each window's max",)
+    formula = r"dx[argmax(window)] += grad, for each window"
+    gradients = ("scatter({g}, argmax(windows))",)
 
     @staticmethod
     def backward(ctx, grad, _indices=None):
@@ -138,10 +138,9 @@ class AvgPool2d(Function):
     """the mean of each window"""
 
     node_name = "AvgPool2DBackward0"
-    formula = r"each output is the mean of one window ;  dx = col2im(grad / window size): " \
-        r"each output's gradient is shared equally by its window"
+    formula = r"dx = col2im(grad / window_size)"
     source = "avg_pool2d({0}, kernel_size={kernel})"
-    gradients = ("col2im({g} / window size)",)
+    gradients = ("col2im({g} / window_size)",)
 
     @staticmethod
     def forward(ctx, input, *, kernel, stride, padding, ceil_mode=False,
