@@ -21,7 +21,7 @@ TABLE = {"w": normal(6, 3), "i": lambda rng: np.array([[0, 5, 2], [2, 2, 1]])}
 
 
 LAYERS: list[Case] = [
-    *_cases("conv", IMG, [
+    *_cases("small nets", IMG, [
         ("F.conv2d(x, w, b)", lambda x, w, b, F: F.conv2d(x, w, b)),
         ("F.conv2d(x, w, b, stride=2, padding=1)",
          lambda x, w, b, F: F.conv2d(x, w, b, stride=2, padding=1)),
@@ -39,7 +39,7 @@ LAYERS: list[Case] = [
         ("relu(conv2d) -> max_pool2d", lambda x, w, b, F: F.max_pool2d(
             F.relu(F.conv2d(x, w, b, padding=1)), 2)),
     ]),
-    *_cases("pool", POOL, [
+    *_cases("small nets", POOL, [
         ("F.max_pool2d(x, 2)", lambda x, F: F.max_pool2d(x, 2)),
         ("F.max_pool2d(x, 3, 2, 1, ceil_mode=True)",
          lambda x, F: F.max_pool2d(x, 3, 2, 1, ceil_mode=True)),
@@ -51,7 +51,7 @@ LAYERS: list[Case] = [
         ("F.adaptive_avg_pool2d(x, 1)", lambda x, F: F.adaptive_avg_pool2d(x, 1)),
         ("F.adaptive_max_pool2d(x, (3, 2))", lambda x, F: F.adaptive_max_pool2d(x, (3, 2))),
     ]),
-    *_cases("norm", NORM, [
+    *_cases("small nets", NORM, [
         ("F.batch_norm(x, None, None, w, b, training=True)",
          lambda x, w, b, F: F.batch_norm(x, None, None, w, b, training=True)),
         ("F.batch_norm(x, m, v, w, b) (eval)",
@@ -61,7 +61,7 @@ LAYERS: list[Case] = [
                                                            "w": normal(5)}),
         ("F.group_norm(x, 3, w, b)", lambda x, w, b, F: F.group_norm(x, 3, w, b)),
     ]),
-    *_cases("embedding", TABLE, [
+    *_cases("small nets", TABLE, [
         ("F.embedding(i, w)", lambda w, i, F: F.embedding(i, w)),
         ("F.embedding(i, w, padding_idx=2)", lambda w, i, F: F.embedding(i, w, padding_idx=2)),
     ]),

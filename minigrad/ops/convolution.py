@@ -8,7 +8,7 @@ the input's is `weight^T @ grad`, each window's share added back where it came f
 which is a transposed convolution. A transposed convolution is that col2im step run forward.
 
 PyTorch records all of them as one `ConvolutionBackward0` node with edges (input, weight,
-bias). Its backward is made of convolutions again (`Convolution` and `ConvWeightGrad`), so
+bias). Its backward is made of convolutions again (`Convolution` and `_ConvWeightGrad`), so
 `create_graph=True` can differentiate it once more.
 """
 
@@ -112,22 +112,28 @@ class Convolution(Function):
             if need_x:
                 gx = Convolution.apply(grad, w, None, **geo)
             if need_w:
-                gw = ConvWeightGrad.apply(grad, x, **geo, shape=w.array.shape)
+                gw = _ConvWeightGrad.apply(grad, x, **geo, shape=w.array.shape)
         else:  # y = conv(x, w): dx = conv^T(grad, w), dW = weight grad of (x, grad)
             if need_x:
                 gx = Convolution.apply(grad, w, None, **geo, transposed=True, size=size)
             if need_w:
                 cols = None if state.grad_enabled else ctx.saved_tensors[2].array
-                gw = ConvWeightGrad.apply(x, grad, **geo, shape=w.array.shape, cols=cols)
+                gw = _ConvWeightGrad.apply(x, grad, **geo, shape=w.array.shape, cols=cols)
         if need_b:
             gb = grad.sum((0, *range(2, grad.ndim)))
         return gx, gw, gb
 
 
-class ConvWeightGrad(Function):
-    """the weight's gradient of a convolution: grad times the input's windows, summed"""
+class _ConvWeightGrad(Function):
+    """the weight's gradient of a convolution: grad times the input's windows, summed
 
-    node_name = "ConvolutionBackwardBackward0"  # (minigrad's own node for it: see the docstring)
+    Recorded only by a create_graph backward. PyTorch records the whole backward of a
+    convolution as one ConvolutionBackwardBackward0 node (edges to grad, input and weight);
+    minigrad, on purpose, records the input's gradient as a transposed convolution
+    (ConvolutionBackward0) and the weight's as this node, so that each part reads as what it
+    is. The gradients are the same."""
+
+    node_name = "ConvolutionBackwardBackward0"
     formula = r"dW = sum over windows of grad * window ;  d/dx = conv^T(grad, V) ;  " \
         r"d/dgrad = conv(x, V)   (V = the gradient arriving for dW)"
     source = None  # (read as ConvolutionBackwardBackward0(x, grad))
