@@ -205,4 +205,14 @@ def binary_cross_entropy_with_logits(input: Tensor, target: Any, weight: Any = N
         input, target, weight=_array(weight), pos_weight=_array(pos_weight), reduction=reduction)
 
 
-from minigrad.nn.functional_attention import scaled_dot_product_attention  # noqa: E402, F401
+# -- convolution, pooling, normalisation, embedding: their own files, re-exported here --------
+from minigrad.nn import functional_conv, functional_norm, functional_pool  # noqa: E402
+from minigrad.nn.functional_conv import *  # noqa: E402,F403
+from minigrad.nn.functional_norm import *  # noqa: E402,F403
+from minigrad.nn.functional_pool import *  # noqa: E402,F403
+
+__all__ += [*functional_conv.__all__, *functional_pool.__all__, *functional_norm.__all__]
+
+from minigrad.nn.functional_attention import scaled_dot_product_attention  # noqa: E402
+
+__all__ += ["scaled_dot_product_attention"]
