@@ -218,3 +218,9 @@ class Cast(Function):
     @staticmethod
     def backward(ctx, grad):
         return cast(grad, ctx.in_dtype)
+
+
+def normalize_dim(dim: int, ndim: int) -> int:
+    """One `dim` (negatives allowed) as an axis in [0, ndim); PyTorch's IndexError otherwise
+    (a 0-d tensor accepts dim 0 and -1)."""
+    return normalize_dims(dim, ndim)[0]

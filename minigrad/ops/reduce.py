@@ -7,15 +7,16 @@ from __future__ import annotations
 
 import builtins
 import math
-from typing import Any, NamedTuple
+from typing import Any
 
 import numpy as np
 
-from minigrad import broadcast
+from minigrad import broadcast, return_types
 from minigrad.function import Function
 from minigrad.ops.base import constant, is_tensor, normalize_dims, unwrap
 from minigrad.ops.selection import choose, maximum, minimum
 from minigrad.ops.views import view
+from minigrad.return_types import ValuesIndices  # noqa: F401 (read by minigrad.teach.expr)
 
 # the public functions: minigrad.amax, ... (re-exported by ops/ and minigrad/)
 __all__ = ["amax", "amin", "argmax", "argmin", "max", "mean", "min", "norm", "sum"]
@@ -161,13 +162,6 @@ class MinAll(_EvenReduction):
     np_fn = staticmethod(np.min)
 
 
-class ValuesIndices(NamedTuple):
-    """What `max(dim)`/`min(dim)` return, like torch.return_types.max."""
-
-    values: Any
-    indices: Any
-
-
 class _SelectReduction(Function):
     """max/min along one dim: (values, indices); the gradient goes to the chosen index."""
 
@@ -305,7 +299,7 @@ def max(input: Any, dim: Any = None, keepdim: bool = False) -> Any:
         return maximum(input, dim)
     if dim is None:
         return MaxAll.apply(input)
-    return ValuesIndices(*MaxDim.apply(input, dim=reduce_dims(input, dim)[0], keepdim=keepdim))
+    return return_types.max(*MaxDim.apply(input, dim=reduce_dims(input, dim)[0], keepdim=keepdim))
 
 
 def min(input: Any, dim: Any = None, keepdim: bool = False) -> Any:
@@ -314,7 +308,7 @@ def min(input: Any, dim: Any = None, keepdim: bool = False) -> Any:
         return minimum(input, dim)
     if dim is None:
         return MinAll.apply(input)
-    return ValuesIndices(*MinDim.apply(input, dim=reduce_dims(input, dim)[0], keepdim=keepdim))
+    return return_types.min(*MinDim.apply(input, dim=reduce_dims(input, dim)[0], keepdim=keepdim))
 
 
 def amax(input: Any, dim: Any = (), keepdim: bool = False) -> Any:
