@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from minigrad import dtypes
 from minigrad.function import Function
 from minigrad.ops.base import constant, normalize_dim
 from minigrad.ops.diagonals import diag, diag_embed, diagonal, tril, triu
@@ -237,7 +238,7 @@ def repeat_interleave(input: Any, repeats: Any, dim: int | None = None, *,
     counts = repeats.array if hasattr(repeats, "array") else np.asarray(repeats)
     if counts.dtype.kind not in "iu":
         raise NotImplementedError(f'"repeat_interleave_cpu" not implemented for '
-                                  f"'{counts.dtype.name.capitalize()}'")
+                                  f"'{dtypes.TORCH_NAMES[counts.dtype]}'")
     n = input.array.shape[dim]
     counts = np.broadcast_to(counts.reshape(-1), (n,)) if counts.size == 1 else counts
     if counts.ndim != 1 or counts.shape[0] != n:
@@ -253,6 +254,11 @@ def movedim(input: Any, source: Any, destination: Any) -> Any:
     """The dims `source` moved to the positions `destination`, the others in their order: a
     permute (PermuteBackward0, as in PyTorch)."""
     ndim = input.array.ndim
+    if isinstance(source, int) != isinstance(destination, int):
+        raise TypeError(f"movedim() received an invalid combination of arguments - got "
+                        f"({type(source).__name__}, {type(destination).__name__}), but expected "
+                        f"one of:\n * (int source, int destination)\n * (tuple of ints source, "
+                        f"tuple of ints destination)")
     src = [source] if isinstance(source, int) else list(source)
     dst = [destination] if isinstance(destination, int) else list(destination)
     if len(src) != len(dst):

@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from minigrad import return_types
+from minigrad import dtypes, return_types
 from minigrad.function import Function
 from minigrad.ops.base import constant, normalize_dim, unwrap
 from minigrad.ops.gathering import along
@@ -283,7 +283,7 @@ def bincount(input: Any, weights: Any = None, minlength: int = 0) -> Any:
     a = np.asarray(unwrap(input))
     if a.dtype.kind not in "iub":
         raise NotImplementedError(f"\"bincount_cpu\" not implemented for "
-                                  f"'{a.dtype.name.capitalize()}'")
+                                  f"'{dtypes.TORCH_NAMES[a.dtype]}'")
     if a.ndim != 1 or (a.size and a.min() < 0):
         raise RuntimeError("bincount only supports 1-d non-negative integral inputs.")
     if weights is None:
@@ -301,7 +301,7 @@ def histc(input: Any, bins: int = 100, min: float = 0, max: float = 0) -> Any:
     a = np.asarray(unwrap(input))
     if a.dtype.kind != "f":
         raise NotImplementedError(f"\"histogram_cpu\" not implemented for "
-                                  f"'{a.dtype.name.capitalize()}'")
+                                  f"'{dtypes.TORCH_NAMES[a.dtype]}'")
     lo, hi = float(min), float(max)
     if lo == hi and a.size:
         lo, hi = (float(a.min()), float(a.max())) if lo == hi == 0 else (lo, hi)
