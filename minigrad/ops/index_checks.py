@@ -66,7 +66,8 @@ def check_index_shape(input: Any, dim: int, idx: np.ndarray, word: str,
 def check_bool_mask(mask: Any, message: str, shape: tuple | None = None,
                     op: str = "") -> np.ndarray:
     """A mask's boolean array; `message` (`{c}`/`{T}` the dtype's C++/PyTorch name) for any
-    other dtype, and PyTorch's words when it does not broadcast with `shape`."""
+    other dtype, and PyTorch's words when it does not broadcast with `shape` (tensor a is the
+    mask, b the input)."""
     m = np.asarray(unwrap(mask))
     if m.dtype != np.bool_:
         raise RuntimeError(message.format(c=C_NAMES.get(m.dtype, m.dtype.name),
@@ -75,5 +76,5 @@ def check_bool_mask(mask: Any, message: str, shape: tuple | None = None,
         try:
             np.broadcast_shapes(shape, m.shape)
         except ValueError:
-            raise RuntimeError(broadcast.broadcast_message(op, shape, m.shape)) from None
+            raise RuntimeError(broadcast.broadcast_message(op, m.shape, shape)) from None
     return m

@@ -11,6 +11,7 @@ from typing import Any
 
 import numpy as np
 
+from minigrad.dtypes import TORCH_NAMES
 from minigrad.function import Function
 from minigrad.ops.base import constant, is_tensor, normalize_dim, unwrap
 from minigrad.ops.index import ScatterAdd
@@ -155,6 +156,10 @@ class MaskedScatter(Function):
 
 
 def masked_scatter(input: Any, mask: Any, source: Any) -> Any:
+    if source.array.dtype != input.array.dtype:
+        raise RuntimeError(f"masked_scatter: expected self and source to have same dtypes but "
+                           f"got{TORCH_NAMES[input.array.dtype]} and "
+                           f"{TORCH_NAMES[source.array.dtype]}")
     m = check_bool_mask(mask, "masked_scatter_ only supports boolean masks, but got mask with "
                               "dtype {T}", input.array.shape, "masked_scatter")
     if np.broadcast_to(m, np.broadcast_shapes(input.array.shape, m.shape)).sum() > \
