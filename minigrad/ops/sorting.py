@@ -5,7 +5,10 @@ searchsorted, bincount, histc.
 The ops along a dim return `(values, indices)` named tuples (minigrad.return_types) whose
 values have one node (SortBackward0, TopkBackward0, ...), as in PyTorch: the gradient goes back
 to the position each value came from (`indices`), zeros elsewhere. Ties are broken as PyTorch's
-CPU kernels break them: by a stable sort (NaN counts as the largest value).
+CPU kernels break them for sort, median and mode: by a stable sort (NaN counts as the largest
+value). topk and kthvalue take the same stable order, where PyTorch's selection algorithm may
+pick another of tied elements (it leaves that unspecified): the values agree, the index (and
+so which of the tied elements gets the gradient) may not.
 """
 
 from __future__ import annotations
@@ -69,6 +72,13 @@ class Sort(_AlongDim):
     source = "{0}.sort({dim})"
 
 
+class SortStable(Sort):
+    """sort called with `stable=`: PyTorch records its sort.stable overload"""
+
+    node_name = "SortBackward1"
+    source = "{0}.sort({dim}, stable=True)"
+
+
 class Topk(_AlongDim):
     """the k largest (or smallest) along dim, and where they came from"""
 
@@ -117,10 +127,13 @@ def _take(op: type, result: type, input: Any, dim: int, picked: np.ndarray,
     return result(*op.apply(input, dim=dim, picked=picked.astype(np.int64), keepdim=keepdim))
 
 
-def sort(input: Any, dim: int = -1, descending: bool = False, stable: bool = False) -> Any:
-    """(values, indices) in ascending (or descending) order along dim; always stable."""
+def sort(input: Any, dim: int = -1, descending: bool = False, stable: bool | None = None
+         ) -> Any:
+    """(values, indices) in ascending (or descending) order along dim; always stable. Given
+    `stable` (True or False), the node is SortBackward1, as in PyTorch."""
     dim = _dim(input, dim)
-    return _take(Sort, return_types.sort, input, dim, order(input.array, dim, descending))
+    op = Sort if stable is None else SortStable
+    return _take(op, return_types.sort, input, dim, order(input.array, dim, descending))
 
 
 def argsort(input: Any, dim: int = -1, descending: bool = False, stable: bool = False) -> Any:
@@ -190,8 +203,17 @@ class MedianAll(_EvenReduction):
     gradients = ()
     np_fn = staticmethod(_lower_median)
 
+    @staticmethod
+    def backward(ctx, grad):
+        """Shared evenly by the elements equal to the median (by the NaNs, when it is NaN)."""
+        (a,) = ctx.saved_tensors
+        hits = a.array == ctx.result
+        if np.isnan(ctx.result):
+            hits = np.isnan(a.array)
+        return grad * constant((hits / hits.sum()).astype(a.array.dtype))
 
-class NanmedianAll(_EvenReduction):
+
+class NanmedianAll(MedianAll):
     """the lower median of the elements that are not NaN"""
 
     node_name = "NanmedianBackward0"
