@@ -103,6 +103,7 @@ class TensorMethods:
 
     # -- shaping (ops/shaping)
     split, chunk, unbind = ops.split, ops.chunk, ops.unbind
+    tensor_split, narrow_copy = ops.tensor_split, ops.narrow_copy
     flip, fliplr, flipud, roll = ops.flip, ops.fliplr, ops.flipud, ops.roll
     repeat, repeat_interleave, tile = ops.shaping.repeat, ops.repeat_interleave, ops.tile
     movedim, moveaxis, unflatten = ops.movedim, ops.moveaxis, ops.unflatten

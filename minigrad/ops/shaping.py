@@ -1,6 +1,6 @@
-"""Shaping: split, chunk, unbind, flip, roll, repeat, repeat_interleave, tile, movedim, unflatten,
-hstack/vstack/dstack; and the diagonal family (diagonal, diag, diag_embed, tril, triu, unfold) in
-ops/diagonals.py.
+"""Shaping: split, chunk, unbind, tensor_split, narrow_copy, flip, roll, repeat,
+repeat_interleave, tile, movedim, unflatten, hstack/vstack/dstack; and the diagonal family
+(diagonal, diag, diag_embed, tril, triu, unfold) in ops/diagonals.py.
 
 split, chunk and unbind return views of the input that share one node (`output_nr` 0, 1, ...),
 as PyTorch's do; their backward joins the pieces' gradients back (zeros for unused pieces).
@@ -18,13 +18,13 @@ from minigrad.function import Function
 from minigrad.ops.base import constant, normalize_dim
 from minigrad.ops.diagonals import diag, diag_embed, diagonal, tril, triu
 from minigrad.ops.gathering import index_select
-from minigrad.ops.index import cat, stack
+from minigrad.ops.index import ScatterAdd, Slice, cat, stack
 from minigrad.ops.views import clone, permute, reshape, unsqueeze, view
 
 # the public functions: minigrad.split, ... (re-exported by ops/ and minigrad/)
 __all__ = ["chunk", "diag", "diag_embed", "diagonal", "dstack", "flip", "fliplr", "flipud",
-           "hstack", "moveaxis", "movedim", "repeat_interleave", "roll", "split", "tile", "tril",
-           "triu", "unbind", "unflatten", "vstack"]
+           "hstack", "moveaxis", "movedim", "narrow_copy", "repeat_interleave", "roll", "split",
+           "tensor_split", "tile", "tril", "triu", "unbind", "unflatten", "vstack"]
 
 
 class Split(Function):
@@ -109,6 +109,57 @@ def unbind(input: Any, dim: int = 0) -> tuple:
     if not input.array.ndim:
         raise IndexError("Dimension specified as 0 but tensor has no dimensions")
     return Unbind.apply(input, dim=normalize_dim(dim, input.array.ndim))
+
+
+def tensor_split(input: Any, indices_or_sections: Any, dim: int = 0) -> tuple:
+    """`sections` pieces as equal as can be (the first ones one longer), or the pieces between
+    the given indices: each its own slice (SliceBackward0), as in PyTorch."""
+    dim = normalize_dim(dim, input.array.ndim)
+    n = input.array.shape[dim]
+    cuts = indices_or_sections.array if hasattr(indices_or_sections, "array") else \
+        indices_or_sections
+    if np.ndim(cuts) > 1:
+        raise RuntimeError(f"tensor_split expected tensor_indices_or_sections to be a "
+                           f"zero-dimensional or one-dimensional tensor, but got a tensor with "
+                           f"{np.ndim(cuts)} dims")
+    if np.ndim(cuts) == 0:
+        sections = int(cuts)
+        if sections <= 0:
+            raise RuntimeError(f"number of sections must be larger than 0, got {sections}")
+        size, extra = divmod(n, sections)
+        cuts = np.cumsum([size + 1] * extra + [size] * (sections - extra))[:-1]
+    bounds = [0, *[int(c) for c in cuts], n]
+    lead = (slice(None),) * dim
+    return tuple(Slice.apply(input, key=lead + (slice(a, max(a, b)),))
+                 for a, b in zip(bounds, bounds[1:]))
+
+
+class NarrowCopy(Function):
+    """a copy of `length` elements from `start` along dim"""
+
+    node_name = "NarrowCopyBackward0"
+    formula = r"narrow_copy: grad placed in the slice, zeros elsewhere"
+    source = "{0}.narrow_copy({dim}, {start}, {length})"
+    gradients = ()
+
+    @staticmethod
+    def forward(ctx, a, dim, start, length):
+        ctx.in_shape, ctx.key = a.array.shape, (slice(None),) * dim + (slice(start, start +
+                                                                              length),)
+        return a.array[ctx.key].copy()
+
+    @staticmethod
+    def backward(ctx, grad):
+        return ScatterAdd.apply(grad, shape=ctx.in_shape, key=ctx.key)
+
+
+def narrow_copy(input: Any, dim: int, start: int, length: int) -> Any:
+    dim = normalize_dim(dim, input.array.ndim)
+    n = input.array.shape[dim]
+    start = start + n if start < 0 else start
+    if start + length > n:
+        raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size ({n}).")
+    return NarrowCopy.apply(input, dim=dim, start=start, length=length)
 
 
 class Flip(Function):

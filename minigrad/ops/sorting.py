@@ -76,7 +76,7 @@ class SortStable(Sort):
     """sort called with `stable=`: PyTorch records its sort.stable overload"""
 
     node_name = "SortBackward1"
-    source = "{0}.sort({dim}, stable=True)"
+    source = "{0}.sort(dim={dim}, stable=True)"
 
 
 class Topk(_AlongDim):
@@ -130,7 +130,8 @@ def _take(op: type, result: type, input: Any, dim: int, picked: np.ndarray,
 def sort(input: Any, dim: int = -1, descending: bool = False, stable: bool | None = None
          ) -> Any:
     """(values, indices) in ascending (or descending) order along dim; always stable. Given
-    `stable` (True or False), the node is SortBackward1, as in PyTorch."""
+    `stable` (True or False), the node is SortBackward1, as in PyTorch. (PyTorch then takes
+    `dim` and `descending` by keyword only; minigrad takes them either way.)"""
     dim = _dim(input, dim)
     op = Sort if stable is None else SortStable
     return _take(op, return_types.sort, input, dim, order(input.array, dim, descending))

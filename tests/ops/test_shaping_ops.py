@@ -47,6 +47,10 @@ MULTI = [
     lambda x: x.unbind(),
     lambda x: x.unbind(-1),
 ]
+SLICES = [  # tensor_split: each piece its own SliceBackward0
+    lambda x: x.tensor_split(3), lambda x: x.tensor_split([1, 3]), lambda x: x.tensor_split(
+        [3, 1], dim=0), lambda x: x.tensor_split(2, dim=-1),
+]
 
 
 @pytest.mark.parametrize("fn", MULTI)
@@ -61,7 +65,16 @@ def test_pieces_share_one_node_numbered_like_pytorch(fn, torch_mod):
         [(n.name().split("::")[-1], i) for n, i in tnode.next_functions]
 
 
-@pytest.mark.parametrize("fn", MULTI)
+@pytest.mark.parametrize("fn", SLICES)
+def test_tensor_split_pieces_are_slices(fn, torch_mod):
+    x, tx = pair(torch_mod)
+    ours, theirs = fn(x), fn(tx)
+    assert_same(ours, theirs)
+    assert [p.output_nr for p in ours] == [p.output_nr for p in theirs]
+    assert all(p._base is x for p in ours)
+
+
+@pytest.mark.parametrize("fn", MULTI + SLICES)
 def test_pieces_used_or_not_give_pytorchs_gradient(fn, torch_mod):
     x, tx = pair(torch_mod)
     for used in ([0], [-1], None):
@@ -114,6 +127,7 @@ SINGLE = [
     lambda x, t: x.unfold(0, 2, 1), lambda x, t: x.unfold(1, 2, 2), lambda x, t: x.unfold(0, 4, 3),
     lambda x, t: t.hstack([x, x]), lambda x, t: t.vstack([x[0], x[1]]),
     lambda x, t: t.dstack([x, x]), lambda x, t: t.hstack([x[0], x[1]]),
+    lambda x, t: x.narrow_copy(1, 1, 2), lambda x, t: x.narrow_copy(-1, -2, 1),
 ]
 
 
@@ -181,7 +195,8 @@ ERRORS = [
     lambda x, t: x.diagonal(0, 1, -1), lambda x, t: x.diagonal(0, 0, 2),
     lambda x, t: x.reshape(2, 2, 3).diag(), lambda x, t: x[0].tril(), lambda x, t: x[0].triu(1),
     lambda x, t: x.unfold(0, 5, 1), lambda x, t: x.unfold(0, 2, 0), lambda x, t: x.unfold(2, 1, 1),
-    lambda x, t: x.diag_embed(0, 0, -3),
+    lambda x, t: x.diag_embed(0, 0, -3), lambda x, t: x.tensor_split(0),
+    lambda x, t: x.tensor_split(t.tensor([[1]])), lambda x, t: x.narrow_copy(0, 3, 2),
 ]
 
 
