@@ -117,7 +117,7 @@ class ScatterValue(Function):
 
     node_name = "ScatterBackward1"
     formula = r"scatter(value): grad to a where not overwritten, else 0"
-    source = "{0}.scatter({dim}, index, {value})"
+    source = "{0}.scatter({dim}, index, value)"
     gradients = ()
 
     @staticmethod

@@ -25,7 +25,7 @@ class MaskedFill(Function):
 
     node_name = "MaskedFillBackward0"
     formula = r"d masked_fill(a)/da = 1 where mask is False, else 0"
-    source = "{0}.masked_fill(mask, {value})"
+    source = "{0}.masked_fill(mask, value)"
     gradients = ()
 
     @staticmethod
@@ -63,7 +63,7 @@ class IndexFill(MaskedFill):
 
     node_name = "IndexFillBackward0"
     formula = r"d index_fill(a)/da = 1 outside the filled slices, else 0"
-    source = "{0}.index_fill({dim}, index, {value})"
+    source = "{0}.index_fill({dim}, index, value)"
 
 
 class IndexFillTensor(MaskedFillTensor):

@@ -37,7 +37,8 @@ class Split(Function):
     gradients = ()
 
     @staticmethod
-    def forward(ctx, a, split_size, sizes, dim):
+    def forward(ctx, a, sizes, dim, split_size=None, split_sizes=None):
+        """(split_size or split_sizes: what the call said, for the narration)"""
         ctx.dim = dim
         return tuple(np.split(a.array, np.cumsum(sizes)[:-1], axis=dim))
 
@@ -50,7 +51,7 @@ class SplitWithSizes(Split):
     """pieces of the given sizes along dim: views of the input"""
 
     node_name = "SplitWithSizesBackward0"
-    source = "{0}.split({sizes}, {dim})"
+    source = "{0}.split({split_sizes}, {dim})"
 
 
 class Unbind(Function):
@@ -88,12 +89,12 @@ def split(tensor: Any, split_size_or_sections: Any, dim: int = 0) -> tuple:
             raise RuntimeError(f"split_size can only be 0 if dimension size is 0, but got "
                                f"dimension size of {n}")
         sizes = [size] * (n // size) + ([n % size] if n % size else []) if size else [0]
-        return Split.apply(tensor, split_size=size, sizes=sizes, dim=dim)
+        return Split.apply(tensor, sizes=sizes, dim=dim, split_size=size)
     sizes = [int(s) for s in split_size_or_sections]
     if sum(sizes) != n or any(s < 0 for s in sizes):
         raise RuntimeError(f"split_with_sizes expects split_sizes to sum exactly to {n} (input "
                            f"tensor's size at dimension {dim}), but got split_sizes={sizes}")
-    return SplitWithSizes.apply(tensor, split_size=sizes, sizes=sizes, dim=dim)
+    return SplitWithSizes.apply(tensor, sizes=sizes, dim=dim, split_sizes=sizes)
 
 
 def chunk(input: Any, chunks: int, dim: int = 0) -> tuple:
@@ -108,7 +109,10 @@ def chunk(input: Any, chunks: int, dim: int = 0) -> tuple:
 def unbind(input: Any, dim: int = 0) -> tuple:
     if not input.array.ndim:
         raise IndexError("Dimension specified as 0 but tensor has no dimensions")
-    return Unbind.apply(input, dim=normalize_dim(dim, input.array.ndim))
+    dim = normalize_dim(dim, input.array.ndim)
+    if not input.array.shape[dim]:
+        return ()  # (no slices: nothing to record)
+    return Unbind.apply(input, dim=dim)
 
 
 def tensor_split(input: Any, indices_or_sections: Any, dim: int = 0) -> tuple:
@@ -130,7 +134,7 @@ def tensor_split(input: Any, indices_or_sections: Any, dim: int = 0) -> tuple:
         cuts = np.cumsum([size + 1] * extra + [size] * (sections - extra))[:-1]
     bounds = [0, *[int(c) for c in cuts], n]
     lead = (slice(None),) * dim
-    return tuple(Slice.apply(input, key=lead + (slice(a, max(a, b)),))
+    return tuple(Slice.apply(input, key=lead + (slice(a or None, max(a, b)),))
                  for a, b in zip(bounds, bounds[1:]))
 
 
@@ -167,17 +171,17 @@ class Flip(Function):
 
     node_name = "FlipBackward0"
     formula = r"flip: grad flipped back along the same dims"
-    source = "{0}.flip({dims})"
-    gradients = ("{g}.flip({dims})",)
+    source = "{0}.flip({axes})"
+    gradients = ("{g}.flip({axes})",)
 
     @staticmethod
-    def forward(ctx, a, dims):
-        ctx.dims = dims
-        return np.flip(a.array, dims).copy()
+    def forward(ctx, a, axes):
+        ctx.axes = axes
+        return np.flip(a.array, axes).copy()
 
     @staticmethod
     def backward(ctx, grad):
-        return Flip.apply(grad, dims=ctx.dims)
+        return Flip.apply(grad, axes=ctx.axes)
 
 
 def flip(input: Any, *dims: Any) -> Any:
@@ -186,7 +190,7 @@ def flip(input: Any, *dims: Any) -> Any:
     for d in axes:
         if axes.count(d) > 1:
             raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
-    return Flip.apply(input, dims=tuple(axes) if input.array.ndim else ())
+    return Flip.apply(input, axes=tuple(axes) if input.array.ndim else ())
 
 
 def fliplr(input: Any) -> Any:
@@ -206,17 +210,17 @@ class Roll(Function):
 
     node_name = "RollBackward0"
     formula = r"roll: grad rolled back by the opposite shifts"
-    source = "{0}.roll({shifts}, {dims})"
+    source = "{0}.roll({shifts}, {axes})"
     gradients = ()
 
     @staticmethod
-    def forward(ctx, a, shifts, dims):
-        ctx.shifts, ctx.dims = shifts, dims
-        return np.roll(a.array, shifts, axis=dims or None)
+    def forward(ctx, a, shifts, axes):
+        ctx.shifts, ctx.axes = shifts, axes
+        return np.roll(a.array, shifts, axis=axes or None)
 
     @staticmethod
     def backward(ctx, grad):
-        return Roll.apply(grad, shifts=tuple(-s for s in ctx.shifts), dims=ctx.dims)
+        return Roll.apply(grad, shifts=tuple(-s for s in ctx.shifts), axes=ctx.axes)
 
 
 def roll(input: Any, shifts: Any, dims: Any = None) -> Any:
@@ -228,7 +232,7 @@ def roll(input: Any, shifts: Any, dims: Any = None) -> Any:
         raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shifts)}, dims:"
                            f"{len(dims)}")
     axes = tuple(normalize_dim(d, input.array.ndim) for d in dims)
-    return Roll.apply(input, shifts=shifts, dims=axes)
+    return Roll.apply(input, shifts=shifts, axes=axes)
 
 
 class Repeat(Function):

@@ -48,17 +48,16 @@ class _AlongDim(Function):
 
     @staticmethod
     def forward(ctx, a, dim, picked, keepdim=True):
-        """`picked`: the indices (int64, keepdim's shape) that forward chose along `dim`."""
+        """The values at `picked` (the indices, int64, in keepdim's shape) along `dim`. (The
+        indices are no output of the node: as in PyTorch, they get no gradient.)"""
         x = a.array
         ctx.in_shape, ctx.dim, ctx.keepdim = x.shape, dim, keepdim
         ctx.key = along(picked, dim) if x.ndim else ()
-        values = x[ctx.key]
-        if not keepdim and x.ndim:
-            return values.squeeze(dim), picked.squeeze(dim)
-        return values, picked
+        values = np.asarray(x[ctx.key])
+        return values.squeeze(dim) if not keepdim and x.ndim else values
 
     @staticmethod
-    def backward(ctx, grad, grad_indices=None):
+    def backward(ctx, grad):
         if not ctx.keepdim and ctx.in_shape:
             grad = unsqueeze(grad, ctx.dim)
         return ScatterAdd.apply(grad, shape=ctx.in_shape, key=ctx.key)
@@ -69,7 +68,7 @@ class Sort(_AlongDim):
 
     node_name = "SortBackward0"
     formula = r"sort: grad sent back to where each sorted element came from"
-    source = "{0}.sort({dim})"
+    source = "{0}.sort(dim={dim})"
 
 
 class SortStable(Sort):
@@ -84,7 +83,7 @@ class Topk(_AlongDim):
 
     node_name = "TopkBackward0"
     formula = r"topk: grad sent back to the k chosen elements, zeros elsewhere"
-    source = "{0}.topk(k, {dim})"
+    source = "{0}.topk(k, dim={dim})"
 
 
 class Kthvalue(_AlongDim):
@@ -124,7 +123,11 @@ def _dim(input: Any, dim: int) -> int:
 
 def _take(op: type, result: type, input: Any, dim: int, picked: np.ndarray,
           keepdim: bool = True) -> Any:
-    return result(*op.apply(input, dim=dim, picked=picked.astype(np.int64), keepdim=keepdim))
+    """`result(values, indices)`: the values at `picked` along dim (op's node), the indices."""
+    picked = picked.astype(np.int64)
+    values = op.apply(input, dim=dim, picked=picked, keepdim=keepdim)
+    indices = picked.squeeze(dim) if not keepdim and picked.ndim else picked
+    return result(values, constant(indices))
 
 
 def sort(input: Any, dim: int = -1, descending: bool = False, stable: bool | None = None
@@ -294,6 +297,15 @@ def searchsorted(sorted_sequence: Any, input: Any, *, out_int32: bool = False,
         seq = np.take_along_axis(seq, unwrap(sorter), axis=-1)
     if seq.ndim <= 1:
         found = np.searchsorted(seq, values, side=how)
+    elif not values.ndim:
+        raise RuntimeError(f"torch.searchsorted(): input value can be a scalar only when "
+                           f"boundaries tensor dimension is 1, but we got boundaries tensor "
+                           f"dim({seq.ndim}) and input value's dim(0) numel(1)")
+    elif seq.shape[:-1] != values.shape[:-1]:
+        raise RuntimeError(f"torch.searchsorted(): boundaries tensor should be 1 dimension or "
+                           f"the first N-1 dimensions of boundaries tensor and input value "
+                           f"tensor must match, but we got boundaries tensor {list(seq.shape)} "
+                           f"and input value tensor {list(values.shape)}")
     else:
         rows, flat = seq.reshape(-1, seq.shape[-1]), values.reshape(-1, values.shape[-1])
         found = np.stack([np.searchsorted(r, v, side=how) for r, v in zip(rows, flat)])

@@ -86,6 +86,10 @@ def test_pieces_used_or_not_give_pytorchs_gradient(fn, torch_mod):
         np.testing.assert_allclose(x.grad.numpy(), tx.grad.numpy())
 
 
+def test_unbind_of_an_empty_dim_is_no_pieces(torch_mod):
+    assert mg.zeros(0, 3, requires_grad=True).unbind() == torch_mod.zeros(0, 3).unbind() == ()
+
+
 def test_pieces_are_views_sharing_memory_and_version():
     x = mg.tensor(A.copy())
     a, b = x.split(2)

@@ -105,6 +105,8 @@ def test_functions_and_0d_inputs(torch_mod):
     lambda t, x: t.unique(t.tensor([3, 1, 3, 2]), sorted=False, return_inverse=True),
     lambda t, x: t.searchsorted(t.tensor([1.0, 2.0, 2.0, 5.0]), t.tensor([2.0, 0.0, 9.0])),
     lambda t, x: t.searchsorted(t.tensor([1.0, 2.0, 2.0, 5.0]), t.tensor([[2.0]]), right=True),
+    lambda t, x: t.searchsorted(t.tensor([1.0, 3.0]), t.tensor([[0.0, 2.0], [5.0, 3.0]])),
+    lambda t, x: t.searchsorted(t.tensor([1.0, 3.0]), 2.0),
     lambda t, x: t.searchsorted(t.tensor([1.0, 2.0, 5.0]), t.tensor([2.0]), side="right",
                                 out_int32=True),
     lambda t, x: t.searchsorted(t.tensor([[1.0, 3.0], [2.0, 4.0]]), t.tensor([[3.0], [3.0]])),
@@ -138,6 +140,9 @@ ERRORS = [
     lambda t, x: t.bincount(t.tensor([[1]])),
     lambda t, x: t.bincount(t.tensor([1, 2]), t.tensor([1.0])),
     lambda t, x: t.histc(t.tensor([1, 2])),
+    lambda t, x: t.searchsorted(t.zeros(2, 3), t.zeros(3, 1)),
+    lambda t, x: t.searchsorted(t.zeros(2, 3), t.zeros(2)),
+    lambda t, x: t.searchsorted(t.zeros(2, 3), 1.0),
 ]
 
 
