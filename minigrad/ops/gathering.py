@@ -23,6 +23,7 @@ from minigrad.ops.index import ScatterAdd
 from minigrad.ops.index_checks import check_in_range, check_index_shape, index_array
 from minigrad.ops.masking import index_fill, masked_fill, masked_scatter, masked_select
 from minigrad.ops.selection import where
+from minigrad.ops.views import reshape
 
 # the public functions: minigrad.gather, ... (re-exported by ops/ and minigrad/)
 __all__ = ["argwhere", "gather", "index_add", "index_fill", "index_select", "masked_fill",
@@ -63,8 +64,18 @@ class Gather(Function):
 
 
 def gather(input: Any, dim: int, index: Any, *, sparse_grad: bool = False) -> Any:
+    if not input.array.ndim:
+        normalize_dim(dim, 0)
+        vector, positions = _vectors(input, index)
+        return reshape(gather(vector, 0, positions), np.shape(unwrap(index)))
     dim, idx = _positions("gather", input, dim, index, "input")
     return Gather.apply(input, dim=dim, index=idx)
+
+
+def _vectors(input: Any, index: Any) -> tuple:
+    """A 0-d input and its index as vectors: PyTorch takes a 0-d tensor as one element along
+    dim 0. (minigrad records the reshapes around the op as views; PyTorch records none.)"""
+    return reshape(input, (1,)), constant(np.reshape(unwrap(index), -1))
 
 
 def _positions(op: str, input: Any, dim: int, index: Any, word: str, src: Any = None) -> tuple:
@@ -157,6 +168,11 @@ def scatter(input: Any, dim: int, index: Any, src: Any = None, *, value: Any = N
     """`src`'s elements (or the number `value`) written into a copy of `input` at
     `index` along `dim`; with `reduce`, added or multiplied there instead."""
     src = value if src is None else src
+    if not input.array.ndim:
+        normalize_dim(dim, 0)
+        vector, positions = _vectors(input, index)
+        src = reshape(src, (-1,)) if is_tensor(src) else src
+        return reshape(scatter(vector, 0, positions, src, reduce=reduce), ())
     dim, idx = _positions("scatter", input, dim, index, "self", src if is_tensor(src) else None)
     if reduce is not None:
         if reduce not in ("add", "multiply"):
@@ -220,6 +236,13 @@ def _vector_index(input: Any, dim: int, index: Any, dtype_message: str) -> np.nd
 
 
 def index_select(input: Any, dim: int, index: Any) -> Any:
+    if not input.array.ndim:
+        normalize_dim(dim, 0)
+        if np.size(unwrap(index)) != 1:
+            raise RuntimeError(f"index_select(): Index to scalar can have only 1 value, got "
+                               f"{np.size(unwrap(index))} value(s)")
+        vector, positions = _vectors(input, index)
+        return reshape(index_select(vector, 0, positions), ())
     dim = normalize_dim(dim, input.array.ndim)
     idx = _vector_index(input, dim, index, "index_select(): Expected dtype int32 or int64 for "
                                            "index")

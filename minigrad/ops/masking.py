@@ -98,7 +98,8 @@ def index_fill(input: Any, dim: int, index: Any, value: Any) -> Any:
     idx = np.asarray(idx).reshape(-1)
     check_in_range(idx, input.array.shape[dim] if input.array.ndim else 1, dim, IndexError)
     mask = np.zeros(input.array.shape, np.bool_)
-    mask[(slice(None),) * dim + (idx,)] = True
+    marks = mask if mask.ndim else mask.reshape(1)  # (a 0-d tensor: its one element)
+    marks[(slice(None),) * dim + (idx,)] = True
     return _fill((IndexFill, IndexFillTensor), input, mask, value, "index_fill_", dim=dim)
 
 

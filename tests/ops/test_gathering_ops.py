@@ -81,6 +81,30 @@ def test_calls_match_pytorch_values_nodes_and_gradients(fn, torch_mod):
     np.testing.assert_allclose(x.grad.numpy(), tx.grad.numpy())
 
 
+@pytest.mark.parametrize("fn", [
+    lambda x, t: x.gather(0, t.tensor(0)), lambda x, t: x.gather(-1, t.tensor([0, 0])),
+    lambda x, t: x.index_select(0, t.tensor([0])), lambda x, t: x.index_select(0, t.tensor(0)),
+    lambda x, t: x.scatter(0, t.tensor(0), 1.5), lambda x, t: x.scatter(0, t.tensor(0), x * 3),
+    lambda x, t: x.index_fill(0, t.tensor([0]), -1.0), lambda x, t: x.take(t.tensor([0, -1])),
+    lambda x, t: x.masked_fill(t.tensor(True), 1.0),
+])
+def test_a_0d_input_is_one_element_along_dim_0(fn, torch_mod):
+    x, tx = mg.tensor(1.25, requires_grad=True), torch_mod.tensor(1.25, requires_grad=True)
+    ours, theirs = fn(x, mg), fn(tx, torch_mod)
+    assert ours.shape == tuple(theirs.shape)
+    np.testing.assert_array_equal(ours.detach().numpy(), theirs.detach().numpy())
+    (ours * 2).sum().backward()
+    (theirs * 2).sum().backward()
+    assert x.grad.item() == tx.grad.item()
+
+
+def test_a_0d_input_takes_one_index_only(torch_mod):
+    with pytest.raises(RuntimeError) as theirs:
+        torch_mod.tensor(1.0).index_select(0, torch_mod.tensor([0, 0]))
+    with pytest.raises(RuntimeError, match=re.escape(str(theirs.value))):
+        mg.tensor(1.0).index_select(0, mg.tensor([0, 0]))
+
+
 def test_int_tensors_gather_scatter_and_fill_as_pytorch(torch_mod):
     for t in (mg, torch_mod):
         n = t.arange(6).reshape(2, 3)
