@@ -281,8 +281,8 @@ def repeat_interleave(input: Any, repeats: Any, dim: int | None = None, *,
     """Each element (each slice along `dim`; of the flattened tensor without `dim`) repeated
     `repeats` times, or `repeats[i]` times for slice i. As PyTorch records it: a number is an
     unsqueeze, expand, clone and view; a tensor of repeats an index_select."""
-    if dim is None:
-        input, dim = reshape(input, -1), 0
+    if dim is None:  # (a vector as it is: PyTorch flattens only other shapes)
+        input, dim = input if input.array.ndim == 1 else reshape(input, -1), 0
     dim = normalize_dim(dim, input.array.ndim)
     if isinstance(repeats, int):
         if repeats < 0:

@@ -221,3 +221,21 @@ def test_normalize_dim_says_what_pytorch_says():
     with pytest.raises(IndexError, match=re.escape(
             "Dimension out of range (expected to be in range of [-2, 1], but got 5)")):
         normalize_dim(5, 2)
+
+
+def _chain(t) -> list[str]:
+    names, node = [], t.grad_fn
+    while node is not None and node.next_functions:
+        names.append(node.name().split("::")[-1])
+        node = node.next_functions[0][0]
+    return names
+
+
+@pytest.mark.parametrize("shape", [(), (3,), (2, 3)])
+def test_repeat_interleave_records_pytorchs_steps(shape, torch_mod):
+    """A number of repeats: unsqueeze, expand, clone, view (after a flatten unless 1-D)."""
+    array = np.arange(int(np.prod(shape)), dtype=np.float64).reshape(shape)
+    ours = mg.tensor(array, requires_grad=True).repeat_interleave(2)
+    theirs = torch_mod.tensor(array, requires_grad=True).repeat_interleave(2)
+    assert _chain(ours) == _chain(theirs)
+    np.testing.assert_array_equal(ours.detach().numpy(), theirs.detach().numpy())
