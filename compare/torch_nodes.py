@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from compare.torch_nodes_shaping import SHAPING_SETTINGS
 from minigrad.function import Function
 
 UNSIGNED = 2 ** 64
@@ -283,6 +284,7 @@ SETTINGS: dict[str, Callable[[NodeFacts], dict[str, Any]]] = {
     "NllLossBackward0": _loss,
     "BinaryCrossEntropyBackward0": _loss,
     "BinaryCrossEntropyWithLogitsBackward0": _loss,
+    **SHAPING_SETTINGS,
 }
 
 

@@ -197,10 +197,30 @@ class TensorMethods:
     less, less_equal, greater, greater_equal = ops.lt, ops.le, ops.gt, ops.ge
 
     # -- shaping (ops/shaping)
+    split, chunk, unbind = ops.split, ops.chunk, ops.unbind
+    tensor_split, narrow_copy = ops.tensor_split, ops.narrow_copy
+    flip, fliplr, flipud, roll = ops.flip, ops.fliplr, ops.flipud, ops.roll
+    repeat, repeat_interleave, tile = ops.shaping.repeat, ops.repeat_interleave, ops.tile
+    movedim, moveaxis, unflatten = ops.movedim, ops.moveaxis, ops.unflatten
+    diagonal, diag, diag_embed, tril, triu = (ops.diagonal, ops.diag, ops.diag_embed, ops.tril,
+                                              ops.triu)
+    unfold = ops.diagonals.unfold
 
     # -- indexing helpers (ops/gathering)
+    gather, scatter, scatter_add, take = ops.gather, ops.scatter, ops.scatter_add, ops.take
+    index_select, index_add, index_fill = ops.index_select, ops.index_add, ops.index_fill
+    masked_fill, masked_select, masked_scatter = (ops.masked_fill, ops.masked_select,
+                                                  ops.masked_scatter)
+    nonzero, argwhere = ops.nonzero, ops.argwhere
+    masked_fill_, masked_scatter_ = ops.gathering.masked_fill_, ops.gathering.masked_scatter_
+    scatter_, scatter_add_ = ops.gathering.scatter_, ops.gathering.scatter_add_
+    index_fill_, index_add_ = ops.gathering.index_fill_, ops.gathering.index_add_
 
     # -- sorting and order statistics (ops/sorting)
+    sort, argsort, msort, topk, kthvalue = (ops.sort, ops.argsort, ops.msort, ops.topk,
+                                            ops.kthvalue)
+    median, nanmedian, mode = ops.median, ops.nanmedian, ops.mode
+    unique, bincount, histc = ops.unique, ops.bincount, ops.histc
 
     # `p -= lr * p.grad` (an optimizer's update) is `p.sub_(lr * p.grad)`
     __iadd__, __isub__ = _in_place(ops.add), _in_place(ops.sub)

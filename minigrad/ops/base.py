@@ -228,3 +228,4 @@ class Cast(Function):
     @staticmethod
     def backward(ctx, grad):
         return cast(grad, ctx.in_dtype)
+

@@ -8,16 +8,17 @@ from __future__ import annotations
 
 import builtins
 import math
-from typing import Any, NamedTuple
+from typing import Any
 
 import numpy as np
 
-from minigrad import broadcast
+from minigrad import broadcast, return_types
 from minigrad.dtypes import TORCH_NAMES
 from minigrad.function import Function
 from minigrad.ops.base import constant, is_tensor, normalize_dim, normalize_dims, unwrap
 from minigrad.ops.selection import maximum, minimum
 from minigrad.ops.views import view
+from minigrad.return_types import ValuesIndices  # noqa: F401 (read by minigrad.teach.expr)
 
 # the public functions: minigrad.amax, ... (re-exported by ops/ and minigrad/)
 __all__ = ["amax", "amin", "argmax", "argmin", "max", "mean", "min", "sum"]
@@ -163,13 +164,6 @@ class MinAll(_EvenReduction):
     np_fn = staticmethod(np.min)
 
 
-class ValuesIndices(NamedTuple):
-    """What `max(dim)`/`min(dim)` return, like torch.return_types.max."""
-
-    values: Any
-    indices: Any
-
-
 class _SelectReduction(Function):
     """max/min along one dim: (values, indices); the gradient goes to the chosen index."""
 
@@ -305,7 +299,7 @@ def max(input: Any, dim: Any = None, keepdim: bool = False, *, axis: Any = None)
     if dim is None:
         return MaxAll.apply(input)
     dim = normalize_dim(dim, input.array.ndim, "max")
-    return ValuesIndices(*MaxDim.apply(input, dim=dim, keepdim=keepdim))
+    return return_types.max(*MaxDim.apply(input, dim=dim, keepdim=keepdim))
 
 
 def min(input: Any, dim: Any = None, keepdim: bool = False, *, axis: Any = None) -> Any:
@@ -316,7 +310,7 @@ def min(input: Any, dim: Any = None, keepdim: bool = False, *, axis: Any = None)
     if dim is None:
         return MinAll.apply(input)
     dim = normalize_dim(dim, input.array.ndim, "min")
-    return ValuesIndices(*MinDim.apply(input, dim=dim, keepdim=keepdim))
+    return return_types.min(*MinDim.apply(input, dim=dim, keepdim=keepdim))
 
 
 def amax(input: Any, dim: Any = (), keepdim: bool = False, *, axis: Any = None) -> Any:

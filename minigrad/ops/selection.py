@@ -197,8 +197,12 @@ def choose(condition: Any, a: Any, b: Any) -> Any:
     return Where.apply(a, b, condition=c)
 
 
-def where(condition: Any, input: Any, other: Any) -> Any:
-    """elementwise `input if condition else other`"""
+def where(condition: Any, input: Any = None, other: Any = None) -> Any:
+    """elementwise `input if condition else other`; `where(condition)` alone: the positions
+    where it is nonzero, one int64 vector per dim (`nonzero(condition, as_tuple=True)`)"""
+    if input is None and other is None:
+        c = np.atleast_1d(unwrap(condition))  # (a 0-d condition counts as one element)
+        return tuple(constant(i.astype(np.int64)) for i in np.nonzero(c))
     return choose(condition, *promote_tensors(as_operand(input), as_operand(other)))
 
 
