@@ -47,7 +47,8 @@ LAYERS: list[OpSpec] = [
                                                                     output_padding=1),
            "ConvolutionBackward0", "F.conv_transpose2d({0}, {1}, {2}, stride=2, "
            "output_padding=1)", "conv_transpose2d", 3),
-    _layer("unfold", lambda F, x: F.unfold(x, 2, padding=1, stride=(1, 2)), "Im2ColBackward0",
+    _layer("im2col_unfold", lambda F, x: F.unfold(x, 2, padding=1, stride=(1, 2)),
+           "Im2ColBackward0",
            "F.unfold({0}, 2, padding=1, stride=(1, 2))", "image"),
     _layer("fold", lambda F, x: F.fold(x, (4, 4), 2), "Col2ImBackward0",
            "F.fold({0}, (4, 4), 2)", "columns"),
