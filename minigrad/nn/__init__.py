@@ -26,3 +26,20 @@ __all__ = [
     "Identity", "ReLU", "Tanh", "Sigmoid", "Softmax", "LogSoftmax", "Dropout", "Flatten",
     "MSELoss", "CrossEntropyLoss", "NLLLoss", "BCELoss", "BCEWithLogitsLoss",
 ]
+
+# -- activations, losses, containers, plumbing (issue 19) --------------------------------------
+from minigrad.nn.activation import (  # noqa: E402
+    ELU,
+    GELU,
+    SELU,
+    Hardtanh,
+    LeakyReLU,
+    Mish,
+    ReLU6,
+    SiLU,
+    Softmin,
+    Softplus,
+)
+
+__all__ += ["GELU", "LeakyReLU", "ELU", "SELU", "SiLU", "Softplus", "Hardtanh", "ReLU6", "Mish",
+            "Softmin"]

@@ -26,7 +26,9 @@ __all__ = [
 
 # -- activations -------------------------------------------------------------------------------
 def relu(input: Tensor, inplace: bool = False) -> Tensor:
-    """max(input, 0) elementwise (ReluBackward0)"""
+    """max(input, 0) elementwise (ReluBackward0); `inplace=True` writes it into input"""
+    if inplace:
+        return ops.inplace(input, lambda target, _: ops.relu(target), None)
     return ops.relu(input)
 
 
@@ -38,9 +40,9 @@ def sigmoid(input: Tensor) -> Tensor:
     return ops.sigmoid(input)
 
 
-def softmax_dim(ndim: int) -> int:
+def softmax_dim(ndim: int, name: str = "softmax") -> int:
     """The dim PyTorch picks when `dim` is not given (and warns about)."""
-    warnings.warn("Implicit dimension choice for softmax has been deprecated. Change the call "
+    warnings.warn(f"Implicit dimension choice for {name} has been deprecated. Change the call "
                   "to include dim=X as an argument.", UserWarning, stacklevel=3)
     return 0 if ndim in (0, 1, 3) else 1
 
@@ -56,7 +58,7 @@ def log_softmax(input: Tensor, dim: int | None = None, dtype: Any = None) -> Ten
     """log(softmax(x)) along `dim`, computed stably (LogSoftmaxBackward0)"""
     if dtype is not None:
         input = input.to(dtype)
-    return ops.log_softmax(input, softmax_dim(input.ndim) if dim is None else dim)
+    return ops.log_softmax(input, softmax_dim(input.ndim, "log_softmax") if dim is None else dim)
 
 
 def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False
@@ -203,3 +205,10 @@ def binary_cross_entropy_with_logits(input: Tensor, target: Any, weight: Any = N
                          f"({input.shape})")
     return L.BinaryCrossEntropyWithLogits.apply(
         input, target, weight=_array(weight), pos_weight=_array(pos_weight), reduction=reduction)
+
+
+# -- more activations and losses (functional_activations.py, functional_losses.py) ----------
+from minigrad.nn import functional_activations as _activations  # noqa: E402
+from minigrad.nn.functional_activations import *  # noqa: E402, F403
+
+__all__ += _activations.__all__
