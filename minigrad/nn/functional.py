@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from minigrad import factories, ops
+from minigrad import dtypes, factories, ops
 from minigrad.ops import losses as L
 from minigrad.ops.base import constant, is_tensor
 from minigrad.ops.products import linear
@@ -101,10 +101,12 @@ def mse_loss(input: Tensor, target: Any, *, reduction: str = "mean") -> Tensor:
     return L.MseLoss.apply(input, target, reduction=reduction)
 
 
-def nll_loss(input: Tensor, target: Any, weight: Any = None, *, ignore_index: int = -100,
-             reduction: str = "mean") -> Tensor:
+def nll_loss(input: Tensor, target: Any, weight: Any = None, size_average: bool | None = None,
+             ignore_index: int = -100, reduce: bool | None = None, reduction: str = "mean"
+             ) -> Tensor:
     """-input[n, target[n]] averaged over the batch: input holds log-probabilities
-    (NllLossBackward0)"""
+    (NllLossBackward0; NllLoss2DBackward0 for inputs (N, C, d1, ...))"""
+    reduction = _losses.legacy_reduction(size_average, reduce, reduction)
     labels = target.array if isinstance(target, Tensor) else np.asarray(target)
     return _nll_loss(input, labels, weight, ignore_index, reduction)
 
@@ -115,16 +117,21 @@ def _nll_loss(input: Tensor, labels: np.ndarray, weight: Any, ignore_index: int,
     L.check_reduction(reduction)
     if labels.dtype.kind not in "iu":
         raise RuntimeError(f"expected target dtype to be Long or Byte, but got "
-                           f"{labels.dtype.name.capitalize()} (class labels must be integers: "
+                           f"{dtypes.TORCH_NAMES.get(labels.dtype, labels.dtype.name)} "
+                           "(class labels must be integers: "
                            "use minigrad.tensor([0, 2, 1]) or labels.long())")
     x_shape = input.array.shape
     if len(x_shape) != 2 or labels.shape != x_shape[:1]:  # not the usual (N, C) and N labels
         _check_shapes(x_shape, labels.shape)
     classes = x_shape[0] if len(x_shape) == 1 else x_shape[1]
+    if weight is not None:
+        _losses.check_class_weight(_array(weight), classes)
     if _check_labels(labels, classes, ignore_index) and not 0 <= ignore_index < classes:
         ignore_index = None  # no label can be the ignored one: NllLoss need not look for it
-    return L.NllLoss.apply(input, target=labels, weight=_array(weight), reduction=reduction,
-                           ignore_index=ignore_index)
+    if len(x_shape) <= 2:
+        return L.NllLoss.apply(input, target=labels, weight=_array(weight), reduction=reduction,
+                               ignore_index=ignore_index)
+    return _losses.nll_loss2d(input, labels, _array(weight), reduction, ignore_index)
 
 
 def _check_shapes(x_shape: tuple, labels_shape: tuple) -> None:
@@ -159,26 +166,31 @@ def _check_labels(labels: np.ndarray, classes: int, ignore_index: int) -> bool:
     return False
 
 
-def cross_entropy(input: Tensor, target: Any, weight: Any = None, *, ignore_index: int = -100,
-                  reduction: str = "mean") -> Tensor:
+def cross_entropy(input: Tensor, target: Any, weight: Any = None,
+                  size_average: bool | None = None, ignore_index: int = -100,
+                  reduce: bool | None = None, reduction: str = "mean",
+                  label_smoothing: float = 0.0) -> Tensor:
     """nll_loss(log_softmax(input, 1), target): logits in, integer class labels as target.
 
     The graph is NllLossBackward0 <- LogSoftmaxBackward0, as PyTorch records it. A float
-    target of the input's shape is read as class probabilities instead.
+    target of the input's shape is read as class probabilities instead; `label_smoothing`
+    mixes the target with the uniform distribution (both as PyTorch composes them, see
+    functional_losses.py).
     """
+    reduction = _losses.legacy_reduction(size_average, reduce, reduction)
+    L.check_reduction(reduction)
+    _losses.check_label_smoothing(label_smoothing)
     dim = 0 if input.array.ndim == 1 else 1
     logp = ops.log_softmax(input, dim)
     labels = target.array if isinstance(target, Tensor) else np.asarray(target)
     if labels.dtype.kind == "f" and labels.shape == tuple(input.shape):
-        L.check_reduction(reduction)
-        losses = -(logp * _target(target, input)).sum(dim)
-        if weight is not None:
-            raise NotImplementedError("cross_entropy with probability targets and class "
-                                      "weights is not supported by minigrad")
-        if reduction == "none":
-            return losses
-        return losses.sum() if reduction == "sum" else losses.mean()
-    return _nll_loss(logp, labels, weight, ignore_index, reduction)
+        return _losses.probability_cross_entropy(logp, _target(target, input), weight,
+                                                 ignore_index, reduction, label_smoothing)
+    nll = _nll_loss(logp, labels, weight, ignore_index, reduction)
+    if label_smoothing == 0.0:
+        return nll
+    return _losses.smoothed_cross_entropy(nll, logp, labels, weight, ignore_index, reduction,
+                                          label_smoothing)
 
 
 def binary_cross_entropy(input: Tensor, target: Any, weight: Any = None, *,
@@ -209,6 +221,8 @@ def binary_cross_entropy_with_logits(input: Tensor, target: Any, weight: Any = N
 
 # -- more activations and losses (functional_activations.py, functional_losses.py) ----------
 from minigrad.nn import functional_activations as _activations  # noqa: E402
+from minigrad.nn import functional_losses as _losses  # noqa: E402
 from minigrad.nn.functional_activations import *  # noqa: E402, F403
+from minigrad.nn.functional_losses import *  # noqa: E402, F403
 
-__all__ += _activations.__all__
+__all__ += _activations.__all__ + _losses.__all__

@@ -58,3 +58,82 @@ ACTIVATIONS: list[OpSpec] = [
                 positive_output=True),
 ]
 LAYERS.extend(ACTIVATIONS)
+
+
+
+# -- losses beyond mse/nll/bce (minigrad/ops/losses.py, nn/functional_losses.py) --------------
+import numpy as np  # noqa: E402
+
+from minigrad.testing.domains import POSITIVE, PROBABILITY, REAL, apart  # noqa: E402
+
+
+def _loss(name: str, call: Callable[..., Any], node: str, source: str, **kw: Any) -> OpSpec:
+    """A two-input (input, target) loss entry, `call(F, x, t, **params)` on either engine."""
+    import minigrad.nn.functional as mgF
+
+    kw.setdefault("shapes", "same")
+    return OpSpec(name, lambda x, t, **p: call(mgF, x, t, **p), node,
+                  "minigrad.nn.functional." + source, arity=2, in_expressions=False,
+                  torch_fn=lambda torch, x, t, **p: call(torch.nn.functional, x, t, **p), **kw)
+
+
+def _off_kink(at: float) -> Callable[..., bool]:
+    """Joint check: |input - target| is never (nearly) `at`, where the loss's curvature jumps."""
+    def valid(x: Any, t: Any, tol: float = 1e-3, **params: Any) -> bool:
+        return bool(np.all(np.abs(np.abs(np.subtract(x, t)) - at) > 0.05))
+    return valid
+
+
+def _has_classes(x: Any, t: Any, tol: float = 1e-3, **params: Any) -> bool:
+    return np.ndim(x) >= 1
+
+
+def _nll_nd(F: Any, tensor: Callable, x: Any, reduction: str) -> Any:
+    """nll_loss of x (N, C) seen as an image (N, C, 1, 1), labels 0, 1, 2, ... mod C."""
+    n, classes = x.shape
+    labels = tensor((np.arange(n) % classes).reshape(n, 1, 1))
+    return F.nll_loss(x.unsqueeze(-1).unsqueeze(-1), labels, reduction=reduction)
+
+
+def _smoothed(F: Any, tensor: Callable, x: Any, labels: list, reduction: str) -> Any:
+    return F.cross_entropy(x, tensor(labels), reduction=reduction, label_smoothing=0.2)
+
+
+def _with_labels(name: str, call: Callable, node: str, source: str, **kw: Any) -> OpSpec:
+    """An entry whose labels are made inside: `call(F, tensor, x, **params)`."""
+    import minigrad
+    import minigrad.nn.functional as mgF
+
+    return OpSpec(name, lambda x, **p: call(mgF, minigrad.tensor, x, **p), node,
+                  "minigrad.nn.functional." + source, in_expressions=False,
+                  torch_fn=lambda torch, x, **p: call(torch.nn.functional, torch.tensor, x, **p),
+                  **kw)
+
+
+LOSSES: list[OpSpec] = [
+    _loss("l1_loss", lambda F, x, t: F.l1_loss(x, t, reduction="sum"), "SumBackward0",
+          "l1_loss({0}, {1}, reduction='sum')", valid=apart),
+    _loss("smooth_l1_loss", lambda F, x, t, reduction: F.smooth_l1_loss(
+        x, t, reduction=reduction, beta=0.5), "SmoothL1LossBackward0",
+        "smooth_l1_loss({0}, {1}, reduction={reduction}, beta=0.5)", params=("reduction",),
+        valid=_off_kink(0.5)),
+    _loss("huber_loss", lambda F, x, t, reduction: F.huber_loss(
+        x, t, reduction=reduction, delta=0.7), "HuberLossBackward0",
+        "huber_loss({0}, {1}, reduction={reduction}, delta=0.7)", params=("reduction",),
+        valid=_off_kink(0.7)),
+    _loss("kl_div", lambda F, x, t: F.kl_div(x, t, reduction="sum"), "SumBackward0",
+          "kl_div({0}, {1}, reduction='sum')", domains=(REAL, POSITIVE)),
+    _loss("kl_div_log_target", lambda F, x, t: F.kl_div(
+        x, t, reduction="none", log_target=True), "MulBackward0",
+        "kl_div({0}, {1}, reduction='none', log_target=True)"),
+    _loss("cross_entropy_probs", lambda F, x, t: F.cross_entropy(x, t, label_smoothing=0.1),
+          "DivBackward1", "cross_entropy({0}, {1}, label_smoothing=0.1)",
+          domains=(REAL, PROBABILITY), valid=_has_classes),
+    _with_labels("cross_entropy_smoothed", _smoothed, "AddBackward0",
+                 "cross_entropy({0}, minigrad.tensor({labels}), reduction={reduction}, "
+                 "label_smoothing=0.2)", shapes="matrix", params=("labels", "reduction")),
+    _with_labels("nll_loss_nd", _nll_nd, "NllLoss2DBackward0",
+                 "nll_loss({0}[:, :, None, None], labels, reduction={reduction})",
+                 shapes="matrix", params=("reduction",)),
+]
+LAYERS.extend(LOSSES)
