@@ -98,7 +98,8 @@ def smooth_l1_loss(input: Tensor, target: Any, size_average: bool | None = None,
     if beta == 0.0:
         return l1_loss(input, target, reduction=reduction)
     input, target = _broadcast_pair(input, target)
-    return L.SmoothL1Loss.apply(input, target, reduction=reduction, beta=float(beta))
+    beta = float(beta)
+    return L.SmoothL1Loss.apply(input, target, reduction=reduction, delta=beta, scale=1 / beta)
 
 
 def huber_loss(input: Tensor, target: Any, reduction: str = "mean", delta: float = 1.0,

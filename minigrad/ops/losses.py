@@ -261,48 +261,34 @@ class HuberLoss(Function):
     gradients = ()
 
     @staticmethod
-    def forward(ctx, input, target, *, reduction="mean", delta=1.0):
+    def forward(ctx, input, target, *, reduction="mean", delta=1.0, scale=1.0):
+        # (scale: smooth_l1_loss is huber_loss with delta = beta, divided by beta)
         ctx.save_for_backward(input, target)
-        ctx.reduction, ctx.delta = reduction, delta
+        ctx.reduction, ctx.delta, ctx.scale = reduction, delta, scale
         d = input.array - target.array
         ctx.numel = d.size
         a = np.abs(d)
         losses = np.where(a < delta, 0.5 * d * d, delta * (a - 0.5 * delta))
+        if scale != 1.0:
+            losses = losses * scale
         return _reduce(losses.astype(d.dtype, copy=False), reduction)
 
     @staticmethod
     def backward(ctx, grad):
         input, target = ctx.saved_tensors
         d = _spread(ctx, grad) * (input - target).clamp(-ctx.delta, ctx.delta)
+        d = d * ctx.scale if ctx.scale != 1.0 else d
         need_input, need_target = ctx.needs_input_grad
         return d if need_input else None, -d if need_target else None
 
 
-class SmoothL1Loss(Function):
-    """0.5 * d^2 / beta where |d| < beta, else |d| - 0.5 * beta (huber_loss / beta)"""
+class SmoothL1Loss(HuberLoss):
+    """0.5 * d^2 / beta where |d| < beta, else |d| - 0.5 * beta: huber_loss(delta=beta) / beta"""
 
     node_name = "SmoothL1LossBackward0"
-    formula = r"d smooth_l1/dinput = clamp((input - target) / beta, -1, 1) * grad / N ;  " \
+    formula = r"d smooth_l1/dinput = clamp(input - target, -beta, beta) / beta * grad / N ;  " \
         r"d smooth_l1/dtarget = -(the same)"
     source = "smooth_l1_loss({args})"
-    gradients = ()
-
-    @staticmethod
-    def forward(ctx, input, target, *, reduction="mean", beta=1.0):
-        ctx.save_for_backward(input, target)
-        ctx.reduction, ctx.beta = reduction, beta
-        d = input.array - target.array
-        ctx.numel = d.size
-        a = np.abs(d)
-        losses = np.where(a < beta, 0.5 * d * d / beta, a - 0.5 * beta)
-        return _reduce(losses.astype(d.dtype, copy=False), reduction)
-
-    @staticmethod
-    def backward(ctx, grad):
-        input, target = ctx.saved_tensors
-        d = _spread(ctx, grad) * ((input - target) / ctx.beta).clamp(-1, 1)
-        need_input, need_target = ctx.needs_input_grad
-        return d if need_input else None, -d if need_target else None
 
 
 class _ByNumber(Function):
