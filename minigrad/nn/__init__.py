@@ -40,7 +40,11 @@ from minigrad.nn.activation import (  # noqa: E402
     Softmin,
     Softplus,
 )
+from minigrad.nn.containers import ModuleDict  # noqa: E402
 from minigrad.nn.losses import HuberLoss, KLDivLoss, L1Loss, SmoothL1Loss  # noqa: E402
+from minigrad.nn.parameter_containers import ParameterDict, ParameterList  # noqa: E402
+
+__all__ += ["ModuleDict", "ParameterList", "ParameterDict"]
 
 __all__ += ["L1Loss", "SmoothL1Loss", "HuberLoss", "KLDivLoss"]
 __all__ += ["GELU", "LeakyReLU", "ELU", "SELU", "SiLU", "Softplus", "Hardtanh", "ReLU6", "Mish",

@@ -60,7 +60,7 @@ class Module(HooksMixin, RegistryMixin, StateDictMixin):
         if isinstance(value, Parameter):
             if params is None:
                 raise AttributeError("cannot assign parameters before Module.__init__() call")
-            self._forget(name)
+            self._forget(name, keep="_parameters")
             params[name] = value
         elif params is not None and name in params:
             if value is not None:
@@ -70,7 +70,7 @@ class Module(HooksMixin, RegistryMixin, StateDictMixin):
         elif isinstance(value, Module):
             if modules is None:
                 raise AttributeError("cannot assign module before Module.__init__() call")
-            self._forget(name)
+            self._forget(name, keep="_modules")
             modules[name] = value
         elif modules is not None and name in modules:
             if value is not None:
@@ -85,10 +85,15 @@ class Module(HooksMixin, RegistryMixin, StateDictMixin):
         else:
             object.__setattr__(self, name, value)
 
-    def _forget(self, name: str) -> None:
+    def _forget(self, name: str, keep: str = "") -> None:
+        """Drop `name` from every registry but `keep` (where it stays in its place, so that
+        re-assigning `self.fc1` keeps the order of the parameters, as in PyTorch)."""
         self.__dict__.pop(name, None)
         for table in ("_parameters", "_buffers", "_modules"):
-            self.__dict__[table].pop(name, None)
+            if table != keep:
+                self.__dict__[table].pop(name, None)
+        if keep != "_buffers":
+            self._non_persistent_buffers_set.discard(name)
 
     def __getattr__(self, name: str) -> Any:
         # only called when normal lookup fails: look in the registries

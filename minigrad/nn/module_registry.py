@@ -35,7 +35,7 @@ class RegistryMixin:
             what = param.type() if isinstance(param, Tensor) else type(param).__name__
             raise TypeError(f"cannot assign '{what}' object to parameter '{name}' "
                             "(minigrad.nn.Parameter or None required)")
-        self._forget(name)
+        self._forget(name, keep="_parameters")
         self._parameters[name] = param
 
     def register_buffer(self, name: str, tensor: Tensor | None, persistent: bool = True
@@ -48,7 +48,7 @@ class RegistryMixin:
         if tensor is not None and not isinstance(tensor, Tensor):
             raise TypeError(f"cannot assign '{type(tensor).__name__}' object to buffer "
                             f"'{name}' (minigrad Tensor or None required)")
-        self._forget(name)
+        self._forget(name, keep="_buffers")
         self._buffers[name] = tensor
         if persistent:
             self._non_persistent_buffers_set.discard(name)
@@ -60,7 +60,7 @@ class RegistryMixin:
         if module is not None and not isinstance(module, RegistryMixin):  # (Module is one)
             raise TypeError(f"{type(module).__name__} is not a Module subclass")
         check_name("module", name, self, "_modules")
-        self._forget(name)
+        self._forget(name, keep="_modules")
         self._modules[name] = module
 
     register_module = add_module
