@@ -161,3 +161,37 @@ def test_add_param_group_and_zero_grad_default(torch_mod):
     opt.zero_grad()
     assert a.grad is None
     assert opt.state_dict()["param_groups"][1]["params"] == [1]
+
+
+def test_clipping_and_parameter_vectors_as_pytorch(torch_mod):
+    torch = torch_mod
+    from minigrad.nn import utils
+
+    grads = [np.array([3.0, -4.0]), np.array([[1.0, 2.0], [-12.0, 0.5]])]
+    for norm_type in (2.0, 1.0, float("inf")):
+        ours = [nn.Parameter(mg.zeros(*g.shape, dtype=mg.float64)) for g in grads]
+        theirs = [torch.nn.Parameter(torch.zeros(*g.shape, dtype=torch.float64)) for g in grads]
+        for p, q, g in zip(ours, theirs, grads):
+            p.grad, q.grad = mg.tensor(g), torch.tensor(g)
+        total = utils.clip_grad_norm_(ours, 2.0, norm_type, foreach=True)
+        expected = torch.nn.utils.clip_grad_norm_(theirs, 2.0, norm_type, foreach=True)
+        np.testing.assert_allclose(total.item(), expected.item(), rtol=1e-12)
+        for p, q in zip(ours, theirs):
+            np.testing.assert_allclose(p.grad.array, q.grad.numpy(), rtol=1e-12)
+        utils.clip_grad_value_(ours, 0.1, foreach=None)
+        torch.nn.utils.clip_grad_value_(theirs, 0.1)
+        assert all((p.grad.array == q.grad.numpy()).all() for p, q in zip(ours, theirs))
+    bad = nn.Parameter(mg.ones(2))
+    bad.grad = mg.tensor([1.0, float("nan")])
+    with pytest.raises(RuntimeError, match="^The total norm of order 2.0 for gradients from "
+                                           "`parameters` is non-finite, so it cannot be clipped"):
+        utils.clip_grad_norm_([bad], 1.0, error_if_nonfinite=True)
+    assert np.isnan(bad.grad.array[1]) and bad.grad.array[0] == 1.0  # (nothing scaled)
+    params = [nn.Parameter(mg.ones(3)), nn.Parameter(mg.ones(2, 2))]
+    vec = utils.parameters_to_vector(params)
+    assert vec.grad_fn.name() == "CatBackward0" and vec.shape == (7,)
+    assert [n.name() for n, _ in vec.grad_fn.next_functions] == ["ViewBackward0"] * 2
+    utils.vector_to_parameters(mg.arange(7.0), params)
+    assert params[1].tolist() == [[3.0, 4.0], [5.0, 6.0]] and params[1].is_leaf
+    with pytest.raises(TypeError, match="^expected minigrad.Tensor, but got: list$"):
+        utils.vector_to_parameters([1.0], params)
