@@ -183,9 +183,12 @@ def _check_grad(p: Tensor) -> None:
 
 def _state_value(value: Any, p: Tensor, key: str) -> Any:
     """A loaded state entry: tensors (or arrays) of p's shape are copied as p's dtype (as
-    PyTorch casts them); numbers (`step`) are kept."""
+    PyTorch casts them); numbers are kept, and a 0-d `step` (PyTorch keeps a float tensor)
+    becomes minigrad's int."""
     if isinstance(value, (Tensor, np.ndarray)):
         array = value.array if isinstance(value, Tensor) else value
+        if key == "step" and array.ndim == 0:
+            return int(array)
         if array.ndim and array.shape != p.array.shape:
             raise ValueError(f"loaded state dict has a '{key}' of shape {list(array.shape)} for "
                              f"a parameter of shape {list(p.array.shape)}")
