@@ -6,7 +6,6 @@ messages and then calls one op, so the graph has PyTorch's nodes.
 
 from __future__ import annotations
 
-import builtins
 import warnings
 from typing import Any
 
@@ -115,14 +114,16 @@ def _nll_loss(input: Tensor, labels: np.ndarray, weight: Any, ignore_index: int,
               reduction: str) -> Tensor:
     """`nll_loss` of the labels' array (cross_entropy has it already): checks, then the op."""
     L.check_reduction(reduction)
+    x_shape = input.array.shape
+    if len(x_shape) != 2 or labels.shape != x_shape[:1]:  # not the usual (N, C) and N labels
+        _losses.check_nll_shapes(x_shape, labels.shape)
+        if len(x_shape) == 1 and labels.shape == (1,):
+            labels = labels.reshape(())  # one sample: PyTorch takes its label as (1,) too
     if labels.dtype.kind not in "iu":
         raise RuntimeError(f"expected target dtype to be Long or Byte, but got "
                            f"{dtypes.TORCH_NAMES.get(labels.dtype, labels.dtype.name)} "
                            "(class labels must be integers: "
                            "use minigrad.tensor([0, 2, 1]) or labels.long())")
-    x_shape = input.array.shape
-    if len(x_shape) != 2 or labels.shape != x_shape[:1]:  # not the usual (N, C) and N labels
-        _check_shapes(x_shape, labels.shape)
     classes = x_shape[0] if len(x_shape) == 1 else x_shape[1]
     if weight is not None:
         _losses.check_class_weight(_array(weight), classes)
@@ -132,21 +133,6 @@ def _nll_loss(input: Tensor, labels: np.ndarray, weight: Any, ignore_index: int,
         return L.NllLoss.apply(input, target=labels, weight=_array(weight), reduction=reduction,
                                ignore_index=ignore_index)
     return _losses.nll_loss2d(input, labels, _array(weight), reduction, ignore_index)
-
-
-def _check_shapes(x_shape: tuple, labels_shape: tuple) -> None:
-    """PyTorch's errors for labels that do not fit an input (C,), (N, C) or (N, C, d1, ...)."""
-    ndim = len(x_shape)
-    if ndim == 0 or ndim - 1 != len(labels_shape):
-        raise ValueError(f"Expected target of {builtins.max(ndim - 1, 0)} dims for input "
-                         f"of shape {x_shape} (N, C, ...), got target of shape "
-                         f"{labels_shape}")
-    if ndim > 1 and x_shape[0] != labels_shape[0]:
-        raise ValueError(f"Expected input batch_size ({x_shape[0]}) to match target batch_size "
-                         f"({labels_shape[0]}).")
-    if ndim > 2 and x_shape[2:] != labels_shape[1:]:
-        raise RuntimeError(f"Expected target size {[x_shape[0], *x_shape[2:]]}, got "
-                           f"{list(labels_shape)}")
 
 
 # the unsigned integer type of each size: a negative label seen as one is a huge number
@@ -183,7 +169,11 @@ def cross_entropy(input: Tensor, target: Any, weight: Any = None,
     dim = 0 if input.array.ndim == 1 else 1
     logp = ops.log_softmax(input, dim)
     labels = target.array if isinstance(target, Tensor) else np.asarray(target)
-    if labels.dtype.kind == "f" and labels.shape == tuple(input.shape):
+    if labels.shape == tuple(input.shape):  # (PyTorch reads these as probabilities)
+        if labels.dtype.kind != "f":
+            raise RuntimeError("Expected floating point type for target with class "
+                               "probabilities, got "
+                               f"{dtypes.TORCH_NAMES.get(labels.dtype, labels.dtype.name)}")
         return _losses.probability_cross_entropy(logp, _target(target, input), weight,
                                                  ignore_index, reduction, label_smoothing)
     nll = _nll_loss(logp, labels, weight, ignore_index, reduction)

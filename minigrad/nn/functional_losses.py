@@ -158,6 +158,29 @@ def _xlogx(t: Tensor) -> Tensor:
                          t * t.log())
 
 
+def check_nll_shapes(x: tuple, t: tuple) -> None:
+    """PyTorch's errors for class labels of shape t that do not fit an input of shape x: (C,)
+    with () or (1,), (N, C) with (N,), (N, C, d1, ...) with (N, d1, ...)."""
+    if not x:
+        raise ValueError("Expected 1 or more dimensions (got 0)")
+    batch = t[0] if t else 0
+    if len(x) != 1 and x[0] != batch:
+        raise ValueError(f"Expected input batch_size ({x[0]}) to match target batch_size "
+                         f"({batch}).")
+    if len(x) <= 2 and len(t) > 1:
+        raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
+    if len(x) == 1 and len(t) == 1 and t[0] != 1:
+        raise ValueError(f"For 1D input, 1D target must have size 1, but got target size: "
+                         f"{t[0]}")
+    if len(x) == 4 and len(t) != 3:
+        raise RuntimeError("only batches of spatial targets supported (3D tensors) but got "
+                           f"targets of dimension: {len(t)}")
+    if len(x) == 4 and t[1:] != x[2:]:
+        raise RuntimeError(f"size mismatch (got input: {list(x)} , target: {list(t)}")
+    if len(x) > 2 and t[1:] != x[2:]:
+        raise RuntimeError(f"Expected target size {[x[0], *x[2:]]}, got {list(t)}")
+
+
 def nll_loss2d(input: Tensor, labels: np.ndarray, weight: np.ndarray | None, reduction: str,
                ignore_index: int | None) -> Tensor:
     """nll_loss of an input (N, C, d1, ...), as PyTorch computes it: one NllLoss2DBackward0,

@@ -146,3 +146,27 @@ def test_target_checks_in_pytorch_words():
             assert fn(x, mg.tensor(T[:1]), reduction="none").shape == (4, 3)
     with pytest.raises(ValueError, match="^batchmean is not a valid value for reduction$"):
         F.l1_loss(x, mg.tensor(T), reduction="batchmean")
+
+
+@pytest.mark.parametrize("x_shape, t_shape", [
+    ((4, 3), (4, 4)), ((3,), (1,)), ((3,), ()), ((3,), (2,)), ((2, 3, 4, 5), (2, 4)),
+    ((2, 3, 4, 5), (2, 4, 6)), ((4, 3), ()), ((4, 3), (3,)), ((2, 3, 4, 5, 6), (2, 4)),
+    ((2, 3, 4), (2,)), ((2, 3, 4), (3, 4)), ((), ()),
+])
+def test_label_shapes_are_checked_in_pytorchs_words(x_shape, t_shape, torch_mod):
+    """nll_loss and cross_entropy: the same error (type and words) for labels that do not
+    fit the input, or the same loss where PyTorch accepts them."""
+    x = RNG.normal(size=x_shape)
+    labels = np.zeros(t_shape, dtype=np.int64)
+    for loss in ("nll_loss", "cross_entropy"):
+        outcome = []
+        for lib, fn in ((mg, getattr(F, loss)), (torch_mod, getattr(torch_mod.nn.functional,
+                                                                     loss))):
+            try:
+                outcome.append(fn(lib.tensor(x), lib.tensor(labels)).item())
+            except (RuntimeError, ValueError, IndexError) as error:
+                outcome.append((type(error).__name__, str(error)))
+        if isinstance(outcome[1], float):
+            np.testing.assert_allclose(outcome[0], outcome[1], rtol=1e-12)
+        else:
+            assert outcome[0] == outcome[1]
