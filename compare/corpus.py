@@ -244,6 +244,8 @@ IN_PLACE_AND_DTYPES = _cases("in-place and dtypes", V, [
     ("z.copy_(y)", _in_place(lambda z, y: z.copy_(y))),
     ("z.clamp_(-0.5, 0.5)", _in_place(lambda z, y: z.clamp_(-0.5, 0.5))),
     ("x += y on a non-leaf", _in_place(lambda z, y: z.__iadd__(y))),
+    ("z[1:] = y[:2] * 2", _in_place(lambda z, y: z.__setitem__(slice(1, None), y[:2] * 2))),
+    ("z[[0, 2]] = y[1:]", _in_place(lambda z, y: z.__setitem__([0, 2], y[1:]))),
     ("x.float().double() * 2", lambda x: x.float().double() * 2, X),
     ("A.sum_to_size(1, 3)", lambda A: A.sum_to_size(1, 3), M),
     ("b1.sum_to_size(2, 1)", lambda b1: b1.sum_to_size(2, 1), {"b1": normal(5, 2, 3)}),

@@ -24,8 +24,6 @@ def _inplace(act):
 NN_CASES: list[Case] = _cases("softmax and losses", _X, [
     ("F.gelu(x)", lambda x, F: F.gelu(x)),
     ("F.gelu(x, approximate='tanh')", lambda x, F: F.gelu(x, approximate="tanh")),
-    ("d gelu(x)/dx (create_graph)", lambda x, torch, F: torch.autograd.grad(
-        F.gelu(x).sum(), x, create_graph=True)[0]),
     ("F.leaky_relu(x, 0.1)", lambda x, F: F.leaky_relu(x, 0.1), _NZ),
     ("F.leaky_relu(x*1, inplace=True)", _inplace(lambda F, z: F.leaky_relu(z, inplace=True)),
      _NZ),

@@ -49,6 +49,7 @@ from minigrad.factories import (
 from minigrad.function import Function
 from minigrad.grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 from minigrad.ops import *  # noqa: F403 (every op module's __all__)
+from minigrad.serialization import load, save
 from minigrad.teach import viz
 from minigrad.teach.trace import Trace, trace
 from minigrad.tensor import Size, Tensor

@@ -74,7 +74,11 @@ def run_explain(args: argparse.Namespace) -> int:
 
 
 # what a wrong expression or wrong inputs raise: printed as `error: ...`, exit code 2
-EXPLAIN_ERRORS = (ExpressionError, ValueError, RuntimeError, IndexError, TypeError)
+EXPLAIN_ERRORS = (ExpressionError, ValueError, RuntimeError, IndexError, TypeError,
+                  MemoryError, OverflowError, RecursionError)
+# trace()'s own keywords: an input of one of these names could not be told from the option
+RESERVED = ("gradient", "retain_graph", "params", "backward")
+DRAW_FORMATS = ("svg", "png", "pdf", "dot", "gv")
 
 
 def explain_expression(trace_fn: Callable[..., Trace], args: argparse.Namespace,
@@ -82,10 +86,13 @@ def explain_expression(trace_fn: Callable[..., Trace], args: argparse.Namespace,
     """Trace `args.expression` over `args.inputs` with `trace_fn`, print the explanation and,
     with `args.dot`, draw the graph; the exit code. (`python -m compare explain-torch` too.)"""
     try:
+        if args.dot:
+            check_drawing_path(Path(args.dot))
         inputs = dict(parse_input(text) for text in args.inputs)
         t = trace_fn(args.expression, **inputs)
     except errors as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        message = str(exc).strip().splitlines() or [type(exc).__name__]
+        print(f"error: {message[0]}", file=sys.stderr)
         return 2
     print(t.explanation(lang=args.lang, timing=not args.no_timing))
     if args.dot:
@@ -125,22 +132,45 @@ def draw_to(t: Trace, path: Path) -> bool:
     return True
 
 
+def check_drawing_path(path: Path) -> None:
+    """Refuse, before anything is printed, a drawing that could not be written."""
+    fmt = path.suffix.lstrip(".").lower()
+    if fmt not in DRAW_FORMATS:
+        raise ValueError(f"--dot {path}: the file name must end in "
+                         f"{', '.join('.' + f for f in DRAW_FORMATS)} (the format is read from it)")
+    if not path.parent.is_dir():
+        raise ValueError(f"--dot {path}: there is no folder {path.parent}")
+
+
 def parse_input(text: str) -> tuple[str, Any]:
-    """`x=1,2,3` -> ("x", [1.0, 2.0, 3.0]); `x=2` -> 2.0; `w=[[1,2],[3,4]]` -> nested list."""
+    """`x=1,2,3` -> ("x", [1.0, 2.0, 3.0]); `x=2` -> 2.0; `w=[[1,2],[3,4]]` -> nested list.
+
+    Every value must be a number: `x=` and `x=1,,2` are refused, as are names that are
+    trace()'s own options (`params`, `gradient`, ...)."""
     name, sep, values = text.partition("=")
     name = name.strip()
     if not sep or not name.isidentifier():
         raise ValueError(f"inputs are written NAME=VALUES (like x=1,2,3), not {text!r}")
+    if name in RESERVED:
+        raise ValueError(f"an input cannot be named {name!r}: it is one of trace()'s options "
+                         f"({', '.join(RESERVED)}); choose another name")
     values = values.strip()
     try:
         if values.startswith("["):
             data = ast.literal_eval(values)
         else:
-            parts = [float(v) for v in values.split(",") if v.strip()]
-            data = parts[0] if len(parts) == 1 and "," not in values else parts
+            parts = values.split(",")
+            vector = len(parts) > 1  # (`x=2,` is a vector of one, as Python's `(2,)`)
+            if vector and not parts[-1].strip():
+                parts = parts[:-1]
+            data = [float(v) for v in parts]  # ("" is not a number: x=, x=1,,2)
+            data = data if vector else data[0]
         array = np.asarray(data, dtype=np.float32)
-    except (ValueError, SyntaxError, TypeError):
-        raise ValueError(f"cannot read the values of {name}: {values!r} (write numbers "
+        if array.dtype.kind != "f" or array.size == 0:
+            raise ValueError
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        shown = values if len(values) <= 60 else values[:57] + "..."
+        raise ValueError(f"cannot read the values of {name}: {shown!r} (write numbers "
                          "separated by commas, or nested lists)") from None
     return name, array
 

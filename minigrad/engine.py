@@ -58,7 +58,7 @@ def execute(roots: list, seeds: list, retain_graph: bool | None = None,
                 for i, g in enumerate(grad_inputs):  # each fitted to its input, and sent on
                     grad_inputs[i] = task.send(node, i, g, summed)
                 if state.anomaly_enabled:
-                    anomaly.check(node, grad_inputs)  # NaN/inf names the node
+                    anomaly.check(node, grad_inputs)  # NaN names the node
             task.executed.append(node)
             if recording:
                 step = task.step(node, grads, grad_inputs, summed, step_start)
@@ -67,6 +67,8 @@ def execute(roots: list, seeds: list, retain_graph: bool | None = None,
                     state.grad_enabled = caller_mode  # the caller's code runs in its mode
                     yield step
                     state.grad_enabled = create_graph
+        if recording:  # (inside: a listener that fails here rolls the backward back too)
+            events.emit(BackwardEnd(len(task.executed), time.perf_counter() - task.started))
     except BaseException as exc:
         if not isinstance(exc, GeneratorExit):  # (not when a caller stops stepping early)
             task.rollback()
@@ -75,8 +77,6 @@ def execute(roots: list, seeds: list, retain_graph: bool | None = None,
         state.grad_enabled = caller_mode
     if not (create_graph if retain_graph is None else retain_graph):
         task.release_saved()  # a second backward through them fails
-    if recording:
-        events.emit(BackwardEnd(len(task.executed), time.perf_counter() - task.started))
     return task.captured
 
 

@@ -16,7 +16,10 @@ import weakref
 from collections.abc import Callable
 from typing import Any
 
-from minigrad import events
+import numpy as np
+
+from minigrad import dtypes, events
+from minigrad import tensor as _tensor  # (resolved at call time: tensor.py imports hooks)
 from minigrad.events import HookFired
 from minigrad.grad_mode import state
 
@@ -78,10 +81,7 @@ def before(node: Any, grads: list, task: Any) -> list:
             old = grads[nr]
             new = hook(old)
             if new is not None:
-                if new.array.shape != old.array.shape:
-                    raise RuntimeError(f"hook '{getattr(hook, '__name__', repr(hook))}' has "
-                                       "changed the size of value")
-                grads[nr] = new
+                grads[nr] = _checked_value(hook, new, old)
             _fired("tensor", hook, old, grads[nr], node)
     for nr, ref in (node._retained or {}).items():
         t = ref()
@@ -92,7 +92,7 @@ def before(node: Any, grads: list, task: Any) -> list:
         old = tuple(grads)
         new = hook(old)
         if new is not None:
-            grads = _checked(hook, new, len(old))
+            grads = _checked(hook, new, old)
         _fired("prehook", hook, old, tuple(grads), node)
     return grads
 
@@ -103,19 +103,49 @@ def after(node: Any, grad_inputs: list, grads: list) -> list:
         new = hook(tuple(grad_inputs), tuple(grads))  # tuples, as in PyTorch
         old = grad_inputs
         if new is not None:
-            grad_inputs = _checked(hook, new, len(old))
+            grad_inputs = _checked(hook, new, tuple(old))
         _fired("hook", hook, tuple(old), tuple(grad_inputs), node)
     return grad_inputs
 
 
-def _checked(hook: Callable, new: Any, expected: int) -> list:
-    """A node hook's replacement gradients: one per slot, as PyTorch checks."""
-    new = list(new)
-    if len(new) != expected:
-        raise RuntimeError(f"hook '{getattr(hook, '__name__', repr(hook))}' has returned an "
-                           f"incorrect number of values (got {len(new)}, but expected "
-                           f"{expected})")
+def _checked(hook: Callable, new: Any, old: Any) -> list:
+    """A node hook's replacement gradients: a tuple with one per slot, each of the size and
+    dtype it replaces, as PyTorch checks (in its words)."""
+    if not isinstance(new, tuple):
+        raise TypeError(f"expected tuple, but hook returned '{_type_name(new)}'")
+    if len(new) != len(old):
+        raise RuntimeError(f"hook '{_hook_name(hook)}' has returned an incorrect number of "
+                           f"values (got {len(new)}, but expected {len(old)})")
+    return [v if v is None else _checked_value(hook, v, o) for v, o in zip(new, old)]
+
+
+def _checked_value(hook: Callable, new: Any, old: Any) -> Any:
+    """A hook's replacement for one gradient: a tensor of the old one's size and dtype."""
+    if not isinstance(new, _tensor.Tensor):
+        raise TypeError(f"expected Variable, but hook returned '{_type_name(new)}'")
+    if old is not None:
+        if new.array.shape != old.array.shape:
+            raise RuntimeError(f"hook '{_hook_name(hook)}' has changed the size of value")
+        if new.array.dtype != old.array.dtype:
+            raise RuntimeError(f"hook '{_hook_name(hook)}' has changed the type of value (was "
+                               f"{_tensor_type(old)} got {_tensor_type(new)})")
     return new
+
+
+def _hook_name(hook: Callable) -> str:
+    return getattr(hook, "__name__", repr(hook))
+
+
+def _type_name(value: Any) -> str:
+    """`float`, `numpy.ndarray`, `Tensor`: how PyTorch names what a hook returned."""
+    kind = type(value)
+    if kind.__module__ in ("builtins",) or kind.__module__.startswith("minigrad"):
+        return kind.__name__
+    return f"{kind.__module__}.{kind.__name__}"
+
+
+def _tensor_type(t: Any) -> str:
+    return f"minigrad.{dtypes.TORCH_NAMES[np.dtype(t.array.dtype)]}Tensor"
 
 
 def _fired(where: str, hook: Callable, old: Any, new: Any, node: Any) -> None:

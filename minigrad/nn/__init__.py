@@ -27,6 +27,13 @@ __all__ = [
     "MSELoss", "CrossEntropyLoss", "NLLLoss", "BCELoss", "BCEWithLogitsLoss",
 ]
 
+from minigrad.nn.attention import MultiheadAttention  # noqa: E402
+from minigrad.nn.rnn import GRU, LSTM, RNN, RNNBase  # noqa: E402
+from minigrad.nn.rnn_cells import GRUCell, LSTMCell, RNNCell, RNNCellBase  # noqa: E402
+
+__all__ += ["MultiheadAttention", "RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell",
+            "LSTMCell", "GRUCell"]
+
 # -- activations, losses, containers, plumbing (issue 19) --------------------------------------
 from minigrad.nn.activation import (  # noqa: E402
     ELU,

@@ -213,6 +213,7 @@ def binary_cross_entropy_with_logits(input: Tensor, target: Any, weight: Any = N
 from minigrad.nn import functional_activations as _activations  # noqa: E402
 from minigrad.nn import functional_losses as _losses  # noqa: E402
 from minigrad.nn.functional_activations import *  # noqa: E402, F403
+from minigrad.nn.functional_attention import scaled_dot_product_attention  # noqa: E402, F401
 from minigrad.nn.functional_losses import *  # noqa: E402, F403
 
 __all__ += _activations.__all__ + _losses.__all__

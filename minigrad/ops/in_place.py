@@ -8,6 +8,7 @@ only in place (Fill, Zero, Copy) are defined here too.
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 import numpy as np
@@ -19,6 +20,7 @@ from minigrad.grad_mode import no_grad, state
 from minigrad.ops.arithmetic import add, div, mul, sub
 from minigrad.ops.base import as_operand, constant, unwrap
 from minigrad.ops.selection import clamp
+from minigrad.ops.views import expand
 
 
 class Fill(Function):
@@ -60,6 +62,71 @@ class Copy(Function):
     @staticmethod
     def backward(ctx, grad):
         return constant(np.zeros_like(grad.array)), grad
+
+
+class CopySlices(Function):
+    """`a[key] = v` recorded: the elements at key come from v, the others from a"""
+
+    node_name = "CopySlices"  # (PyTorch: torch::autograd::CopySlices, a C++ node)
+    formula = r"d (a[key] = v)/da = 1 outside key, 0 at key ;  /dv = 1 at key"
+    source = None  # (read as CopySlices(a, v))
+    gradients = ("{g} with 0 at the written elements", "{g} at the written elements")
+
+    @staticmethod
+    def forward(ctx, a, value, key):
+        out = a.array.copy()
+        out[key] = unwrap(value)
+        ctx.key, ctx.value_shape = key, np.shape(unwrap(value))
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        kept = np.ones(grad.array.shape, dtype=grad.array.dtype)
+        kept[ctx.key] = 0
+        return grad * constant(kept), ops_sum_to(grad[ctx.key], ctx.value_shape)
+
+
+class IndexPut(CopySlices):
+    """`a[index] = v` with an index tensor or list: v's elements at index, a's elsewhere"""
+
+    node_name = "IndexPutBackward0"
+
+
+def ops_sum_to(g: Any, shape: tuple) -> Any:
+    """The gradient of a value broadcast into the written elements, summed to its shape."""
+    from minigrad.ops.reduce import sum_to_size
+
+    return g if tuple(g.shape) == tuple(shape) else sum_to_size(g, shape)
+
+
+def _advanced(key: Any) -> bool:
+    return any(isinstance(k, np.ndarray | list) for k in (key if isinstance(key, tuple) else
+                                                          (key,)))
+
+
+def copy_slices(input: Any, value: Any, key: Any) -> Any:
+    """`input[key] = value` as a new tensor, recorded as PyTorch records it: IndexPutBackward0
+    for an index tensor or list, CopyBackwards when key is the whole tensor (`a[:] = v`),
+    CopySlices otherwise."""
+    if _advanced(key):
+        return IndexPut.apply(input, as_operand(value), key=key)
+    view = input.array[key]
+    if isinstance(value, _tensor.Tensor) and value.array.shape != view.shape:
+        value = expand(value, *view.shape)  # (PyTorch expands the value first)
+    if view.shape == input.array.shape and view.strides == input.array.strides and \
+            view.__array_interface__["data"] == input.array.__array_interface__["data"]:
+        return copy(input, value)
+    return CopySlices.apply(input, as_operand(value), key=key)
+
+
+def _check_index_put(target: Any, key: Any, value: Any) -> None:
+    """PyTorch's index_put_ takes no value of another dtype (slices cast it, silently)."""
+    if _advanced(key) and isinstance(value, _tensor.Tensor) and \
+            value.array.dtype != target.array.dtype:
+        raise RuntimeError(
+            "Index put requires the source and destination dtypes match, got "
+            f"{dtypes.TORCH_NAMES[target.array.dtype]} for the destination and "
+            f"{dtypes.TORCH_NAMES[value.array.dtype]} for the source.")
 
 
 def zero(input: Any, _: Any = None) -> Any:
@@ -160,6 +227,12 @@ def _check_may_write(target: Any, recording: bool) -> None:
         raise RuntimeError(
             "minigrad does not record in-place operations on a view of a tensor that requires "
             "grad; use the out-of-place op (e.g. `y = y * 2` instead of `y.mul_(2)`).")
+    if recording and base is not None:  # PyTorch would record CopySlices on the base
+        raise RuntimeError(
+            "minigrad does not record an in-place operation on a view (such as "
+            "`a[1:].copy_(x)`) when a gradient must flow: the tensor it is a view of would "
+            "not know. Write into the tensor itself, `a[1:] = x`, which records CopySlices "
+            "as PyTorch does.")
 
 
 # add/sub/mul/div and the numpy ufuncs that write their result straight into an array
@@ -183,14 +256,15 @@ def _write_check(target: Any, result_shape: tuple) -> None:
 
 
 def setitem_(target: Any, key: Any, value: Any) -> None:
-    """`a[key] = value`, allowed where no gradient is recorded."""
-    if target._requires_grad and state.grad_enabled:
-        if target.grad_fn is None:
-            raise RuntimeError(LEAF_INPLACE)
-        raise RuntimeError(
-            "minigrad does not record item assignment on a tensor that requires grad; build "
-            "the tensor with where() or cat() instead, or assign under no_grad().")
+    """`a[key] = value`. Where a gradient is recorded (a or value requires grad) it is an
+    in-place op like the others: a takes over a CopySlices node (IndexPutBackward0 for an
+    index tensor), whose backward sends the gradient at key to value and the rest to a."""
     key = tuple(unwrap(k) for k in key) if isinstance(key, tuple) else unwrap(key)
+    _check_index_put(target, key, value)
+    value_needs_grad = isinstance(value, _tensor.Tensor) and value._requires_grad
+    if state.grad_enabled and (target._requires_grad or value_needs_grad):
+        inplace(target, functools.partial(copy_slices, key=key), value)
+        return
     if events.listening():
         events.emit(events.InPlaceChange(target))
     target.array[key] = unwrap(value)

@@ -299,10 +299,12 @@ def linear(input: Any, weight: Any, bias: Any = None) -> Any:
         _check_linear(input, weight)  # raises PyTorch's error
     if bias is not None and len(xs) == 2:
         return Addmm.apply(bias, input, t(weight))
-    if bias is not None:  # PyTorch views the input before weight.t()
+    if bias is not None and x.flags.c_contiguous:  # PyTorch views the input before weight.t()
         rows = view(input, (-1, xs[-1]))
         return view(Addmm.apply(bias, rows, t(weight)), xs[:-1] + (ws[0],))
     w_t = t(weight)
+    if bias is not None:  # a transposed input cannot be viewed: PyTorch's matmul, then + bias
+        return matmul(input, w_t) + bias
     if len(xs) == 2:
         return mm(input, w_t)
     return matmul(input, w_t)

@@ -32,12 +32,21 @@ class Copies:
         if base is not None and base._base is None:
             copy = same_view(data, base.array, self.of(base))
         if copy is None:
-            copy = np.array(data)
+            copy = compact_copy(data)
         self.kept[id(t)] = (t, data, version, copy)
         return copy
 
     def clear(self) -> None:
         self.kept.clear()
+
+
+def compact_copy(a: np.ndarray) -> np.ndarray:
+    """A copy of `a`; a broadcast view (strides of 0: `x.expand(10**6, 3)`) is copied as its
+    distinct values, broadcast again (read-only), so that it costs what its memory costs."""
+    if a.size > 1 and 0 in a.strides:
+        distinct = a[tuple(slice(0, 1) if st == 0 else slice(None) for st in a.strides)]
+        return np.broadcast_to(np.array(distinct), a.shape)
+    return np.array(a)
 
 
 def same_view(view: np.ndarray, base: np.ndarray, base_copy: np.ndarray) -> np.ndarray | None:

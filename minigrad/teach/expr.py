@@ -7,7 +7,10 @@ spelled `minigrad.sum` or `torch.sum`) and Tensor methods (`x.sum(dim=0)`, `x.T`
 else (dunder attributes, imports, lambdas, comprehensions, strings, unknown names) is
 refused with an `ExpressionError` naming the offending piece, before anything runs.
 `evaluate(source, inputs)` then walks the checked tree itself: nothing is ever passed to
-`eval`, `exec` or `compile` beyond `ast.parse`.
+`eval`, `exec` or `compile` beyond `ast.parse`. It is bounded too: no tensor of more than
+`MAX_ELEMENTS` elements is made (an elementwise or matmul result is sized before it is
+computed, anything else as soon as it exists, which for `expand` is before any memory is
+used), no list or tuple of more than `MAX_ITEMS`, no number beyond a float's range.
 
 Shared by `minigrad.trace("...")`, the command line and `compare/`.
 """
@@ -20,6 +23,13 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from minigrad.ops.reduce import ValuesIndices
+from minigrad.teach.expr_limits import (
+    MAX_ELEMENTS,
+    MAX_ITEMS,
+    binary_items,
+    binary_size,
+    call_size,
+)
 from minigrad.tensor import Tensor
 
 __all__ = ["ExpressionError", "FUNCTIONS", "METHODS", "evaluate", "parse"]
@@ -265,7 +275,9 @@ class _Evaluator:
             if isinstance(node.op, ast.Pow) and not isinstance(left, Tensor) and \
                     not isinstance(right, Tensor):
                 left = float(left)  # a float power overflows at once; an int one may run long
-            return _BINARY[type(node.op)](left, right)
+            self.check_items(node, binary_items(node.op, left, right))
+            self.check_size(node, binary_size(node.op, left, right))
+            return self.bounded(node, _BINARY[type(node.op)](left, right))
         if isinstance(node, ast.UnaryOp):
             return _UNARY[type(node.op)](self.expr(node.operand))
         if isinstance(node, ast.Compare):
@@ -290,6 +302,30 @@ class _Evaluator:
             return self.call(node)
         raise ExpressionError(f"refused `{_piece(self.source, node)}`")  # parse() checked
 
+    def check_size(self, node: ast.AST, size: int) -> None:
+        """Refuse, before computing it, a result that would be too big."""
+        if size > MAX_ELEMENTS:
+            piece = _piece(self.source, node)
+            raise ExpressionError(f"`{piece}` would make {size:,} elements; an expression may "
+                                  f"make at most {MAX_ELEMENTS:,}", piece)
+
+    def check_items(self, node: ast.AST, items: int) -> None:
+        if items > MAX_ITEMS:
+            piece = _piece(self.source, node)
+            raise ExpressionError(f"`{piece}` would make a list of {items:,} items; at most "
+                                  f"{MAX_ITEMS:,}", piece)
+
+    def bounded(self, node: ast.AST, value: Any) -> Any:
+        """`value`, if it is within the limits (a tensor's elements, a list's items)."""
+        if isinstance(value, Tensor):
+            self.check_size(node, value.array.size)
+        elif isinstance(value, list | tuple):
+            self.check_items(node, len(value))
+        elif isinstance(value, int) and not isinstance(value, bool) and abs(value) > 2 ** 64:
+            piece = _piece(self.source, node)
+            raise ExpressionError(f"`{piece}` is a number too large for an expression", piece)
+        return value
+
     def tensor(self, node: ast.AST) -> Tensor:
         value = self.expr(node)
         if not isinstance(value, Tensor):
@@ -313,9 +349,15 @@ class _Evaluator:
         kwargs = {kw.arg: self.expr(kw.value) for kw in node.keywords}
         func = node.func
         if isinstance(func, ast.Name):
-            return getattr(ops, func.id)(*args, **kwargs)
-        if isinstance(func.value, ast.Name) and func.value.id in NAMESPACES and \
+            fn, name = getattr(ops, func.id), func.id
+        elif isinstance(func.value, ast.Name) and func.value.id in NAMESPACES and \
                 func.value.id not in self.inputs:
-            return getattr(ops, func.attr)(*args, **kwargs)
-        receiver = self.tensor(func.value)
-        return getattr(receiver, func.attr)(*args, **kwargs)
+            fn, name = getattr(ops, func.attr), func.attr
+        else:
+            receiver = self.tensor(func.value)
+            fn, name, args = getattr(receiver, func.attr), func.attr, [receiver, *args]
+            self.check_size(node, call_size(name, args))
+            return self.bounded(node, fn(*args[1:], **kwargs))
+        self.check_size(node, call_size(name, [*args, *kwargs.values()]))
+        return self.bounded(node, fn(*args, **kwargs))
+

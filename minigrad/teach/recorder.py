@@ -38,7 +38,7 @@ from minigrad.events import (
     InPlaceChange,
 )
 from minigrad.node import AccumulateGrad, gradient_edge, owner_id
-from minigrad.teach.copies import Copies
+from minigrad.teach.copies import Copies, compact_copy
 from minigrad.teach.labels import UNKNOWN, UniqueLabels, constant_text, source_line, user_frame
 from minigrad.teach.op_words import source_form
 from minigrad.teach.records import (
@@ -238,7 +238,7 @@ class Recorder:
             a = box[0]
             kept = copies.get(id(a))
             if kept is None:
-                kept = copies[id(a)] = (a, np.array(a))
+                kept = copies[id(a)] = (a, compact_copy(a))
             box[0] = kept[1]
 
     def _step(self, event: BackwardStep) -> None:
@@ -275,7 +275,7 @@ class Recorder:
                 leaf = live.out
                 grad = leaf.grad
                 leaves.append(TraceLeaf(labels[node], ids[node], live.shape, live.value,
-                                        None if grad is None else np.array(grad.array),
+                                        None if grad is None else compact_copy(grad.array),
                                         id(leaf) in self.params))
                 live_leaves[ids[node]] = weakref.ref(leaf)
                 continue

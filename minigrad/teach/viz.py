@@ -71,11 +71,11 @@ def draw(tensor_or_trace: Any, params: Any = None, show_grads: bool = True,
             if show_grads and leaf is not None and leaf.grad is not None:
                 lines.append("grad " + _compact(leaf.grad))
             kind = "param" if (leaf is not None and leaf.is_param) or n.id in names else "leaf"
-            dot.node(n.id, "\n".join(lines + when), fillcolor=COLORS[kind])
+            dot.node(n.id, _fit(lines + when), fillcolor=COLORS[kind])
             continue
         lines = [n.name, f"{n.label} = {n.source}"] + when
-        dot.node(n.id, "\n".join(lines), fillcolor=COLORS["op"],
-                 tooltip=n.line or f"{n.label} = {n.source}")
+        dot.node(n.id, _fit(lines), fillcolor=COLORS["op"],
+                 tooltip=_fit([n.line or f"{n.label} = {n.source}"]))
         for i, src in enumerate(n.inputs):
             if src is None:
                 continue
@@ -85,7 +85,8 @@ def draw(tensor_or_trace: Any, params: Any = None, show_grads: bool = True,
         if show_saved:
             for k, (what, value) in enumerate(n.saved):
                 sid = f"{n.id}_s{k}"
-                dot.node(sid, f"saved {what}\n{_shape(np.shape(value))}", fillcolor=COLORS["saved"])
+                dot.node(sid, _fit([f"saved {what}", _shape(np.shape(value))]),
+                         fillcolor=COLORS["saved"])
                 dot.edge(sid, n.id, style="dashed", arrowhead="none")
     for b in trace.backwards or [None]:
         roots = b.roots if b is not None else _outputs(trace)
@@ -174,7 +175,7 @@ def _edge_label(src: Any, grad: Any, show_grads: bool, show_values: bool) -> str
             lines.append("= " + _compact(src.value))
     if show_grads and grad is not None:
         lines.append("grad " + _compact(grad))
-    return "\n".join(lines)
+    return _fit(lines)
 
 
 def _output_box(dot: Any, node: Any, seed: Any, show_grads: bool, show_values: bool) -> None:
@@ -183,7 +184,7 @@ def _output_box(dot: Any, node: Any, seed: Any, show_grads: bool, show_values: b
         lines.append("= " + _compact(node.value))
     if show_grads and seed is not None:
         lines.append("grad " + _compact(seed))
-    dot.node(f"{node.id}_out", "\n".join(lines), fillcolor=COLORS["output"])
+    dot.node(f"{node.id}_out", _fit(lines), fillcolor=COLORS["output"])
     dot.edge(node.id, f"{node.id}_out")
 
 
@@ -191,6 +192,15 @@ def _outputs(trace: Any) -> list[str]:
     """Without a backward pass: the op nodes nothing else uses."""
     used = {i for n in trace.nodes for i in n.inputs if i is not None}
     return [n.id for n in trace.nodes if n.id not in used and not n.is_leaf]
+
+
+MAX_LINE = 200  # characters per line of a box (graphviz refuses strings of ~16 kB)
+
+
+def _fit(lines: list[str]) -> str:
+    """A box's lines, each cut to MAX_LINE characters: any label can be drawn."""
+    return "\n".join(line if len(line) <= MAX_LINE else line[:MAX_LINE - 1] + "…"
+                     for line in lines)
 
 
 def _shape(shape: Any) -> str:

@@ -173,11 +173,13 @@ def _numerical(fn: Callable, inputs: tuple, wrt: list, floats: list, eps: float)
         for r in range(data.size):
             idx = np.unravel_index(r, data.shape)
             orig = data[idx].copy()
-            data[idx] = orig + eps
-            plus = evaluate()
-            data[idx] = orig - eps
-            minus = evaluate()
-            data[idx] = orig
+            try:  # (the input is put back even when fn raises)
+                data[idx] = orig + eps
+                plus = evaluate()
+                data[idx] = orig - eps
+                minus = evaluate()
+            finally:
+                data[idx] = orig
             if not per_output:
                 per_output = [np.zeros((data.size, p.size)) for p in plus]
             for jac, p, m in zip(per_output, plus, minus):

@@ -9,6 +9,8 @@ read this one list. Append entries with `OPS.append(OpSpec(...))`; names must st
 
 from __future__ import annotations
 
+from typing import Any
+
 import minigrad
 import minigrad.nn.functional
 from minigrad.testing.domains import (
@@ -31,7 +33,16 @@ from minigrad.testing.op_table_layers import LAYERS
 from minigrad.testing.op_table_math import MATH
 from minigrad.testing.op_table_shaping import SHAPING
 
+
 # -- the table ------------------------------------------------------------------------------
+def _assigned(x: Any, key: Any) -> Any:
+    """Item assignment into a non-leaf, recorded: `a` is x twice along a new last dim, and
+    the first of the two is overwritten with 2 * x."""
+    a = x.unsqueeze(-1).expand(*x.shape, 2) * 1
+    a[key] = x.unsqueeze(-1) * 2
+    return a
+
+
 
 
 ARITHMETIC = [
@@ -201,6 +212,10 @@ INPLACE = [  # on a clone, as a user would write them: the graph is rebased onto
            in_expressions=False),
     _unary("fill_", lambda x: x.clone().fill_(2.0), "FillBackward2", "{0}.clone().fill_(2.0)",
            in_expressions=False),
+    _unary("setitem_slice", lambda x: _assigned(x, (Ellipsis, slice(None, 1))), "CopySlices",
+           "_assigned({0}, (..., slice(None, 1)))", in_expressions=False),
+    _unary("setitem_index", lambda x: _assigned(x, (Ellipsis, [0])), "IndexPutBackward0",
+           "_assigned({0}, (..., [0]))", in_expressions=False),
 ]
 
 NN = [

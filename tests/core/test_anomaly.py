@@ -1,4 +1,4 @@
-"""Anomaly mode: a backward step producing NaN/inf names its node and the forward line."""
+"""Anomaly mode: a backward step producing NaN names its node and the forward line."""
 
 from __future__ import annotations
 
@@ -53,14 +53,18 @@ def test_log_zero_then_multiply_names_log(capsys):
     assert leaf.grad is None
 
 
-def test_infinity_is_reported_too(capsys):
-    x = minigrad.tensor([0.0, 1.0], requires_grad=True)
-    with pytest.warns(UserWarning), detect_anomaly(), np.errstate(all="ignore"):
-        z = (x.log() * x).sum()  # d/dx of log(x)*x at 0: -inf, before any NaN
-        with pytest.raises(RuntimeError, match=r"^Function 'MulBackward0' returned inf values "
-                                               r"in its 1th output\.$"):
-            z.backward()
-    assert "z = (x.log() * x).sum()" in capsys.readouterr().err
+def test_infinity_is_not_an_anomaly_as_in_pytorch(torch_mod):
+    """PyTorch's anomaly mode checks for NaN only: 1/0 = inf in a gradient passes, and so it
+    does in minigrad (it used to raise on inf as well)."""
+    grads = []
+    for lib in (torch_mod, minigrad):
+        x = lib.tensor([0.0, 1.0], requires_grad=True)
+        with warnings.catch_warnings(), np.errstate(all="ignore"):
+            warnings.simplefilter("ignore")
+            with lib.autograd.detect_anomaly():
+                x.log().sum().backward()  # d log(x)/dx at 0: inf
+        grads.append(x.grad.tolist())
+    assert grads[0] == grads[1] == [float("inf"), 1.0]
 
 
 def test_same_node_and_output_as_pytorch(torch_mod, capsys):

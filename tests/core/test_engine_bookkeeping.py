@@ -249,3 +249,22 @@ def test_tracing_a_graph_recorded_before_the_data_changed() -> None:
     with minigrad.trace():
         y.backward()
     assert x.grad.shape == (3,) and np.all(x.grad.array == 2)
+
+
+def test_a_listener_failing_at_the_end_leaves_no_gradient_and_the_graph_usable():
+    """The end of a backward is told inside it: a listener that raises there rolls the pass
+    back (no .grad written) and nothing was freed, so the backward can run again."""
+    from minigrad import events
+
+    x = minigrad.tensor([1.0, 2.0], requires_grad=True)
+    y = (x * x).sum()
+
+    def listener(event):
+        if isinstance(event, events.BackwardEnd):
+            raise RuntimeError("listener failed")
+
+    with events.listen(listener), pytest.raises(RuntimeError, match="listener failed"):
+        y.backward()
+    assert x.grad is None
+    y.backward()
+    assert x.grad.tolist() == [2.0, 4.0]

@@ -227,3 +227,21 @@ def test_whole_model_gradients_match_pytorch(torch_mod):
     t_grads = {n: p.grad.numpy() for n, p in t_model.named_parameters()}
     for name, p in m_model.named_parameters():
         np.testing.assert_allclose(p.grad.array, t_grads[name], rtol=1e-10, atol=1e-14)
+
+
+def test_linear_of_a_transposed_3d_input_records_what_pytorch_records(torch_mod):
+    """A non-contiguous input cannot be viewed as rows: PyTorch's F.linear takes matmul then
+    adds the bias (AddBackward0 over UnsafeViewBackward0), as minigrad does now."""
+    torch = torch_mod
+    a = np.random.default_rng(0).normal(size=(5, 3, 8))
+    w, b = np.ones((4, 8)), np.arange(4.0)
+    tx = torch.tensor(a, requires_grad=True)
+    mx = mg.tensor(a, requires_grad=True)
+    t_out = torch.nn.functional.linear(tx.transpose(0, 1), torch.tensor(w), torch.tensor(b))
+    m_out = F.linear(mx.transpose(0, 1), mg.tensor(w), mg.tensor(b))
+    np.testing.assert_allclose(m_out.detach().numpy(), t_out.detach().numpy(), rtol=1e-12)
+    assert m_out.grad_fn.name() == t_out.grad_fn.name() == "AddBackward0"
+    assert m_out.grad_fn.next_functions[0][0].name() == "UnsafeViewBackward0"
+    t_out.sum().backward()
+    m_out.sum().backward()
+    np.testing.assert_allclose(mx.grad.numpy(), tx.grad.numpy(), rtol=1e-12)

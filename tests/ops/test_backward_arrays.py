@@ -460,11 +460,13 @@ def test_relu_backward_with_a_gradient_of_another_dtype(create_graph):
 
 
 @pytest.mark.parametrize("create_graph", [False, True])
-@pytest.mark.parametrize("new_grad", [np.array([2.0, -0.0, np.inf], np.float32),
-                                      np.array([[-1.0], [np.nan]], np.float32),
-                                      np.array([3, -1, 4])])
-def test_relu_backward_with_a_gradient_a_pre_hook_reshaped(create_graph, new_grad):
-    """A pre-hook may hand backward any array: not the usual case, np.where's result."""
+@pytest.mark.parametrize("new_grad", [np.array([[2.0, -0.0, np.inf]] * 2, np.float32),
+                                      np.array([[-1.0, np.nan, 0.5], [np.nan, 1.0, -2.0]],
+                                               np.float32),
+                                      np.arange(6, dtype=np.float32).reshape(3, 2).T])
+def test_relu_backward_with_a_gradient_a_pre_hook_replaced(create_graph, new_grad):
+    """A pre-hook may hand backward another array of the same size and dtype (PyTorch refuses
+    any other): NaN, inf, -0.0, a transposed view; np.where's result bit for bit."""
     x = leaf(np.array([[-1.0, 0.0, 2.0], [3.0, -0.0, np.inf]], np.float32))
     y = F.relu(x)
     y.grad_fn.register_prehook(lambda grads: (mg.tensor(new_grad),))

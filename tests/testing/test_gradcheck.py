@@ -293,3 +293,18 @@ def test_minigrad_testing_imports_without_hypothesis() -> None:
                          timeout=120)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "lazy"
+
+
+def test_a_function_that_raises_leaves_the_input_as_it_was():
+    x = minigrad.tensor([1.0, 2.0, 3.0], dtype=minigrad.float64, requires_grad=True)
+    calls = []
+
+    def fn(t):
+        calls.append(t.detach().numpy().copy())
+        if len(calls) == 2:  # the first perturbed call (after the analytic one) raises
+            raise ValueError("boom")
+        return t * 2
+
+    with pytest.raises(ValueError, match="boom"):
+        gradcheck(fn, (x,))
+    assert x.detach().numpy().tolist() == [1.0, 2.0, 3.0]

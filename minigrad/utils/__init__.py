@@ -1,0 +1,3 @@
+"""`minigrad.utils`, as `torch.utils`: for now `data` (Dataset, DataLoader, ...)."""
+
+from minigrad.utils import data
