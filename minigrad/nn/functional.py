@@ -166,14 +166,16 @@ def cross_entropy(input: Tensor, target: Any, weight: Any = None,
     reduction = _losses.legacy_reduction(size_average, reduce, reduction)
     L.check_reduction(reduction)
     _losses.check_label_smoothing(label_smoothing)
+    labels = target.array if isinstance(target, Tensor) else np.asarray(target)
+    probabilities = labels.shape == tuple(input.shape)  # (as PyTorch reads them)
+    if probabilities and labels.dtype.kind != "f":
+        raise RuntimeError("Expected floating point type for target with class probabilities, "
+                           f"got {dtypes.TORCH_NAMES.get(labels.dtype, labels.dtype.name)}")
+    if input.array.ndim == 0:  # (the class dim, 1, does not exist)
+        raise IndexError("Dimension out of range (expected to be in range of [-1, 0], but got 1)")
     dim = 0 if input.array.ndim == 1 else 1
     logp = ops.log_softmax(input, dim)
-    labels = target.array if isinstance(target, Tensor) else np.asarray(target)
-    if labels.shape == tuple(input.shape):  # (PyTorch reads these as probabilities)
-        if labels.dtype.kind != "f":
-            raise RuntimeError("Expected floating point type for target with class "
-                               "probabilities, got "
-                               f"{dtypes.TORCH_NAMES.get(labels.dtype, labels.dtype.name)}")
+    if probabilities:
         return _losses.probability_cross_entropy(logp, _target(target, input), weight,
                                                  ignore_index, reduction, label_smoothing)
     nll = _nll_loss(logp, labels, weight, ignore_index, reduction)

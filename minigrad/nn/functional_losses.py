@@ -262,8 +262,10 @@ def smoothed_cross_entropy(nll: Tensor, logp: Tensor, labels: np.ndarray, weight
         smooth = smooth.sum() / constant(np.asarray(total, dtype=logp.array.dtype))
     elif reduction == "sum":
         smooth = smooth.sum()
-    return L.mul_number(nll, 1 - label_smoothing) + L.mul_number(smooth,
-                                                                   label_smoothing / classes)
+    # (the smoothing term is scaled first: PyTorch's C++ makes its node first, so its
+    # backward runs the nll term's node first, and so does minigrad's)
+    scaled = L.mul_number(smooth, label_smoothing / classes)
+    return L.mul_number(nll, 1 - label_smoothing) + scaled
 
 
 def masked_fill(values: Tensor, mask: np.ndarray) -> Tensor:

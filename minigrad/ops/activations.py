@@ -5,6 +5,9 @@ Forward is numpy; backward is written in Tensor ops (so `create_graph=True` diff
 it again). Gelu's exact derivative needs erf, which only numpy-free Python has
 (`math.erf`), so its backward is one op of its own, `GeluBackward` (PyTorch's
 `GeluBackwardBackward0`), whose own backward is Tensor ops again.
+
+The `source` of an op with settings names them without values (`leaky_relu(x,
+negative_slope)`): an explanation of PyTorch's graph (compare.trace_torch) reads the same.
 """
 
 from __future__ import annotations
@@ -43,7 +46,7 @@ class Gelu(Function):
 
     node_name = "GeluBackward0"
     formula = r"d gelu(a)/da = Phi(a) + a * phi(a)   (phi the normal density)"
-    source = "gelu({0}, approximate={approximate!r})"
+    source = "gelu({0}, approximate)"
     gradients = ("{g} * (Phi({0}) + {0} * phi({0}))",)
 
     @staticmethod
@@ -95,7 +98,7 @@ class LeakyRelu(Function):
 
     node_name = "LeakyReluBackward0"
     formula = r"d leaky_relu(a)/da = 1 if a > 0 else negative_slope"
-    source = "leaky_relu({0}, {negative_slope})"
+    source = "leaky_relu({0}, negative_slope)"
     gradients = ("{g} * (1 if {0} > 0 else negative_slope)",)
 
     @staticmethod
@@ -115,7 +118,7 @@ class LeakyReluInplace(LeakyRelu):
     """leaky_relu_ (in place): PyTorch names its node LeakyReluBackward1"""
 
     node_name = "LeakyReluBackward1"
-    source = "leaky_relu_({0}, {negative_slope})"
+    source = "leaky_relu_({0}, negative_slope)"
 
 
 class Elu(Function):
@@ -125,7 +128,7 @@ class Elu(Function):
     node_name = "EluBackward0"
     formula = r"d elu(a)/da = scale if a > 0 else scale * alpha * input_scale * " \
         r"exp(input_scale * a)"
-    source = "elu({0}, {alpha})"
+    source = "elu({0}, alpha)"
     gradients = ("{g} * (1 if {0} > 0 else alpha * exp({0}))",)
 
     @staticmethod
@@ -148,7 +151,7 @@ class EluInplace(Elu):
     """elu_ (in place): PyTorch names its node EluBackward1"""
 
     node_name = "EluBackward1"
-    source = "elu_({0}, {alpha})"
+    source = "elu_({0}, alpha)"
 
 
 class Silu(Function):
@@ -179,7 +182,7 @@ class Softplus(Function):
 
     node_name = "SoftplusBackward0"
     formula = r"d softplus(a)/da = sigmoid(beta * a)  (1 where beta * a > threshold)"
-    source = "softplus({0}, beta={beta}, threshold={threshold})"
+    source = "softplus({0}, beta, threshold)"
     gradients = ("{g} * sigmoid(beta * {0})",)
 
     @staticmethod
@@ -202,7 +205,7 @@ class Hardtanh(Function):
 
     node_name = "HardtanhBackward0"
     formula = r"d hardtanh(a)/da = 1 if min_val < a < max_val else 0"
-    source = "hardtanh({0}, {min_val}, {max_val})"
+    source = "hardtanh({0}, min_val, max_val)"
     gradients = ("{g} * (min_val < {0} < max_val)",)
 
     @staticmethod

@@ -151,7 +151,7 @@ def test_target_checks_in_pytorch_words():
 @pytest.mark.parametrize("x_shape, t_shape", [
     ((4, 3), (4, 4)), ((3,), (1,)), ((3,), ()), ((3,), (2,)), ((2, 3, 4, 5), (2, 4)),
     ((2, 3, 4, 5), (2, 4, 6)), ((4, 3), ()), ((4, 3), (3,)), ((2, 3, 4, 5, 6), (2, 4)),
-    ((2, 3, 4), (2,)), ((2, 3, 4), (3, 4)), ((), ()),
+    ((2, 3, 4), (2,)), ((2, 3, 4), (3, 4)), ((), ()), ((), (1,)), ((3, 4), (1, 2, 3)),
 ])
 def test_label_shapes_are_checked_in_pytorchs_words(x_shape, t_shape, torch_mod):
     """nll_loss and cross_entropy: the same error (type and words) for labels that do not
@@ -164,7 +164,7 @@ def test_label_shapes_are_checked_in_pytorchs_words(x_shape, t_shape, torch_mod)
                                                                      loss))):
             try:
                 outcome.append(fn(lib.tensor(x), lib.tensor(labels)).item())
-            except (RuntimeError, ValueError, IndexError) as error:
+            except (RuntimeError, ValueError, IndexError) as error:  # (the types are compared)
                 outcome.append((type(error).__name__, str(error)))
         if isinstance(outcome[1], float):
             np.testing.assert_allclose(outcome[0], outcome[1], rtol=1e-12)
