@@ -29,15 +29,18 @@ class Config:
     items: tuple = ()  # empty: every item
     engines: tuple = ENGINES
     json_path: str | None = None
+    cnn_batch: int = 64  # the LeNet step (bench_cnn.py)
+    cnn_repeats: int = 30
 
     @classmethod
     def quick(cls) -> Config:
         return cls(mlp_repeats=10, chain_repeats=7, deep_n=20_000, deep_repeats=1, huge_n=None,
-                   explain_repeats=1, fan_in_n=2_000, fan_in_repeats=5)
+                   explain_repeats=1, fan_in_n=2_000, fan_in_repeats=5, cnn_repeats=7)
 
     @classmethod
     def tiny(cls) -> Config:
         """For the smoke test: every code path, a fraction of a second of work."""
         return cls(mlp_sizes=(12, 8, 8, 3), batch=4, mlp_repeats=2, chain_n=30, chain_repeats=2,
                    deep_n=3000, deep_repeats=1, huge_n=5000, explain_n=40, explain_repeats=1,
-                   memory_steps=(2, 4), fan_in_n=50, fan_in_repeats=1)
+                   memory_steps=(2, 4), fan_in_n=50, fan_in_repeats=1, cnn_batch=2,
+                   cnn_repeats=1)

@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from compare import bench_peers as peers
+from compare.bench_cnn import cnn_case, cnn_data
 from compare.bench_config import Config
 from compare.bench_mlp import missing_nn, mlp_case, mlp_data, mlp_torchlike
 from compare.bench_peers import Case, NotApplicable, Unavailable
@@ -247,7 +248,18 @@ def item_fan_in(cfg: Config) -> Item:
     return item
 
 
+def item_cnn(cfg: Config) -> Item:
+    item = Item("cnn", f"LeNet-style CNN training step, 28x28 inputs, batch {cfg.cnn_batch} "
+                "(conv 6 5x5, relu, maxpool 2, conv 16 5x5, relu, maxpool 2, linear 120-84-10, "
+                "cross-entropy, backward, SGD)", "ms/step")
+    item.notes.append("minigrad and torch run the same nn.Sequential(Conv2d, ReLU, MaxPool2d, "
+                      "...) code from the same weights; numpy is written by hand")
+    data = cnn_data(cfg.cnn_batch)
+    return timed_item(item, cfg, lambda e: cnn_case(e, data), cfg.cnn_repeats)
+
+
 RUNNERS: dict[str, Callable[[Config], Item]] = {
     "mlp": item_mlp, "chain": item_chain, "deep": item_deep, "trace": item_trace,
-    "explain": item_explain, "memory": item_memory, "fanin": item_fan_in}
+    "explain": item_explain, "memory": item_memory, "fanin": item_fan_in,
+    "cnn": item_cnn}
 """Each work item's key and function, in the order they run and print."""

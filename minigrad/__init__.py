@@ -3,17 +3,28 @@
 autograd examples unchanged.
 
 Nothing runs on import; every public name is re-exported here (the op functions from each
-`minigrad/ops` module's `__all__`).
+`minigrad/ops` module's `__all__`). The submodules a PyTorch program reaches through the
+package (`minigrad.testing`, `minigrad.utils`, ...) are imported when first used.
 """
 
-from minigrad import autograd, events, nn, optim
+import importlib
+from typing import Any
+
+from minigrad import autograd, backends, cuda, events, nn, optim
+from minigrad.devices import device
 from minigrad.dtypes import (
     bool,
+    cdouble,
+    cfloat,
+    complex64,
+    complex128,
     double,
+    dtype,
     float,
     float16,
     float32,
     float64,
+    get_default_dtype,
     half,
     int,
     int8,
@@ -21,6 +32,7 @@ from minigrad.dtypes import (
     int32,
     int64,
     long,
+    set_default_dtype,
     short,
     uint8,
 )
@@ -28,30 +40,65 @@ from minigrad.factories import (
     arange,
     as_tensor,
     empty,
+    empty_like,
     eye,
     from_numpy,
     full,
     full_like,
     linspace,
+    logspace,
     manual_seed,
     ones,
     ones_like,
-    rand,
-    rand_like,
-    randint,
-    randn,
-    randn_like,
     seed,
     tensor,
     zeros,
     zeros_like,
 )
 from minigrad.function import Function
-from minigrad.grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
+from minigrad.grad_mode import (
+    enable_grad,
+    inference_mode,
+    is_grad_enabled,
+    no_grad,
+    set_grad_enabled,
+)
+from minigrad.legacy_tensors import (
+    BoolTensor,
+    ByteTensor,
+    CharTensor,
+    DoubleTensor,
+    FloatTensor,
+    HalfTensor,
+    IntTensor,
+    LongTensor,
+    ShortTensor,
+)
 from minigrad.ops import *  # noqa: F403 (every op module's __all__)
+from minigrad.random_factories import (
+    normal,
+    rand,
+    rand_like,
+    randint,
+    randint_like,
+    randn,
+    randn_like,
+    randperm,
+)
 from minigrad.serialization import load, save
+from minigrad.size import Size
 from minigrad.teach import viz
 from minigrad.teach.trace import Trace, trace
-from minigrad.tensor import Size, Tensor
+from minigrad.tensor import Tensor
+from minigrad.type_info import finfo, iinfo, is_floating_point, is_tensor, numel
 
 __version__ = "0.1.0"
+
+# Submodules imported on first use (`minigrad.testing` brings hypothesis in, for one).
+_LAZY = ("testing", "utils")
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        return importlib.import_module(f"minigrad.{name}")
+    raise AttributeError(f"module 'minigrad' has no attribute '{name}'")

@@ -1,4 +1,11 @@
-"""Dtypes (numpy's, under PyTorch's names) and turning Python data into arrays."""
+"""Dtypes as PyTorch shows them, each the numpy dtype it computes in; Python data into arrays.
+
+`minigrad.float32` prints `minigrad.float32` (as `torch.float32` does), and is numpy's float32
+wherever numpy takes a dtype (`np.zeros(3, dtype=minigrad.float32)`, `a.astype(...)`: numpy
+reads its `.dtype`); it equals and hashes as that numpy dtype. A tensor's numpy array keeps
+numpy's own dtype object, so promotion and the ops never see these: only `Tensor.dtype` and
+the public names hand them out.
+"""
 
 from __future__ import annotations
 
@@ -7,26 +14,142 @@ from typing import Any
 
 import numpy as np
 
-float32 = float = np.dtype(np.float32)
-float64 = double = np.dtype(np.float64)
-float16 = half = np.dtype(np.float16)
-int64 = long = np.dtype(np.int64)
-int32 = int = np.dtype(np.int32)
-int16 = short = np.dtype(np.int16)
-int8 = np.dtype(np.int8)
-uint8 = np.dtype(np.uint8)
-bool = np.dtype(np.bool_)  # noqa: A001 - PyTorch's spelling
+from minigrad.devices import check_device, device, is_device  # (check_device: nn's too)
+
+
+class dtype:  # noqa: N801 - PyTorch's spelling
+    """A tensor's element type: PyTorch's name and attributes over numpy's dtype `.dtype`."""
+
+    __slots__ = ("dtype", "_name")
+
+    def __init__(self, numpy_dtype: Any, name: str) -> None:
+        self.dtype, self._name = np.dtype(numpy_dtype), name
+
+    def __repr__(self) -> str:
+        return f"minigrad.{self._name}"
+
+    def __eq__(self, other: object) -> bool:
+        """Equal to the same minigrad dtype and to numpy's (`np.float32`, `np.dtype("f4")`)."""
+        if isinstance(other, dtype):
+            return self.dtype is other.dtype or self.dtype == other.dtype
+        if isinstance(other, np.dtype) or (isinstance(other, type)
+                                           and issubclass(other, np.generic)):
+            return self.dtype == other
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(self.dtype)
+
+    def __reduce__(self) -> tuple:
+        return of, (self.dtype.str,)
+
+    def __getattr__(self, name: str) -> Any:
+        """numpy's attributes (`kind`, `name`, `type`, `char`), for code that takes this for
+        numpy's dtype (only names that are not PyTorch's arrive here)."""
+        if name.startswith("__") or name in ("dtype", "_name"):
+            raise AttributeError(name)
+        return getattr(self.dtype, name)
+
+    @property
+    def is_floating_point(self) -> bool:
+        return self.dtype.kind == "f"
+
+    @property
+    def is_complex(self) -> bool:
+        return self.dtype.kind == "c"
+
+    @property
+    def is_signed(self) -> bool:
+        return self.dtype.kind in "fic"
+
+    @property
+    def itemsize(self) -> int:
+        return self.dtype.itemsize
+
+    def to_complex(self) -> dtype:
+        if self.dtype.kind not in "fc":
+            raise RuntimeError(f"Unknown Complex ScalarType for {TORCH_NAMES[self.dtype]}")
+        return of(np.result_type(self.dtype, np.complex64))
+
+    def to_real(self) -> dtype:
+        return of(self.dtype.type(0).real.dtype) if self.dtype.kind == "c" else self
+
+
+_BY_NUMPY: dict[np.dtype, dtype] = {}
+
+
+def of(numpy_dtype: Any) -> dtype:
+    """The minigrad dtype of a numpy dtype (what `Tensor.dtype` returns)."""
+    found = _BY_NUMPY.get(numpy_dtype)
+    if found is None:
+        d = np.dtype(numpy_dtype)
+        found = _BY_NUMPY.get(d) or _BY_NUMPY.setdefault(d, dtype(d, d.name))
+    return found
+
+
+def _named(numpy_type: type, name: str) -> dtype:
+    return _BY_NUMPY.setdefault(np.dtype(numpy_type), dtype(numpy_type, name))
+
+
+float32 = float = _named(np.float32, "float32")
+float64 = double = _named(np.float64, "float64")
+float16 = half = _named(np.float16, "float16")
+int64 = long = _named(np.int64, "int64")
+int32 = int = _named(np.int32, "int32")
+int16 = short = _named(np.int16, "int16")
+int8 = _named(np.int8, "int8")
+uint8 = _named(np.uint8, "uint8")
+bool = _named(np.bool_, "bool")  # noqa: A001 - PyTorch's spelling
+complex64 = cfloat = _named(np.complex64, "complex64")
+complex128 = cdouble = _named(np.complex128, "complex128")
+
+# numpy's own dtype objects, for the code below that compares with `is` (and runs often)
+_F32, _I64, _BOOL = float32.dtype, int64.dtype, bool.dtype
 
 # PyTorch's names of the dtypes in its messages ("result type Float can't be cast to ... Long")
-TORCH_NAMES = {float32: "Float", float64: "Double", float16: "Half", int64: "Long", int32: "Int",
-               int16: "Short", int8: "Char", uint8: "Byte", bool: "Bool"}
+TORCH_NAMES = {np.dtype(k): v for k, v in (
+    (np.float32, "Float"), (np.float64, "Double"), (np.float16, "Half"), (np.int64, "Long"),
+    (np.int32, "Int"), (np.int16, "Short"), (np.int8, "Char"), (np.uint8, "Byte"),
+    (np.bool_, "Bool"), (np.complex64, "ComplexFloat"), (np.complex128, "ComplexDouble"))}
 
 # dtypes PyTorch does not name in a repr: the defaults for floats, ints and bools
-IMPLIED = (float32, int64, bool)
+IMPLIED = (_F32, _I64, _BOOL)
+
+_default = [_F32]  # the default float dtype (set_default_dtype)
+
+
+def get_default_dtype() -> dtype:
+    return of(_default[0])
+
+
+def set_default_dtype(d: Any) -> None:
+    """The dtype of Python floats in new tensors and of float factories (float32 at first)."""
+    if not isinstance(d, dtype):
+        raise TypeError("invalid dtype object: only floating-point types are supported as the "
+                        "default type")
+    if d.dtype.kind != "f":
+        raise TypeError("only floating-point types are supported as the default type")
+    _default[0] = d.dtype
+
+
+def default_float() -> np.dtype:
+    """numpy's dtype of the default float dtype."""
+    return _default[0]
+
+
+def numpy_dtype(d: Any) -> np.dtype | None:
+    """A dtype argument (minigrad's, numpy's, a Python type) as numpy's dtype; None stays."""
+    if d is None or type(d) is np.dtype:
+        return d
+    if isinstance(d, dtype):
+        return d.dtype
+    if d is builtins.float:
+        return _default[0]
+    return np.dtype(d)
 
 
 # PyTorch's categories: a dtype of a higher one wins, whatever its size (int64 + float16 is float16)
-_CATEGORY = {"b": 0, "u": 1, "i": 1, "f": 2}
+_CATEGORY = {"b": 0, "u": 1, "i": 1, "f": 2, "c": 3}
 
 
 def promote_types(a: np.dtype | None, b: np.dtype | None) -> np.dtype | None:
@@ -58,8 +181,9 @@ def result_type(*operands: Any) -> np.dtype:
 
     Tensors with dims decide; a 0-d tensor, then a Python number, counts only when it is of a
     higher category than those before it (bool < integer < float); a Python float is the
-    default dtype float32, an int int64: `int8 tensor + 1000` stays int8, `int tensor + 1.5`
-    is float32 and `int tensor + float64 0-d tensor` float64.
+    default dtype (float32 unless set_default_dtype changed it), an int int64: `int8 tensor +
+    1000` stays int8, `int tensor + 1.5` is float32 and `int tensor + float64 0-d tensor`
+    float64.
     """
     dims = zero_dim = numbers = None
     for x in operands:
@@ -69,55 +193,130 @@ def result_type(*operands: Any) -> np.dtype:
             else:
                 zero_dim = promote_types(zero_dim, x.dtype)
         elif x is not None:
-            kind = (bool if isinstance(x, (builtins.bool, np.bool_)) else
-                    int64 if isinstance(x, (builtins.int, np.integer)) else float32)
+            kind = (_BOOL if isinstance(x, (builtins.bool, np.bool_)) else
+                    _I64 if isinstance(x, (builtins.int, np.integer)) else _default[0])
             numbers = promote_types(numbers, kind)
     return _combine(dims, _combine(zero_dim, numbers))
 
 
-def name(dtype: np.dtype) -> str:
-    return f"minigrad.{np.dtype(dtype).name}"
+def name(d: Any) -> str:
+    """`minigrad.float32`: how PyTorch's messages and reprs spell a dtype."""
+    return repr(of(numpy_dtype(d)))
 
 
 def as_array(data: Any, dtype: Any = None) -> np.ndarray:
     """Turn Python/numpy data into an array with PyTorch's default dtypes.
 
-    Python floats become float32 and Python ints int64 (as `torch.tensor` does); a numpy
-    array keeps its dtype, as `torch.from_numpy`/`torch.tensor(ndarray)` keep it.
+    Python floats become the default dtype (float32) and Python ints int64 (as `torch.tensor`
+    does); a numpy array keeps its dtype, as `torch.from_numpy`/`torch.tensor(ndarray)` keep it.
     """
     if dtype is not None:
-        return np.array(data, dtype=np.dtype(dtype))
+        return np.array(data, dtype=numpy_dtype(dtype))
     if isinstance(data, np.ndarray):
         return data.copy()
     if isinstance(data, np.generic):
         return np.array(data)
     array = np.array(data)
     if array.dtype.kind == "f":
-        return array.astype(float32)
+        return array.astype(_default[0])
     if array.dtype.kind in "iu":
-        return array.astype(int64)
+        return array.astype(_I64)
     if array.dtype.kind == "O":
         raise TypeError(f"can't convert {type(data).__name__} of mixed or nested objects to a "
                         "Tensor")
     return array
 
 
-def check_device(device: str) -> None:
-    """minigrad computes on the CPU with numpy: refuse any other device clearly."""
-    if not device.startswith("cpu"):
-        raise RuntimeError(
-            f"minigrad computes on the CPU with numpy; there is no '{device}' device. "
-            "Remove .cuda()/.to('cuda') or use device='cpu'.")
+def from_type_name(type_name: str) -> dtype:
+    """`'minigrad.DoubleTensor'` (or `'torch.DoubleTensor'`) as its dtype, for `x.type(name)`."""
+    prefix, _, kind = type_name.partition(".")
+    by_name = {f"{v}Tensor": k for k, v in TORCH_NAMES.items()}
+    if prefix not in ("minigrad", "torch") or kind not in by_name:
+        raise ValueError(f"invalid type: '{type_name}'")
+    return of(by_name[kind])
+
+
+def legacy_array(args: tuple, dtype: Any = None) -> np.ndarray:
+    """What `Tensor(*args)` holds (see Tensor.__init__): zeros for a shape (`2, 3`, or a
+    Size), Python data in the default float dtype, a numpy array (or a tensor's) as it is, a
+    single number as a 0-d tensor."""
+    np_dtype = numpy_dtype(dtype)
+    if len(args) == 1:
+        data = args[0]
+        if type(data).__name__ == "Size":
+            return np.zeros(tuple(data), np_dtype or _default[0])
+        if hasattr(data, "array") and isinstance(data.array, np.ndarray):  # a Tensor
+            data = data.array
+        if isinstance(data, np.ndarray | np.generic | builtins.float | builtins.int):
+            return as_array(data, np_dtype)
+    if len(args) > 1 and all(isinstance(n, builtins.int | np.integer)
+                             and not isinstance(n, builtins.bool) for n in args):
+        return np.zeros(args, np_dtype or _default[0])
+    if len(args) > 1:
+        raise TypeError(f"new() received an invalid combination of arguments - got "
+                        f"({', '.join(type(a).__name__ for a in args)})")
+    data = args[0] if args else ()
+    array = as_array(data, np_dtype)
+    if np_dtype is None and array.dtype != _default[0]:
+        array = array.astype(_default[0])
+    return array
+
+
+TO_SIGNATURES = (
+    "to() received an invalid combination of arguments - got ({}), but expected one of:\n"
+    " * (torch.device device = None, torch.dtype dtype = None, bool non_blocking = False, "
+    "bool copy = False, *, torch.memory_format memory_format = None)\n"
+    " * (torch.dtype dtype, bool non_blocking = False, bool copy = False, *, "
+    "torch.memory_format memory_format = None)\n"
+    " * (Tensor tensor, bool non_blocking = False, bool copy = False, *, "
+    "torch.memory_format memory_format = None)\n")
+
+
+def _kind(value: Any) -> str:
+    """How PyTorch's argument errors name the type of `value`."""
+    if isinstance(value, dtype):
+        return "torch.dtype"
+    if type(value).__name__ in ("Tensor", "Parameter"):
+        return "Tensor"
+    return "torch.device" if isinstance(value, device) else type(value).__name__
+
+
+def _is_dtype(value: Any) -> builtins.bool:
+    """minigrad's dtypes, and (minigrad's own leniency) numpy's: `np.float64`, `np.dtype(...)`."""
+    return isinstance(value, dtype | np.dtype) or (isinstance(value, type)
+                                                   and issubclass(value, np.generic))
+
+
+def to_arguments(args: tuple, kwargs: dict) -> tuple[np.dtype | None, builtins.bool]:
+    """`.to(...)`'s arguments, read as PyTorch reads them: `(device, dtype)`, `(dtype)` or
+    `(tensor)`, then `non_blocking`, `copy`. Returns (numpy dtype or None, copy); a device
+    other than the CPU fails (see devices.check_device)."""
+    kwargs = dict(kwargs)
+    kwargs.pop("memory_format", None)
+    names = ["device", "dtype", "non_blocking", "copy"]
+    rest = list(args)
+    if rest and _is_dtype(rest[0]):  # to(dtype, non_blocking, copy)
+        names = names[1:]
+    elif rest and _kind(rest[0]) == "Tensor":  # to(other): other's dtype (and device)
+        rest[0] = rest[0].dtype
+        names = names[1:]
+    given = dict(zip(names, rest))
+    where = given.get("device", kwargs.pop("device", None))
+    d = given.get("dtype", kwargs.pop("dtype", None))
+    copy = given.get("copy", kwargs.pop("copy", False))
+    given.get("non_blocking", kwargs.pop("non_blocking", False))
+    bad = (len(rest) > len(names) or kwargs
+           or (where is not None and not is_device(where))
+           or (d is not None and not _is_dtype(d)))
+    if bad:
+        got = [_kind(a) for a in args] + [f"{k}={_kind(v)}" for k, v in kwargs.items()]
+        raise TypeError(TO_SIGNATURES.format(", ".join(got) + (", " if kwargs else "")))
+    if where is not None:
+        check_device(where)
+    return numpy_dtype(d), builtins.bool(copy)
 
 
 def parse_to(args: tuple, kwargs: dict) -> Any:
     """The dtype asked for by `.to(...)` (None if only a device was given); refuses non-CPU."""
-    dtype = kwargs.get("dtype")
-    for a in list(args) + [kwargs.get("device")]:
-        if a is None:
-            continue
-        if isinstance(a, str) or type(a).__name__ == "device":
-            check_device(str(a))
-        else:
-            dtype = a
-    return dtype
+    return to_arguments(args, kwargs)[0]
+

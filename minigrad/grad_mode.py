@@ -49,9 +49,15 @@ class set_grad_enabled:
 
 
 class _GradModeContext:
-    """Base of no_grad / enable_grad: a context manager and a decorator."""
+    """Base of no_grad / enable_grad: a context manager and a decorator, with or without
+    parentheses (`@no_grad()` and `@no_grad`, as in PyTorch 2)."""
 
     mode = True
+
+    def __new__(cls, *args: Any) -> Any:
+        if len(args) == 1 and callable(args[0]) and not isinstance(args[0], bool):
+            return super().__new__(cls)(args[0])  # bare `@no_grad`: the wrapped function
+        return super().__new__(cls)
 
     def __enter__(self) -> None:
         self.prev = state.grad_enabled
@@ -61,9 +67,13 @@ class _GradModeContext:
         state.grad_enabled = self.prev
 
     def __call__(self, fn: Callable) -> Callable:
+        mode = self.mode
+
         @functools.wraps(fn)
         def wrapper(*args: Any, **kwargs: Any) -> Any:
-            with type(self)():
+            context = _GradModeContext()
+            context.mode = mode
+            with context:
                 return fn(*args, **kwargs)
 
         return wrapper
@@ -79,3 +89,13 @@ class enable_grad(_GradModeContext):
     """Inside, operations are recorded again (even within no_grad)."""
 
     mode = True
+
+
+class inference_mode(_GradModeContext):
+    """`torch.inference_mode(mode=True)`: here the same as `no_grad` (minigrad has no
+    inference tensors, PyTorch's faster kind that may never enter a graph later)."""
+
+    mode = False  # (grad mode inside; also what a bare `@inference_mode` uses)
+
+    def __init__(self, mode: bool = True) -> None:
+        self.mode = not mode

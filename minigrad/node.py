@@ -14,10 +14,11 @@ from typing import Any
 
 import numpy as np
 
-from minigrad import anomaly, events, hooks
+from minigrad import anomaly, events, hooks, saved_names
 from minigrad import tensor as _tensor
 from minigrad.grad_mode import state
 from minigrad.hooks import RemovableHandle
+from minigrad.saved_tensor_hooks import SAVED_TENSOR_HOOKS, pack, unpack
 
 FREED_MESSAGE = (
     "Trying to backward through the graph a second time (or directly access saved tensors "
@@ -55,6 +56,8 @@ class Node:
     _output_version = 0
     _output_meta: tuple = ()
     _settings: dict | None = None  # see `settings`
+    _packed: tuple | None = None  # what saved-tensor hooks packed: (unpack, packed) or None each
+    _packed_output: tuple | None = None  # ... and of the saved output
 
     # The edges to the inputs' nodes, kept as two flat tuples: the output numbers are plain
     # ints, so the cycle collector only ever scans one tuple per node (it scans a lot of them
@@ -112,6 +115,18 @@ class Node:
     def name(self) -> str:
         return type(self).__name__
 
+    def display_name(self) -> str:
+        """The node's class name, `AccumulateGrad` too (whose `name()` is PyTorch's longer
+        `torch::autograd::AccumulateGrad`): what minigrad's printouts show."""
+        return type(self).__name__
+
+    def __getattr__(self, name: str) -> Any:
+        """What the node saved, under PyTorch's names (`_saved_self`, `_saved_result`, ...: see
+        saved_names.py); reached only for attributes a node does not have."""
+        if name.startswith("_saved_"):
+            return saved_names.read(self, name)
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+
     def __lt__(self, other: Any) -> bool:
         # Nodes have no order of their own: the ready queue orders them by sequence number,
         # and when two numbers are equal (AccumulateGrads) the nodes tie (see ready_queue.py).
@@ -122,7 +137,7 @@ class Node:
         return self._shape if output_nr == 0 else self._output_meta[output_nr][0]
 
     def __repr__(self) -> str:
-        return f"<{self.name()} object at {id(self):#x}>"
+        return f"<{type(self).__name__} object at {id(self):#x}>"
 
     # -- saving tensors for backward -------------------------------------------------
     def save_for_backward(self, *values: Any) -> None:
@@ -130,6 +145,8 @@ class Node:
         if not self._recording:
             return
         self._saved = values
+        if SAVED_TENSOR_HOOKS:
+            self._packed = tuple(map(pack, values))
         Tensor = _tensor.Tensor
         versions = None  # stays None when only numbers (or None) were saved: nothing to check
         for i, v in enumerate(values):
@@ -153,7 +170,18 @@ class Node:
                 vc = saved[i]._vc  # (Tensor._version without the call: None means version 0)
                 if (0 if vc is None else vc[0]) != version:
                     raise RuntimeError(_modified_message(saved[i], version))
+        if self._packed is not None:
+            return tuple(v if p is None else unpack(p) for v, p in zip(saved, self._packed))
         return saved
+
+    def saved_tensor(self, i: int) -> Any:
+        """`saved_tensors[i]` alone (unpacking only it, where saved-tensor hooks packed it)."""
+        packed = self._packed
+        if packed is None or packed[i] is None:
+            return self.saved_tensors[i]
+        if not self._saved and self._freed:
+            raise RuntimeError(FREED_MESSAGE)
+        return unpack(packed[i])
 
     @property
     def output(self) -> Any:
@@ -178,6 +206,8 @@ class Node:
         if vc is not None and vc[0] != self._output_version:
             out = _tensor.make(data, self, 0, vc)
             raise RuntimeError(_modified_message(out, self._output_version))
+        if self._packed_output is not None:
+            return unpack(self._packed_output).array
         return data
 
     def _per_output(self, grads: list) -> list:
@@ -207,8 +237,17 @@ class Node:
 
     # -- running ----------------------------------------------------------------------
     def apply(self, *grad_outputs: Any) -> tuple:
-        """Run the Function's backward on the gradients of this node's outputs."""
+        """Run the Function's backward on the gradients of this node's outputs: the gradients
+        for `next_functions`, as a tuple."""
+        if len(grad_outputs) != self._num_outputs:
+            raise TypeError(f"expected {self._num_outputs} arguments, got {len(grad_outputs)} "
+                            "instead")
         return tuple(self.call_backward(list(grad_outputs)))
+
+    def __call__(self, *grad_outputs: Any) -> Any:
+        """`grad_fn(grad)`, PyTorch's way: `apply`, but one gradient comes back alone."""
+        grad_inputs = self.apply(*grad_outputs)
+        return grad_inputs[0] if len(grad_inputs) == 1 else grad_inputs
 
     def call_backward(self, grads: list) -> list:
         """The Function's backward on `grads`: one gradient (or None) per input, as a list.
@@ -241,6 +280,9 @@ class AccumulateGrad(Node):
 
     formula = "x.grad += incoming gradient"
 
+    def name(self) -> str:
+        return "torch::autograd::AccumulateGrad"  # PyTorch's (see display_name)
+
     def __init__(self, variable: Any) -> None:
         self.variable = variable
         self._sequence_nr = float("inf")  # PyTorch runs accumulations as soon as they are ready
@@ -260,6 +302,8 @@ class AccumulateGrad(Node):
 
     def apply(self, *grad_outputs: Any) -> tuple:
         """`node(grad)`, called by hand: add `grad` into the leaf's `.grad` (a copy of it)."""
+        if len(grad_outputs) != 1:
+            raise TypeError(f"expected 1 arguments, got {len(grad_outputs)} instead")
         self.accumulate(grad_outputs[0], None, copy=True)
         return ()
 

@@ -15,8 +15,9 @@ from typing import Any
 
 import numpy as np
 
-from minigrad import autograd, dtypes, hooks, node, ops
+from minigrad import autograd, devices, dtypes, hooks, node, ops
 from minigrad.printing import tensor_repr
+from minigrad.size import Size, shape_of
 from minigrad.tensor_methods import TensorMethods
 
 NON_LEAF_GRAD_WARNING = (
@@ -26,16 +27,6 @@ NON_LEAF_GRAD_WARNING = (
     "If you access the non-leaf Tensor by mistake, make sure you access the leaf Tensor "
     "instead."
 )
-
-
-class Size(tuple):
-    """A shape, printed as PyTorch prints `torch.Size([2, 3])`."""
-
-    def __repr__(self) -> str:
-        return f"minigrad.Size({list(self)})"
-
-    def numel(self) -> int:
-        return int(np.prod(self, dtype=np.int64))
 
 
 class Tensor(TensorMethods):
@@ -51,11 +42,20 @@ class Tensor(TensorMethods):
     name: str | None = None
     __array_priority__ = 1000  # numpy defers `ndarray * Tensor` to Tensor.__rmul__
 
-    def __init__(self, data: Any = (), requires_grad: bool = False, dtype: Any = None,
-                 name: str | None = None) -> None:
-        if isinstance(data, Tensor):
-            data = data.array
-        self.array = dtypes.as_array(data, dtype)
+    def __init__(self, *data: Any, requires_grad: bool = False, dtype: Any = None,
+                 name: str | None = None, device: Any = None) -> None:
+        """PyTorch's legacy constructor: `Tensor(2, 3)` (a shape; PyTorch leaves the memory
+        uninitialised, minigrad fills it with zeros), `Tensor([1, 2])` (Python data, in the
+        default float dtype even for ints), `Tensor()` (empty). Where minigrad differs on
+        purpose (its own code relies on it): a numpy array keeps its dtype (PyTorch makes it
+        float32), one number makes a 0-d tensor (PyTorch reads `Tensor(3)` as the shape (3,)
+        and refuses a float), and `requires_grad=`, `dtype=`, `name=` are taken. Prefer
+        `minigrad.tensor(data)` or `minigrad.zeros(n)`."""
+        if device is not None and devices.device(device).type != "cpu":
+            raise RuntimeError("legacy constructor expects device type: cpu but device type: "
+                               f"{devices.device(device).type} was passed\n"
+                               + devices.CPU_ONLY_HINT)
+        self.array = dtypes.legacy_array(data, dtype)
         self.grad_fn, self._requires_grad, self._output_nr = None, False, 0
         self.name = name
         if requires_grad:
@@ -191,14 +191,15 @@ class Tensor(TensorMethods):
     # -- plain information ---------------------------------------------------------------
     @property
     def shape(self) -> Size:
-        return Size(self.array.shape)
+        return shape_of(self.array.shape)
 
     def size(self, dim: int | None = None) -> Any:
-        return Size(self.array.shape) if dim is None else self.array.shape[dim]
+        return shape_of(self.array.shape) if dim is None else self.array.shape[dim]
 
     @property
-    def dtype(self) -> np.dtype:
-        return self.array.dtype
+    def dtype(self) -> dtypes.dtype:
+        """As PyTorch shows it (`minigrad.float32`); equal to numpy's dtype of `.array`."""
+        return dtypes.of(self.array.dtype)
 
     @property
     def T(self) -> Tensor:
@@ -217,8 +218,8 @@ class Tensor(TensorMethods):
     nelement = numel
 
     @property
-    def device(self) -> str:
-        return "cpu"
+    def device(self) -> devices.device:
+        return devices.CPU
 
     @property
     def is_cuda(self) -> bool:

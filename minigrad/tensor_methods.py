@@ -5,13 +5,21 @@ dtype and device spellings. `Tensor` (tensor.py) inherits them; this class holds
 
 from __future__ import annotations
 
+import builtins
 import functools
+import warnings
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
-from minigrad import dtypes, ops
+from minigrad import devices, dtypes, ops
+from minigrad.size import sizes
+
+NEW_TENSOR_WARNING = (
+    "To copy construct from a tensor, it is recommended to use sourceTensor.detach().clone() "
+    "or sourceTensor.detach().clone().requires_grad_(True), rather than "
+    "tensor.new_tensor(sourceTensor).")
 
 
 def _to(dtype: Any) -> Callable:
@@ -37,27 +45,83 @@ class TensorMethods:
     """The op methods of Tensor (see the module docstring)."""
 
     # -- dtype and device spellings from PyTorch code ----------------------------------------
-    def type(self, dtype: Any = None) -> Any:
+    def type(self, dtype: Any = None, non_blocking: bool = False) -> Any:
+        """`x.type()` is `'minigrad.FloatTensor'`; `x.type(minigrad.float64)` (or the string
+        `'minigrad.DoubleTensor'`, `'torch.DoubleTensor'`) converts."""
         if dtype is None:
-            return f"minigrad.{self.array.dtype.name.capitalize()}Tensor"
+            return f"minigrad.{dtypes.TORCH_NAMES.get(self.array.dtype, 'Undefined')}Tensor"
+        if isinstance(dtype, str):
+            dtype = dtypes.from_type_name(dtype)
         return self.to(dtype)
 
     def to(self, *args: Any, **kwargs: Any) -> Any:
-        """`to(dtype)`, `to("cpu")`; any other device raises (minigrad computes on the CPU)."""
-        dtype = dtypes.parse_to(args, kwargs)
-        if dtype is None or np.dtype(dtype) == self.array.dtype:
+        """`to(dtype)`, `to("cpu")`, `to(device, dtype)`, `to(other)`, `non_blocking=`, `copy=`
+        as in PyTorch: itself when nothing changes (unless copy=True). Any device but the CPU
+        fails as on a CPU-only PyTorch (minigrad computes on the CPU with numpy)."""
+        dtype, copy = dtypes.to_arguments(args, kwargs)
+        if (dtype is None or dtype == self.array.dtype) and not copy:
             return self
-        return ops.cast(self, np.dtype(dtype))
+        return ops.cast(self, dtype or self.array.dtype)  # (a copy: ToCopyBackward0, as torch)
 
-    def cpu(self) -> Any:
+    def cpu(self, memory_format: Any = None) -> Any:
         return self
 
-    def cuda(self, *args: Any, **kwargs: Any) -> Any:
-        dtypes.check_device("cuda")
-        return self
+    def cuda(self, device: Any = None, non_blocking: bool = False, memory_format: Any = None
+             ) -> Any:
+        """Fails as on a CPU-only PyTorch, saying what to change."""
+        if isinstance(device, int) and not isinstance(device, builtins.bool):
+            raise RuntimeError(devices.NO_ACCELERATOR)
+        raise AssertionError(devices.NO_CUDA)
 
-    float, double = _to(np.float32), _to(np.float64)
-    long, int, bool = _to(np.int64), _to(np.int32), _to(np.bool_)
+    def pin_memory(self, device: Any = None) -> Any:
+        """Fails as on a CPU-only PyTorch (pinned memory is for copies to a GPU)."""
+        raise RuntimeError(devices.NO_ACCELERATOR)
+
+    def is_pinned(self, device: Any = None) -> builtins.bool:
+        return False
+
+    def get_device(self) -> builtins.int:
+        return -1  # PyTorch's answer for a CPU tensor
+
+    float, double, half = _to(dtypes.float32), _to(dtypes.float64), _to(dtypes.float16)
+    long, int, short = _to(dtypes.int64), _to(dtypes.int32), _to(dtypes.int16)
+    char, byte, bool = _to(dtypes.int8), _to(dtypes.uint8), _to(dtypes.bool)
+
+    def new_tensor(self, data: Any, dtype: Any = None, device: Any = None,
+                   requires_grad: builtins.bool = False) -> Any:
+        """A new leaf holding a copy of `data`, of this tensor's dtype unless told."""
+        if hasattr(data, "array") and isinstance(data.array, np.ndarray):
+            warnings.warn(NEW_TENSOR_WARNING, UserWarning, stacklevel=2)
+            data = data.array
+        np_dtype = dtypes.numpy_dtype(dtype) or self.array.dtype
+        return self._new_leaf(np.array(data, dtype=np_dtype), device, requires_grad)
+
+    def new_zeros(self, *size: Any, **kw: Any) -> Any:
+        return self._new_filled("new_zeros", size, 0, **kw)
+
+    def new_ones(self, *size: Any, **kw: Any) -> Any:
+        return self._new_filled("new_ones", size, 1, **kw)
+
+    def new_empty(self, *size: Any, **kw: Any) -> Any:
+        """Zeros, where PyTorch leaves the memory uninitialised."""
+        return self._new_filled("new_empty", size, 0, **kw)
+
+    def new_full(self, size: Any, fill_value: Any, **kw: Any) -> Any:
+        return self._new_filled("new_full", (size,), fill_value, **kw)
+
+    def _new_filled(self, op: str, size: tuple, value: Any, dtype: Any = None, device: Any = None,
+                    requires_grad: builtins.bool = False, **kw: Any) -> Any:
+        shape = sizes(op, size, kw.pop("size", None))
+        if kw:
+            raise TypeError(f"{op}() got an unexpected keyword argument '{next(iter(kw))}'")
+        np_dtype = dtypes.numpy_dtype(dtype) or self.array.dtype
+        return self._new_leaf(np.full(shape, value, np_dtype), device, requires_grad)
+
+    def _new_leaf(self, array: np.ndarray, device: Any, requires_grad: builtins.bool) -> Any:
+        if device is not None:
+            devices.check_device(device)
+        t = self._make(array, None, 0)
+        return t.requires_grad_(True) if requires_grad else t
 
     # -- arithmetic: every operator and method is the op function of the same name --------
     __add__ = __radd__ = add = ops.add
@@ -98,8 +162,39 @@ class TensorMethods:
 
     # -- more float math, reductions, statistics, cumulative ops (ops/elementwise, statistics,
     # cumulative)
+    floor, ceil, trunc, fix, frac = ops.floor, ops.ceil, ops.trunc, ops.fix, ops.frac
+    round, sign, sgn, nan_to_num = ops.round, ops.sign, ops.sgn, ops.nan_to_num
+    erf, erfc, erfinv, log1p, expm1 = ops.erf, ops.erfc, ops.erfinv, ops.log1p, ops.expm1
+    log2, log10, exp2, rsqrt = ops.log2, ops.log10, ops.exp2, ops.rsqrt
+    asin, acos, atan, arcsin, arccos, arctan = (ops.asin, ops.acos, ops.atan, ops.asin,
+                                                ops.acos, ops.atan)
+    sinh, cosh, asinh, acosh, atanh = ops.sinh, ops.cosh, ops.asinh, ops.acosh, ops.atanh
+    arcsinh, arccosh, arctanh = ops.asinh, ops.acosh, ops.atanh
+    atan2, arctan2, hypot, lerp, xlogy = ops.atan2, ops.atan2, ops.hypot, ops.lerp, ops.xlogy
+    prod, var, std, logsumexp, dist = ops.prod, ops.var, ops.std, ops.logsumexp, ops.dist
+    cumsum, cumprod, cummax, cummin = ops.cumsum, ops.cumprod, ops.cummax, ops.cummin
+    logcumsumexp = ops.logcumsumexp
+    floor_, ceil_, trunc_, frac_ = (ops.elementwise.in_place(f) for f in (
+        ops.floor, ops.ceil, ops.trunc, ops.frac))
+    round_, sign_, abs_, erf_ = (ops.elementwise.in_place(f) for f in (
+        ops.round, ops.sign, ops.abs, ops.erf))
+    exp_, log_, sqrt_, log1p_, expm1_ = (ops.elementwise.in_place(f) for f in (
+        ops.exp, ops.log, ops.sqrt, ops.log1p, ops.expm1))
 
     # -- tests and logic, never recorded (ops/logical)
+    any, all, count_nonzero = ops.any, ops.all, ops.count_nonzero
+    isnan, isinf, isfinite = ops.isnan, ops.isinf, ops.isfinite
+    isposinf, isneginf = ops.isposinf, ops.isneginf
+    isclose, allclose, equal = ops.isclose, ops.allclose, ops.equal
+    logical_and, logical_or = ops.logical_and, ops.logical_or
+    logical_xor, logical_not = ops.logical_xor, ops.logical_not
+    __and__ = __rand__ = bitwise_and = ops.bitwise_and
+    __or__ = __ror__ = bitwise_or = ops.bitwise_or
+    __xor__ = __rxor__ = bitwise_xor = ops.bitwise_xor
+    __invert__, bitwise_not = ops.logical.invert, ops.bitwise_not
+    eq, ne, not_equal = ops.eq, ops.ne, ops.ne
+    lt, le, gt, ge = ops.lt, ops.le, ops.gt, ops.ge
+    less, less_equal, greater, greater_equal = ops.lt, ops.le, ops.gt, ops.ge
 
     # -- shaping (ops/shaping)
 

@@ -27,6 +27,25 @@ __all__ = [
     "MSELoss", "CrossEntropyLoss", "NLLLoss", "BCELoss", "BCEWithLogitsLoss",
 ]
 
+# convolution, pooling, normalisation, embedding
+from minigrad.nn.conv import Conv1d, Conv2d, ConvTranspose2d  # noqa: E402
+from minigrad.nn.normalization import BatchNorm1d, BatchNorm2d, GroupNorm, LayerNorm  # noqa: E402
+from minigrad.nn.pooling import (  # noqa: E402
+    AdaptiveAvgPool2d,
+    AdaptiveMaxPool2d,
+    AvgPool1d,
+    AvgPool2d,
+    MaxPool1d,
+    MaxPool2d,
+)
+from minigrad.nn.sparse import Embedding  # noqa: E402
+
+__all__ += [
+    "Conv1d", "Conv2d", "ConvTranspose2d", "MaxPool1d", "MaxPool2d", "AvgPool1d", "AvgPool2d",
+    "AdaptiveAvgPool2d", "AdaptiveMaxPool2d", "BatchNorm1d", "BatchNorm2d", "LayerNorm",
+    "GroupNorm", "Embedding",
+]
+
 from minigrad.nn.attention import MultiheadAttention  # noqa: E402
 from minigrad.nn.rnn import GRU, LSTM, RNN, RNNBase  # noqa: E402
 from minigrad.nn.rnn_cells import GRUCell, LSTMCell, RNNCell, RNNCellBase  # noqa: E402

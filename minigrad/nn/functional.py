@@ -211,11 +211,23 @@ def binary_cross_entropy_with_logits(input: Tensor, target: Any, weight: Any = N
         input, target, weight=_array(weight), pos_weight=_array(pos_weight), reduction=reduction)
 
 
+# -- convolution, pooling, normalisation, embedding: their own files, re-exported here --------
+from minigrad.nn import functional_conv, functional_norm, functional_pool  # noqa: E402
+from minigrad.nn.functional_conv import *  # noqa: E402,F403
+from minigrad.nn.functional_norm import *  # noqa: E402,F403
+from minigrad.nn.functional_pool import *  # noqa: E402,F403
+
+__all__ += [*functional_conv.__all__, *functional_pool.__all__, *functional_norm.__all__]
+
+from minigrad.nn.functional_attention import scaled_dot_product_attention  # noqa: E402
+
+__all__ += ["scaled_dot_product_attention"]
+
+
 # -- more activations and losses (functional_activations.py, functional_losses.py) ----------
 from minigrad.nn import functional_activations as _activations  # noqa: E402
 from minigrad.nn import functional_losses as _losses  # noqa: E402
 from minigrad.nn.functional_activations import *  # noqa: E402, F403
-from minigrad.nn.functional_attention import scaled_dot_product_attention  # noqa: E402, F401
 from minigrad.nn.functional_losses import *  # noqa: E402, F403
 
 __all__ += _activations.__all__ + _losses.__all__

@@ -77,3 +77,6 @@ __all__ = [*arithmetic.__all__, *index.__all__, *products.__all__,
            *reduce.__all__, *selection.__all__, *softmaxes.__all__, *unary.__all__,
            *views.__all__, *elementwise.__all__, *statistics.__all__, *cumulative.__all__,
            *logical.__all__, *shaping.__all__, *gathering.__all__, *sorting.__all__]
+
+# the layers' ops (their functions are in nn.functional): imported so that every op is defined
+from minigrad.ops import convolution, embedding, normalization, pooling, unfolding  # noqa: E402,F401

@@ -21,6 +21,7 @@ from minigrad.ops.base import (
     promote_tensors,
     unwrap,
 )
+from minigrad.ops.floor_mod import div_rounded
 from minigrad.ops.selection import choose
 
 # the public functions: minigrad.add, ... (re-exported by ops/ and minigrad/)
@@ -286,8 +287,10 @@ def mul(input: Any, other: Any) -> Any:
 multiply = mul
 
 
-def div(input: Any, other: Any) -> Any:
-    """input / other"""
+def div(input: Any, other: Any, *, rounding_mode: str | None = None) -> Any:
+    """input / other; `rounding_mode="trunc"` or `"floor"` rounds the quotient (floor_mod)"""
+    if rounding_mode is not None:
+        return div_rounded(input, other, rounding_mode)
     return binary(Div, "div", input, other)
 
 

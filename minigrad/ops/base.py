@@ -174,6 +174,16 @@ def normalize_dims(dim: Any, ndim: int) -> tuple[int, ...]:
     return tuple(sorted(out))
 
 
+def normalize_dim(dim: Any, ndim: int, name: str = "", where: str = "") -> int:
+    """One `dim` (an int, negatives allowed) as an axis, for the ops that take exactly one
+    (cumsum, argmax, max(dim), ...): PyTorch's TypeError for anything else, which names the
+    op (`name`) and, where PyTorch does, the argument's position (`where`: " (position 1)")."""
+    if isinstance(dim, bool) or not isinstance(dim, int | np.integer):
+        raise TypeError(f"{name}(): argument 'dim'{where} must be int, not "
+                        f"{type(dim).__name__}")
+    return normalize_dims(int(dim), ndim)[0]
+
+
 def binary(op: type, name: str, a: Any, b: Any, promote: bool = False, **settings: Any) -> Any:
     """`op.apply(a, b, **settings)` for the two-input op `name`: numbers stay numbers, arrays
     become tensors; `promote`: first cast them to PyTorch's result dtype (+ - * / need not:

@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 
 from minigrad.function import Function
-from minigrad.ops.base import binary, constant, is_tensor, promote_tensors, unwrap
+from minigrad.ops.base import as_operand, binary, constant, is_tensor, promote_tensors, unwrap
 
 
 class Remainder(Function):
@@ -115,6 +115,49 @@ class NumberRemainder(Function):
     @staticmethod
     def backward(ctx, grad):
         raise RuntimeError("derivative for aten::remainder is not implemented")
+
+
+class DivRounded(Function):
+    """a / b rounded towards 0 ('trunc') or down ('floor'): a step, with zero gradients (as
+    PyTorch's DivBackward2)"""
+
+    node_name = "DivBackward2"
+    formula = r"d round(a/b)/da = 0 ;  d round(a/b)/db = 0 (almost everywhere)"
+    source = "{0}.div({1}, rounding_mode=...)"
+    gradients = ("0", "0")
+
+    @staticmethod
+    def forward(ctx, a, b, rounding_mode):
+        x, y = unwrap(a), unwrap(b)
+        ctx.shape = np.broadcast_shapes(np.shape(x), np.shape(y))
+        if rounding_mode == "floor":
+            return integer_division(np.floor_divide, "div_floor", x, y)
+        return integer_division(_trunc_divide, "div_trunc", x, y)
+
+    @staticmethod
+    def backward(ctx, grad):
+        zeros = constant(np.zeros(ctx.shape, grad.array.dtype))
+        return tuple(zeros if need else None for need in ctx.needs_input_grad)
+
+
+def _trunc_divide(x: Any, y: Any) -> Any:
+    """x / y rounded towards 0; integers stay integers."""
+    dtype = np.result_type(x, y)
+    if dtype.kind == "f":
+        return np.trunc(np.true_divide(x, y))
+    q = np.floor_divide(np.abs(x), np.abs(y))
+    return np.where((np.asarray(x) < 0) != (np.asarray(y) < 0), -q, q).astype(dtype)
+
+
+def div_rounded(input: Any, other: Any, rounding_mode: str) -> Any:
+    """input / other with `rounding_mode` 'trunc' or 'floor' (PyTorch's error otherwise)"""
+    if rounding_mode not in ("trunc", "floor"):
+        raise RuntimeError("div expected rounding_mode to be one of None, 'trunc', or 'floor' "
+                           f"but found '{rounding_mode}'")
+    # (promoted as `//` is: integers stay integers, where `/` gives float32)
+    a, b = promote_tensors(as_operand(input), as_operand(other), "floor_divide")
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return binary(DivRounded, "div", a, b, rounding_mode=rounding_mode)
 
 
 def integer_division(ufunc: np.ufunc, name: str, x, y):

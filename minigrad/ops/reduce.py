@@ -1,4 +1,5 @@
-"""Reductions: sum, mean, max/min (whole tensor or along dims), amax/amin, norm, sum_to_size.
+"""Reductions: sum, mean, max/min (whole tensor or along dims), amax/amin, argmax/argmin,
+sum_to_size (norm is in norms.py). Each takes `axis=` as an alias of `dim=`, as PyTorch does.
 
 Each backward gives the reduced dims back (`_restore_dims`) and spreads the gradient over them.
 """
@@ -12,13 +13,14 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from minigrad import broadcast
+from minigrad.dtypes import TORCH_NAMES
 from minigrad.function import Function
-from minigrad.ops.base import constant, is_tensor, normalize_dims, unwrap
-from minigrad.ops.selection import choose, maximum, minimum
+from minigrad.ops.base import constant, is_tensor, normalize_dim, normalize_dims, unwrap
+from minigrad.ops.selection import maximum, minimum
 from minigrad.ops.views import view
 
 # the public functions: minigrad.amax, ... (re-exported by ops/ and minigrad/)
-__all__ = ["amax", "amin", "argmax", "argmin", "max", "mean", "min", "norm", "sum"]
+__all__ = ["amax", "amin", "argmax", "argmin", "max", "mean", "min", "sum"]
 
 
 def _restore_dims(grad: Any, ctx: Any) -> Any:
@@ -175,6 +177,10 @@ class _SelectReduction(Function):
 
     @classmethod
     def forward(cls, ctx, a, dim, keepdim):
+        if not a.array.ndim:  # a 0-d tensor is its own max along dim 0
+            ctx.in_shape, ctx.dims, ctx.keepdim = (), (), keepdim
+            ctx.mask = np.ones((), a.array.dtype)
+            return a.array.copy(), np.zeros((), np.int64)
         idx = cls.arg_fn(a.array, axis=dim, keepdims=True)
         ctx.in_shape, ctx.dims, ctx.keepdim = a.array.shape, (dim,), keepdim
         ctx.mask = np.zeros(a.array.shape, dtype=a.array.dtype)
@@ -247,38 +253,28 @@ class Amin(_Extreme):
     np_fn = staticmethod(np.min)
 
 
-class Norm(Function):
-    """Euclidean length: sqrt(sum(a^2)) over `dims` (all by default)"""
-
-    node_name = "LinalgVectorNormBackward0"
-    formula = r"d||a||/da_i = a_i / ||a||  (0 where ||a|| = 0)"
-    saves_output = True
-    source = "{0}.norm({dims})"
-    gradients = ()
-
-    @staticmethod
-    def forward(ctx, a, dims, keepdim):
-        ctx.save_for_backward(a)
-        ctx.in_shape, ctx.dims, ctx.keepdim = a.array.shape, dims, keepdim
-        return np.sqrt(np.sum(a.array * a.array, axis=dims, keepdims=keepdim))
-
-    @staticmethod
-    def backward(ctx, grad):
-        (a,) = ctx.saved_tensors
-        norm = _restore_dims(ctx.output, ctx)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            scale = _restore_dims(grad, ctx) / norm
-        if np.any(norm.array == 0):  # at the origin the (sub)gradient is 0, as in PyTorch
-            scale = choose(norm.array == 0, 0.0, scale)
-        return a * scale
-
-
 def reduce_dims(a: Any, dim: Any) -> tuple[int, ...]:
-    return normalize_dims(dim, unwrap(a).ndim)
+    """The axes to reduce `a` over; none for a 0-d `a` (its dim 0 or -1 is itself)."""
+    ndim = unwrap(a).ndim
+    dims = normalize_dims(dim, ndim)
+    return dims if ndim else ()
 
 
-def sum(input: Any, dim: Any = None, keepdim: bool = False, dtype: Any = None) -> Any:
+def dim_or_axis(name: str, dim: Any, axis: Any) -> Any:
+    """`dim`, or `axis=` (numpy's word, which PyTorch accepts as an alias); not both."""
+    if axis is None:
+        return dim
+    if dim is not None:
+        raise TypeError(f"{name}() got an unexpected keyword argument 'axis'")
+    return axis
+
+
+def sum(input: Any, dim: Any = None, keepdim: bool = False, dtype: Any = None, *,
+        axis: Any = None) -> Any:
     """sum of all elements, or along `dim` (an int or a tuple of ints)"""
+    dim = dim_or_axis("sum", dim, axis)
+    if dtype is None and input.array.dtype.kind in "biu" and input.array.dtype != np.int64:
+        dtype = np.int64  # (PyTorch sums bools and integers to int64; numpy uint8 to uint64)
     if dtype is not None:
         input = input.to(dtype)
     if dim is None and not keepdim:
@@ -286,58 +282,81 @@ def sum(input: Any, dim: Any = None, keepdim: bool = False, dtype: Any = None) -
     return SumDim.apply(input, dims=reduce_dims(input, dim), keepdim=keepdim)
 
 
-def mean(input: Any, dim: Any = None, keepdim: bool = False, dtype: Any = None) -> Any:
+def mean(input: Any, dim: Any = None, keepdim: bool = False, dtype: Any = None, *,
+         axis: Any = None) -> Any:
     """mean of all elements, or along `dim`"""
+    dim = dim_or_axis("mean", dim, axis)
     if dtype is not None:
         input = input.to(dtype)
     if input.array.dtype.kind != "f":
         raise RuntimeError(
             "mean(): could not infer output dtype. Input dtype must be either a floating point "
-            f"or complex dtype. Got: {input.array.dtype.name.capitalize()}")
+            f"or complex dtype. Got: {TORCH_NAMES[input.array.dtype]}")
     if dim is None and not keepdim:
         return Mean.apply(input)
     return MeanDim.apply(input, dims=reduce_dims(input, dim), keepdim=keepdim)
 
 
-def max(input: Any, dim: Any = None, keepdim: bool = False) -> Any:
+def max(input: Any, dim: Any = None, keepdim: bool = False, *, axis: Any = None) -> Any:
     """max of all elements; with `dim`, (values, indices); with a tensor, `maximum`"""
+    dim = dim_or_axis("max", dim, axis)
     if is_tensor(dim):
         return maximum(input, dim)
     if dim is None:
         return MaxAll.apply(input)
-    return ValuesIndices(*MaxDim.apply(input, dim=reduce_dims(input, dim)[0], keepdim=keepdim))
+    dim = normalize_dim(dim, input.array.ndim, "max")
+    return ValuesIndices(*MaxDim.apply(input, dim=dim, keepdim=keepdim))
 
 
-def min(input: Any, dim: Any = None, keepdim: bool = False) -> Any:
+def min(input: Any, dim: Any = None, keepdim: bool = False, *, axis: Any = None) -> Any:
     """min of all elements; with `dim`, (values, indices); with a tensor, `minimum`"""
+    dim = dim_or_axis("min", dim, axis)
     if is_tensor(dim):
         return minimum(input, dim)
     if dim is None:
         return MinAll.apply(input)
-    return ValuesIndices(*MinDim.apply(input, dim=reduce_dims(input, dim)[0], keepdim=keepdim))
+    dim = normalize_dim(dim, input.array.ndim, "min")
+    return ValuesIndices(*MinDim.apply(input, dim=dim, keepdim=keepdim))
 
 
-def amax(input: Any, dim: Any = (), keepdim: bool = False) -> Any:
-    return Amax.apply(input, dims=reduce_dims(input, dim if dim != () else None), keepdim=keepdim)
+def amax(input: Any, dim: Any = (), keepdim: bool = False, *, axis: Any = None) -> Any:
+    """largest along `dim` (an int or a tuple; all by default)"""
+    dim = dim_or_axis("amax", None if dim == () else dim, axis)
+    return Amax.apply(input, dims=reduce_dims(input, dim), keepdim=keepdim)
 
 
-def amin(input: Any, dim: Any = (), keepdim: bool = False) -> Any:
-    return Amin.apply(input, dims=reduce_dims(input, dim if dim != () else None), keepdim=keepdim)
+def amin(input: Any, dim: Any = (), keepdim: bool = False, *, axis: Any = None) -> Any:
+    """smallest along `dim` (an int or a tuple; all by default)"""
+    dim = dim_or_axis("amin", None if dim == () else dim, axis)
+    return Amin.apply(input, dims=reduce_dims(input, dim), keepdim=keepdim)
 
 
-def norm(input: Any, p: Any = "fro", dim: Any = None, keepdim: bool = False) -> Any:
-    """the Euclidean (2-)norm of all elements, or along `dim`: `p.grad.norm()`"""
-    if p not in ("fro", 2, 2.0):
-        raise NotImplementedError(f"minigrad's norm computes the 2-norm only, not p={p!r}")
-    return Norm.apply(input, dims=reduce_dims(input, dim), keepdim=keepdim)
+def _arg(np_fn: Any, name: str, input: Any, dim: Any, keepdim: bool, axis: Any) -> Any:
+    """argmax/argmin: int64 indices, never recorded (of the flattened input without dim)."""
+    dim = dim_or_axis(name, dim, axis)
+    x = unwrap(input)
+    if dim is not None and (isinstance(dim, bool) or not isinstance(dim, int)):
+        normalize_dim(dim, x.ndim, name)  # (PyTorch's TypeError)
+    if x.dtype.kind == "b":
+        raise RuntimeError(f"{name}(): does not support bool input")
+    if dim is None:
+        out = np_fn(x.reshape(-1))
+        return constant(np.full((1,) * x.ndim if keepdim else (), out, np.int64))
+    if not x.ndim:  # a 0-d tensor accepts dim 0 and -1; its index is 0
+        normalize_dim(dim, 0, name)
+        return constant(np.zeros((), np.int64))
+    axis = normalize_dim(dim, x.ndim, name)
+    return constant(np_fn(x, axis=axis, keepdims=keepdim).astype(np.int64))
 
 
-def argmax(input: Any, dim: Any = None, keepdim: bool = False) -> Any:
-    return constant(np.argmax(unwrap(input), axis=dim, keepdims=keepdim))
+def argmax(input: Any, dim: Any = None, keepdim: bool = False, *, axis: Any = None) -> Any:
+    """the index of the largest element (of the flattened input), or along `dim`"""
+    return _arg(np.argmax, "argmax", input, dim, keepdim, axis)
 
 
-def argmin(input: Any, dim: Any = None, keepdim: bool = False) -> Any:
-    return constant(np.argmin(unwrap(input), axis=dim, keepdims=keepdim))
+def argmin(input: Any, dim: Any = None, keepdim: bool = False, *, axis: Any = None) -> Any:
+    """the index of the smallest element (of the flattened input), or along `dim`"""
+    return _arg(np.argmin, "argmin", input, dim, keepdim, axis)
 
 
 def sum_to_size(input: Any, *size: Any) -> Any:

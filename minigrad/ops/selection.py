@@ -11,6 +11,7 @@ from typing import Any
 
 import numpy as np
 
+from minigrad import broadcast
 from minigrad import tensor as _tensor  # resolved at call time (tensor.py imports the ops)
 from minigrad.dtypes import result_type
 from minigrad.function import Function
@@ -149,6 +150,44 @@ class Clamp(Function):
         return choose(inside, grad, 0.0)
 
 
+class ClampTensor(Function):
+    """a limited to [min, max], where the bounds are tensors (either may be None)"""
+
+    node_name = "ClampBackward0"
+    formula = r"d clamp/da = 1 inside [lo, hi] ; d/dlo = 1 where a < lo ; d/dhi = 1 where a > hi"
+    gradients = ()
+
+    source = "{0}.clamp(...)"  # (a trace of PyTorch's graph cannot tell a bound from none)
+
+    @staticmethod
+    def forward(ctx, a, lo, hi):
+        x, low, high = a.array, unwrap(lo), unwrap(hi)
+        inside = np.ones(x.shape, dtype=bool)
+        to_low = to_high = None
+        if low is not None:
+            inside = inside & (x >= low)
+            to_low = x < low
+        if high is not None:
+            inside = inside & (x <= high)
+            to_high = x > high
+            if low is not None:  # min > max: the result is max (as PyTorch)
+                to_low, to_high = to_low & (low <= high), to_high | (low > high)
+        ctx.masks = inside, to_low, to_high
+        ctx.shapes = x.shape, np.shape(low), np.shape(high)
+        out = x if low is None else np.maximum(x, low)
+        return out if high is None else np.minimum(out, high)
+
+    @staticmethod
+    def backward(ctx, grad):
+        grads = [choose(np.broadcast_to(m, grad.array.shape), grad, 0.0)
+                 if m is not None and need else None
+                 for m, need in zip(ctx.masks, ctx.needs_input_grad, strict=True)]
+        for i in (1, 2):  # a bound's gradient is summed to its shape here, as in PyTorch
+            if grads[i] is not None and grads[i].array.shape != ctx.shapes[i]:
+                grads[i] = broadcast.SumToSize.apply(grads[i], shape=ctx.shapes[i])
+        return tuple(grads)
+
+
 def choose(condition: Any, a: Any, b: Any) -> Any:
     """`condition ? a : b` elementwise, for backward formulas: `a`/`b` tensors or numbers
     (of the tensor's dtype already), `condition` a mask (an array or a tensor)."""
@@ -172,8 +211,12 @@ def minimum(input: Any, other: Any) -> Any:
 
 
 def clamp(input: Any, min: Any = None, max: Any = None) -> Any:
+    """input limited to [min, max]: numbers (ClampBackward1), or tensors that broadcast,
+    which may require grad themselves (ClampBackward0); not one of each (as PyTorch)"""
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+    if _is_tensor(min) or _is_tensor(max):
+        return _clamp_tensors(input, min, max)
     if input.array.dtype.kind != "f":  # `int_tensor.clamp(0.5)` is float32
         dtype = result_type(input.array, unwrap(min), unwrap(max))
         if dtype != input.array.dtype:
@@ -182,3 +225,32 @@ def clamp(input: Any, min: Any = None, max: Any = None) -> Any:
 
 
 clip = clamp
+
+
+def _is_tensor(x: Any) -> bool:
+    return isinstance(x, _tensor.Tensor)
+
+
+def _clamp_tensors(input: Any, min: Any, max: Any) -> Any:
+    """clamp with tensor bounds: one dtype for all three (PyTorch's promotion)."""
+    if any(b is not None and not _is_tensor(b) for b in (min, max)):
+        # (PyTorch's words for `x.clamp(lo, 2)`: minigrad cannot tell how they were passed)
+        got = ", ".join("Tensor" if _is_tensor(b) else type(b).__name__ for b in (min, max))
+        marked = ", ".join(f"!{t}!" for t in got.split(", "))
+        why = f"      didn't match because some of the arguments have invalid types: ({marked})\n"
+        raise TypeError(f"clamp() received an invalid combination of arguments - got ({got}), "
+                        "but expected one of:\n * (Tensor min = None, Tensor max = None)\n"
+                        f"{why} * (Number min = None, Number max = None)\n{why}")
+    if input.array.dtype.kind == "b" and min is not None and max is not None:
+        raise NotImplementedError("\"clamp_cpu\" not implemented for 'Bool'")
+    bounds = [b for b in (min, max) if b is not None]
+    dtype = result_type(input.array, *[b.array for b in bounds])
+    input, min, max = (cast(t, dtype) if t is not None and t.array.dtype != dtype else t
+                       for t in (input, min, max))
+    try:
+        np.broadcast_shapes(input.array.shape, *[b.array.shape for b in bounds])
+    except ValueError:
+        other = bounds[0].array.shape
+        raise RuntimeError(broadcast.broadcast_message("clamp", input.array.shape, other)) \
+            from None
+    return ClampTensor.apply(input, min, max)

@@ -99,7 +99,9 @@ def _restorer(map_location: Any) -> Callable[[np.ndarray, str], np.ndarray]:
     """`restore(storage, location)`: where a storage goes, said by `map_location`."""
     if map_location is not None and not isinstance(map_location, dict) \
             and not callable(map_location):
-        dtypes.check_device(str(map_location))  # 'cpu', torch.device('cpu'); refuses 'cuda'
+        if str(map_location).startswith("cuda"):  # what a CPU-only PyTorch says
+            raise RuntimeError(CUDA_ON_CPU)
+        dtypes.check_device(str(map_location))  # 'cpu', torch.device('cpu')
         return lambda storage, where: storage
 
     def restore(storage: np.ndarray, where: str) -> np.ndarray:

@@ -97,6 +97,27 @@ NOTES: dict[str, dict[str, str]] = {
         "CloneBackward0": "a copy passes the gradient unchanged",
         "MaxBackward1": "only the largest element gets the gradient",
         "MinBackward1": "only the smallest element gets the gradient",
+        # the layers (convolution, pooling, normalisation, embedding)
+        "ConvolutionBackward0": "each output is a dot product of the kernel with one window "
+        "of the input; the gradient of the input adds each window's share back (col2im)",
+        "MaxPool2DWithIndicesBackward0": "the gradient goes to the max of each window",
+        "AdaptiveMaxPool2DBackward0": "the gradient goes to the max of each window",
+        "AvgPool2DBackward0": "each output is a window's mean: its gradient is shared equally "
+        "by the window's elements",
+        "AdaptiveAvgPool2DBackward0": "each output is a window's mean: its gradient is shared "
+        "equally by the window's elements",
+        "Im2ColBackward0": "each window was copied into a column: its gradient is added back "
+        "where it came from",
+        "Col2ImBackward0": "each column was added into its window: it gets that window's "
+        "gradient",
+        "NativeBatchNormBackward0": "mean and variance depend on every element of the batch, "
+        "so each input's gradient loses its share of the mean and of x_hat's direction",
+        "NativeLayerNormBackward0": "mean and variance depend on every normalised element, so "
+        "each input's gradient loses its share of the mean and of x_hat's direction",
+        "NativeGroupNormBackward0": "mean and variance depend on every element of the group, "
+        "so each input's gradient loses its share of the mean and of x_hat's direction",
+        "EmbeddingBackward0": "each looked-up row gets the gradients of the places it was "
+        "used, added up",
     },
     "zh": {
         "SumBackward0": "梯度原样复制给每个元素",
@@ -110,5 +131,21 @@ NOTES: dict[str, dict[str, str]] = {
         "CloneBackward0": "复制操作把梯度原样传回",
         "MaxBackward1": "只有最大的元素得到梯度",
         "MinBackward1": "只有最小的元素得到梯度",
+        # 网络层（卷积、池化、归一化、嵌入）
+        "ConvolutionBackward0": "每个输出都是卷积核与输入中一个窗口的点积；"
+        "输入的梯度把每个窗口分到的那一份加回原处（col2im）",
+        "MaxPool2DWithIndicesBackward0": "梯度只流向每个窗口里的最大值",
+        "AdaptiveMaxPool2DBackward0": "梯度只流向每个窗口里的最大值",
+        "AvgPool2DBackward0": "每个输出是一个窗口的平均值，它的梯度由窗口内的元素平分",
+        "AdaptiveAvgPool2DBackward0": "每个输出是一个窗口的平均值，它的梯度由窗口内的元素平分",
+        "Im2ColBackward0": "每个窗口被复制成一列，这一列的梯度加回它原来的位置",
+        "Col2ImBackward0": "每一列被加回到它的窗口里，于是得到这个窗口的梯度",
+        "NativeBatchNormBackward0": "均值和方差取决于整批数据中的每个元素，"
+        "所以每个输入的梯度都要减去它在均值和 x_hat 方向上分摊的部分",
+        "NativeLayerNormBackward0": "均值和方差取决于参与归一化的每个元素，"
+        "所以每个输入的梯度都要减去它在均值和 x_hat 方向上分摊的部分",
+        "NativeGroupNormBackward0": "均值和方差取决于同一组里的每个元素，"
+        "所以每个输入的梯度都要减去它在均值和 x_hat 方向上分摊的部分",
+        "EmbeddingBackward0": "被查到的每一行，会收到它被用到的各个位置上的梯度之和",
     },
 }

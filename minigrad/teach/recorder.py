@@ -284,8 +284,8 @@ class Recorder:
             saved = [(args[w] if isinstance(w, int) else w, live.value if w == "result" else v)
                      for w, v in live.saved]
             nodes.append(TraceNode(
-                ids[node], node.name(), labels[node],
-                source_form(node.name(), args, live.attrs, live.shape),
+                ids[node], node.display_name(), labels[node],
+                source_form(node.display_name(), args, live.attrs, live.shape),
                 type(node).formula, live.shape, live.value,
                 [None if nxt is None else ids.get(nxt) for nxt, _ in node.next_functions],
                 args, live.attrs, live.line, saved))

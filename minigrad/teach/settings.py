@@ -21,7 +21,7 @@ def node_settings(node: Any, settings: dict | None = None) -> dict[str, Any]:
     if settings is None:
         settings = node.settings
     function = node.function
-    return narrated_settings(node.name(), function.__name__ if function is not None else "",
+    return narrated_settings(node.display_name(), function.__name__ if function is not None else "",
                              {k: v for k, v in settings.items() if displayable(v)})
 
 

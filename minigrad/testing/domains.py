@@ -68,3 +68,50 @@ def off_steps(*values: Any, tol: float = TOL, **params: Any) -> bool:
     with np.errstate(divide="ignore", invalid="ignore"):
         ratio = a / b
     return bool(np.all(np.isfinite(ratio)) and np.all(np.abs(ratio - np.round(ratio)) > 0.05))
+
+
+# -- float math, statistics, cumulative ops (op_table_math.py) ------------------------------
+OFF_WHOLE = Domain("off_whole", avoid=(-2.0, -1.0, 0.0, 1.0, 2.0), gap=0.05)  # floor's steps
+OFF_HALVES = Domain("off_halves", avoid=(-1.5, -0.5, 0.5, 1.5), gap=0.05)  # round's steps
+UNIT_OPEN = Domain("unit_open", low=-0.9, high=0.9, inside=(-1.0, 1.0))  # asin, atanh, erfinv
+ABOVE_ONE = Domain("above_one", low=1.2, high=3.0, inside=(1.0, 10.0))  # acosh
+DOMAINS.update({d.name: d for d in (OFF_WHOLE, OFF_HALVES, UNIT_OPEN, ABOVE_ONE)})
+
+
+def off_tenths(*values: Any, tol: float = TOL, **params: Any) -> bool:
+    """round(decimals=1) jumps where 10 * a is a half: stay away from those."""
+    v = np.asarray(values[0], dtype=np.float64) * 10
+    return bool(np.all(np.abs(v - np.floor(v) - 0.5) > 0.05))
+
+
+def all_apart(*values: Any, tol: float = TOL, **params: Any) -> bool:
+    """Joint check for clamp with tensor bounds, dist: no two inputs (nearly) tie."""
+    arrays = np.broadcast_arrays(*values)
+    return all(bool(np.all(np.abs(a - b) > 0.05)) for i, a in enumerate(arrays)
+               for b in arrays[i + 1:])
+
+
+def _reduced(values: Any, params: dict) -> int:
+    """How many elements each output of a reduction over params' dim/dimset reduces."""
+    shape = np.shape(values)
+    dims = params.get("dim", params.get("dimset"))
+    if dims is None:
+        return int(np.prod(shape, dtype=np.int64))
+    dims = (dims,) if isinstance(dims, int) else dims
+    return int(np.prod([shape[d] for d in dims], dtype=np.int64)) if shape else 1
+
+
+def spread(*values: Any, tol: float = TOL, **params: Any) -> bool:
+    """var/std: more elements than the correction (1) in each reduction, and not all equal
+    (std's kink at 0)."""
+    x = np.asarray(values[0], dtype=np.float64)
+    if _reduced(x, params) < 2:
+        return False
+    dims = params.get("dim", params.get("dimset"))
+    return bool(np.all(np.std(x, axis=dims) > 0.05)) if x.ndim else False
+
+
+def distinct_magnitudes(*values: Any, tol: float = TOL, **params: Any) -> bool:
+    """The inf-norm: no two |a_i| (nearly) tie, and none is near 0."""
+    a = np.abs(np.asarray(values[0], dtype=np.float64)).ravel()
+    return bool(np.all(a > 0.05)) and (a.size < 2 or bool(np.all(np.diff(np.sort(a)) > 0.05)))

@@ -142,3 +142,25 @@ SHAPE_RULES: dict[str, Callable[..., bool]] = {
     "linear_nd": lambda x, w, b: len(x) in (1, 3) and len(w) == 2 and x[-1] == w[1]
     and b == w[:1],
 }
+
+
+# -- the layers' shapes (conv, pooling, norms, embedding): a few fixed choices each, small
+# enough for a whole-Jacobian gradcheck; `strategies._SHAPES` samples from them
+LAYER_SHAPES: dict[str, tuple[tuple[tuple[int, ...], ...], ...]] = {
+    "conv1d": (((2, 2, 5), (3, 2, 3), (3,)), ((1, 3, 4), (2, 3, 2), (2,))),
+    "conv2d": (((2, 2, 4, 3), (3, 2, 2, 2), (3,)), ((1, 3, 4, 4), (2, 3, 3, 2), (2,))),
+    "conv2d_nobias": (((2, 2, 4, 3), (3, 2, 2, 2)), ((1, 3, 4, 4), (2, 3, 3, 2))),
+    "conv2d_groups": (((1, 4, 4, 3), (2, 2, 2, 2), (2,)), ((2, 2, 3, 3), (4, 1, 2, 2), (4,))),
+    "conv_transpose2d": (((1, 2, 3, 2), (2, 3, 2, 2), (3,)), ((2, 3, 2, 2), (3, 1, 3, 2), (1,))),
+    "image": (((1, 2, 4, 4),), ((2, 1, 3, 5),), ((3, 4, 4),)),
+    "signal": (((2, 3, 5),), ((1, 2, 6),), ((3, 4),)),
+    "columns": (((1, 8, 9),), ((2, 4, 9),)),
+    "channels": (((3, 2),), ((4, 3, 2),), ((2, 2, 2, 3),)),
+    "channels_affine": (((3, 2), (2,), (2,)), ((2, 2, 3, 2), (2,), (2,))),
+    "last_dim_affine": (((2, 3, 4), (4,), (4,)), ((5, 3), (3,), (3,))),
+    "groups_affine": (((2, 4, 3), (4,), (4,)), ((1, 4, 2, 2), (4,), (4,))),
+    "table": (((5, 3),), ((6, 2),)),
+}
+
+SHAPE_RULES.update({kind: (lambda *s, kind=kind: tuple(s) in LAYER_SHAPES[kind])
+                    for kind in LAYER_SHAPES})

@@ -38,7 +38,7 @@ from minigrad.testing.domains import (
     Domain,
 )
 from minigrad.testing.expression import Apply, Expression, Leaf, Node, evaluate
-from minigrad.testing.op_spec import OpSpec
+from minigrad.testing.op_spec import LAYER_SHAPES, OpSpec
 from minigrad.testing.op_table import OPS, by_name
 from minigrad.testing.tensor_strategies import (
     arrays,
@@ -135,6 +135,11 @@ _SHAPES: dict[str, Callable[[int, int], SearchStrategy]] = {
     "linear_nobias": lambda n, m: _sides(3, m).map(lambda s: ((s[0], s[1]), (s[2], s[1]))),
     "linear_nd": lambda n, m: _linear_nd(m),
 }
+
+
+# the layers' shape kinds: one of a few fixed choices (op_spec.LAYER_SHAPES)
+_SHAPES.update({kind: (lambda n, m, c=choices: st.sampled_from(c))
+                for kind, choices in LAYER_SHAPES.items()})
 
 
 def input_shapes(spec: OpSpec, max_side: int = 3) -> SearchStrategy[tuple]:

@@ -143,7 +143,7 @@ def test_backward_step_events_count_and_order():
     kinds = [type(e).__name__ for e in got]
     assert kinds[0] == "BackwardBegin" and kinds[-1] == "BackwardEnd"
     steps = [e for e in got if isinstance(e, events.BackwardStep)]
-    assert [s.node.name() for s in steps] == [
+    assert [s.node.display_name() for s in steps] == [
         "MulBackward0", "SumBackward0", "MulBackward0", "AccumulateGrad", "AccumulateGrad"]
     assert [s.index for s in steps] == [1, 2, 3, 4, 5]
     assert [s.node.variable for s in steps[3:]] == [x, y]
@@ -163,7 +163,7 @@ def test_backward_steps_can_pause_and_resume():
     assert first.node.name() == "MulBackward0" and first.index == 1
     assert x._grad is None
     rest = list(steps)
-    assert [s.node.name() for s in rest] == [
+    assert [s.node.display_name() for s in rest] == [
         "SumBackward0", "MulBackward0", "AccumulateGrad", "AccumulateGrad"]
     np.testing.assert_allclose(x.grad.array, [6.0, 8.0])
 

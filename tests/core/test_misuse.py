@@ -319,7 +319,8 @@ def test_failure_midway_rolls_back_grads_already_accumulated(xy):
 
 def test_cuda_is_a_clear_error():
     x = minigrad.ones(2)
-    with pytest.raises(RuntimeError, match="minigrad computes on the CPU with numpy"):
+    with pytest.raises(AssertionError, match="Torch not compiled with CUDA enabled\n"
+                       "minigrad computes on the CPU with numpy"):
         x.cuda()
     assert x.cpu() is x and x.to("cpu") is x
 
@@ -373,3 +374,29 @@ def test_node_hooks_returning_the_wrong_number_of_gradients_are_refused():
             "expected 1)")):
         z.backward()
     assert x.grad is None
+
+
+def test_no_grad_and_enable_grad_decorate_without_parentheses_as_in_pytorch(torch_mod):
+    for lib in (torch_mod, minigrad):
+        @lib.no_grad
+        def double(x):
+            return x * 2
+
+        @lib.enable_grad
+        def triple(x):
+            return x * 3
+
+        @lib.inference_mode()
+        def quadruple(x):
+            return x * 4
+
+        x = lib.ones(2, requires_grad=True)
+        assert not double(x).requires_grad
+        with lib.no_grad():
+            assert triple(x).requires_grad
+        assert not quadruple(x).requires_grad
+        with lib.inference_mode():
+            assert not (x * 2).requires_grad
+        with lib.inference_mode(False):
+            assert (x * 2).requires_grad
+        assert double.__name__ == "double" and lib.is_grad_enabled()

@@ -186,7 +186,7 @@ def test_map_location_cpu_dict_and_function_and_a_cuda_file(torch_mod):
         load_bytes(blob)
     for where in ("cpu", {"cuda:0": "cpu"}, lambda storage, loc: storage):
         np.testing.assert_array_equal(load_bytes(blob, map_location=where).numpy(), [1, 1])
-    with pytest.raises(RuntimeError, match="no 'cuda' device"):
+    with pytest.raises(RuntimeError, match="Attempting to deserialize object on a CUDA device"):
         load_bytes(mg_bytes(mg.ones(2)), map_location="cuda")
 
 

@@ -120,8 +120,8 @@ def test_a_step_that_fails_on_one_parameter_changes_nothing(name):
     params[1].grad = mg.tensor([1.0, 2.0], dtype=mg.float32)  # the parameter is float64
     values = [p.array.copy() for p in params]
     state = copy.deepcopy(opt.state_dict()["state"])
-    with pytest.raises(RuntimeError, match="dtype float32 but the parameter has dtype "
-                                           "float64; no parameter was updated"):
+    with pytest.raises(RuntimeError, match="dtype minigrad.float32 but the parameter has dtype "
+                                           "minigrad.float64; no parameter was updated"):
         opt.step()
     assert all(np.array_equal(v, p.array) for v, p in zip(values, params))
     assert opt.state_dict()["state"].keys() == state.keys()

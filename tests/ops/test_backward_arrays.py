@@ -62,7 +62,7 @@ def nodes_of(result) -> list[Node]:
     seen, todo = {}, [r.grad_fn for r in outputs(result) if r.grad_fn is not None]
     while todo:
         node = todo.pop()
-        if id(node) in seen or node.name() == "AccumulateGrad":
+        if id(node) in seen or node.display_name() == "AccumulateGrad":
             continue
         seen[id(node)] = node
         todo += [n for n, _ in node.next_functions if n is not None]
@@ -331,16 +331,16 @@ def test_mlp_step_graph_and_backward_events_unchanged():
     x = mg.tensor(np.ones((4, 6), np.float32))
     loss = F.cross_entropy(model(x), mg.tensor([0, 2, 1, 2]))
     node, names = loss.grad_fn, []
-    while node is not None and node.name() != "AccumulateGrad":
-        names.append(node.name())
+    while node is not None and node.display_name() != "AccumulateGrad":
+        names.append(node.display_name())
         node = next((n for n, _ in node.next_functions if n is not None
-                     and n.name() not in ("AccumulateGrad", "TBackward0")), None)
+                     and n.display_name() not in ("AccumulateGrad", "TBackward0")), None)
     assert names == ["NllLossBackward0", "LogSoftmaxBackward0", "AddmmBackward0",
                      "ReluBackward0", "AddmmBackward0"]
     seen = []
     with events.listen(seen.append):
         loss.backward()
-    steps = [(e.node.name(), e.summed_dims, e.grad_inputs) for e in seen
+    steps = [(e.node.display_name(), e.summed_dims, e.grad_inputs) for e in seen
              if isinstance(e, events.BackwardStep)]
     assert [name for name, _, _ in steps] == [
         "NllLossBackward0", "LogSoftmaxBackward0", "AddmmBackward0", "AccumulateGrad",
@@ -490,7 +490,7 @@ def test_relu_output_modified_in_place_still_raises():
 def test_relu_layer_still_records_relu_backward():
     y = nn.ReLU()(leaf([-1.0, 2.0]))
     assert y.grad_fn.name() == "ReluBackward0"
-    assert y.grad_fn.next_functions[0][0].name() == "AccumulateGrad"
+    assert y.grad_fn.next_functions[0][0].display_name() == "AccumulateGrad"
 
 
 def test_tanh_double_backward_still_records_tanh_backward_backward():

@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from minigrad import ops
+from minigrad import dtypes, ops
 from minigrad.tensor import Tensor
 
 __all__ = ["collate", "default_collate", "default_convert", "default_collate_fn_map"]
@@ -112,11 +112,11 @@ def collate_numpy_scalar_fn(batch: list, *, collate_fn_map: dict | None = None) 
 
 
 def collate_float_fn(batch: list, *, collate_fn_map: dict | None = None) -> Tensor:
-    return Tensor(batch, dtype=np.float64)
+    return Tensor._make(np.array(batch, dtype=np.float64), None, 0)
 
 
 def collate_int_fn(batch: list, *, collate_fn_map: dict | None = None) -> Tensor:
-    return Tensor(batch)  # int64, or bool for bools (as torch.tensor)
+    return Tensor._make(dtypes.as_array(batch), None, 0)  # int64, or bool (as torch.tensor)
 
 
 def collate_str_fn(batch: list, *, collate_fn_map: dict | None = None) -> list:

@@ -1,4 +1,5 @@
-"""`minigrad.autograd`: backward(), grad(), backward_steps(), anomaly mode, Variable.
+"""`minigrad.autograd`: backward(), grad(), backward_steps(), anomaly mode, Variable; the
+graph's Node and the saved-tensor hooks in `minigrad.autograd.graph`.
 
 The names a PyTorch user reaches for under `torch.autograd`, so code written for PyTorch
 (including old blog posts' `Variable`) runs unchanged. Here the roots are checked and their
@@ -14,8 +15,9 @@ from typing import Any
 
 import numpy as np
 
-from minigrad import engine
+from minigrad import dtypes, engine
 from minigrad import tensor as _tensor
+from minigrad.autograd import graph
 from minigrad.events import BackwardStep
 from minigrad.function import Function
 from minigrad.grad_mode import enable_grad, no_grad, set_grad_enabled, state
@@ -23,7 +25,7 @@ from minigrad.node import Node, gradient_edge
 
 __all__ = ["Function", "Variable", "backward", "backward_steps", "detect_anomaly", "grad",
            "enable_grad", "no_grad", "set_detect_anomaly", "set_grad_enabled",
-           "is_anomaly_enabled"]
+           "is_anomaly_enabled", "graph"]
 
 NO_GRAD_MESSAGE = "element {} of tensors does not require grad and does not have a grad_fn"
 
@@ -114,7 +116,7 @@ def prepare_roots(tensors: Any, grad_tensors: Any) -> tuple[list, list]:
             grad = _tensor.make(np.ones(root.array.shape, root.array.dtype), None, 0)
         else:
             if not isinstance(grad, Tensor):
-                grad = Tensor(np.asarray(grad, dtype=root.array.dtype))
+                grad = Tensor._make(np.asarray(grad, dtype=root.array.dtype), None, 0)
             if grad.array.shape != root.array.shape:
                 raise RuntimeError(
                     f"Mismatch in shape: grad_output[{i}] has a shape of "
@@ -188,7 +190,7 @@ def is_anomaly_enabled() -> bool:
 def Variable(data: Any, requires_grad: bool = False, volatile: bool = False) -> Any:  # noqa: N802
     """The pre-0.4 PyTorch wrapper: today it simply returns a Tensor."""
     Tensor = _tensor.Tensor
-    t = Tensor(data) if not isinstance(data, Tensor) else data
+    t = data if isinstance(data, Tensor) else Tensor._make(dtypes.as_array(data), None, 0)
     if requires_grad:
         t.requires_grad_(True)
     return t

@@ -1,0 +1,114 @@
+"""Normalisation and embedding as functions (`F.batch_norm`, `F.layer_norm`, `F.group_norm`,
+`F.embedding`): PyTorch's arguments and error messages, then one op.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from minigrad.grad_mode import no_grad
+from minigrad.ops.embedding import Embedding
+from minigrad.ops.normalization import NativeBatchNorm, NativeGroupNorm, NativeLayerNorm
+from minigrad.tensor import Tensor
+
+__all__ = ["batch_norm", "layer_norm", "group_norm", "embedding"]
+
+
+def _array(t: Any) -> np.ndarray | None:
+    return None if t is None else t.array
+
+
+def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor | None,
+               weight: Tensor | None = None, bias: Tensor | None = None,
+               training: bool = False, momentum: float = 0.1, eps: float = 1e-5) -> Tensor:
+    """Normalise each channel (dim 1) over the batch and positions (NativeBatchNormBackward0).
+
+    In training the batch's statistics are used and running_mean/running_var (if given) are
+    updated in place: new = (1 - momentum) * old + momentum * batch (the variance unbiased).
+    In eval the running statistics are used.
+    """
+    check_batch_norm(input, running_mean, running_var, weight, bias, training)
+    return NativeBatchNorm.apply(input, weight, bias, running_mean=_array(running_mean),
+                                 running_var=_array(running_var), training=training,
+                                 momentum=momentum, eps=eps)
+
+
+def check_batch_norm(input: Tensor, running_mean: Any, running_var: Any, weight: Any,
+                     bias: Any, training: bool) -> None:
+    """PyTorch's errors for batch norm's arguments."""
+    c = input.shape[1] if input.ndim > 1 else 0
+    for name, t in (("running_mean", running_mean), ("running_var", running_var),
+                    ("weight", weight), ("bias", bias)):
+        if t is not None and t.array.size != c:
+            raise RuntimeError(f"{name} should contain {c} elements not {t.array.size}")
+    if training and input.array.size // max(c, 1) <= 1:
+        raise ValueError(f"Expected more than 1 value per channel when training, got input "
+                         f"size {input.shape}")
+    if not training and (running_mean is None or running_var is None):
+        raise RuntimeError("running_mean and running_var must be defined in evaluation mode")
+
+
+def layer_norm(input: Tensor, normalized_shape: Any, weight: Tensor | None = None,
+               bias: Tensor | None = None, eps: float = 1e-5) -> Tensor:
+    """Normalise each sample over its last dims, `normalized_shape` (NativeLayerNormBackward0)"""
+    shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
+    if tuple(input.shape[input.ndim - len(shape):]) != shape or len(shape) > input.ndim:
+        raise RuntimeError(f"Given normalized_shape={list(shape)}, expected input with shape "
+                           f"[*, {', '.join(map(str, shape))}], but got input of size"
+                           f"{input.shape}")
+    for name, t in (("weight", weight), ("bias", bias)):
+        if t is not None and tuple(t.shape) != shape:
+            raise RuntimeError(f"Expected {name} to be of same shape as normalized_shape, but "
+                               f"got {name} of shape {list(t.shape)} and normalized_shape = "
+                               f"{list(shape)}")
+    return NativeLayerNorm.apply(input, weight, bias, normalized_shape=shape, eps=eps)
+
+
+def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None,
+               bias: Tensor | None = None, eps: float = 1e-5) -> Tensor:
+    """Normalise each group of channels of each sample (NativeGroupNormBackward0)"""
+    if input.ndim < 2 or input.shape[1] % num_groups:
+        raise RuntimeError(f"Expected number of channels in input to be divisible by "
+                           f"num_groups, but got input of shape {input.shape} and "
+                           f"num_groups={num_groups}")
+    return NativeGroupNorm.apply(input, weight, bias, num_groups=num_groups, eps=eps)
+
+
+def embedding(input: Any, weight: Tensor, padding_idx: int | None = None,
+              max_norm: float | None = None, norm_type: float = 2.0,
+              scale_grad_by_freq: bool = False, sparse: bool = False) -> Tensor:
+    """The rows of `weight` at the integer indices `input` (EmbeddingBackward0). The row
+    `padding_idx` gets no gradient; with max_norm, the rows looked up are first rescaled in
+    place to norm at most max_norm (as PyTorch's embedding_renorm_)."""
+    indices = input.array if isinstance(input, Tensor) else np.asarray(input)
+    if indices.dtype.kind not in "iu":
+        kind = {"float32": "Float", "float64": "Double", "bool": "Bool"}.get(
+            indices.dtype.name, indices.dtype.name)
+        raise RuntimeError("Expected tensor for argument #1 'indices' to have one of the "
+                           f"following scalar types: Long, Int; but got minigrad.{kind}Tensor "
+                           "instead (while checking arguments for embedding)")
+    rows = weight.shape[0]
+    if indices.size and (indices.min() < 0 or indices.max() >= rows):
+        raise IndexError("index out of range in self")
+    if scale_grad_by_freq or sparse:
+        raise NotImplementedError("embedding: scale_grad_by_freq and sparse are not supported "
+                                  "by minigrad")
+    if padding_idx is not None and padding_idx < 0:
+        padding_idx += rows
+    if max_norm is not None:
+        _renorm(weight, indices, max_norm, norm_type)
+    return Embedding.apply(weight, indices=indices, padding_idx=padding_idx)
+
+
+def _renorm(weight: Tensor, indices: np.ndarray, max_norm: float, norm_type: float) -> None:
+    """Rescale, in place, the looked-up rows whose norm passes max_norm (no graph)."""
+    with no_grad():
+        table = weight.array
+        picked = np.unique(indices)
+        norms = np.linalg.norm(table[picked], ord=norm_type, axis=1)
+        over = norms > max_norm
+        scale = max_norm / (norms[over] + 1e-7)
+        table[picked[over]] *= scale[:, None].astype(table.dtype)
+    weight._bump_version()  # changed in place, as PyTorch's embedding_renorm_

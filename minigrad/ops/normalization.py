@@ -1,0 +1,158 @@
+"""Normalisation layers: batch norm, layer norm, group norm.
+
+All three norms compute x_hat = (x - mean) / sqrt(var + eps) over some dims, then
+`x_hat * weight + bias`: batch norm over the batch and positions of each channel, layer norm
+over the last dims of each sample, group norm over each group of channels of each sample.
+They share one backward (`input_grad`): the mean and the variance depend on every element
+too, so the gradient of x is the plain one (grad * weight / std) minus its mean and minus
+its part along x_hat. Backwards are Tensor ops, so they can be differentiated again.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from minigrad.function import Function
+from minigrad.ops.base import constant
+
+
+def normalized(x, dims: tuple, eps: float) -> tuple:
+    """(x_hat, 1/std) over `dims`, in Tensor ops (biased variance, as the forward)."""
+    centred = x - x.mean(dims, keepdim=True)
+    invstd = ((centred * centred).mean(dims, keepdim=True) + eps) ** -0.5
+    return centred * invstd, invstd
+
+
+def input_grad(gh, xhat, invstd, dims: tuple):
+    """d loss/dx from gh = d loss/dx_hat: invstd * (gh - mean(gh) - x_hat * mean(gh*x_hat))."""
+    return invstd * (gh - gh.mean(dims, keepdim=True)
+                     - xhat * (gh * xhat).mean(dims, keepdim=True))
+
+
+def _normalize_array(x: np.ndarray, dims: tuple, eps: float) -> tuple:
+    mean = x.mean(dims, keepdims=True)
+    var = x.var(dims, keepdims=True)
+    return (x - mean) / np.sqrt(var + eps), mean, var
+
+
+def _affine(xhat: np.ndarray, weight, bias, shape: tuple) -> np.ndarray:
+    out = xhat if weight is None else xhat * weight.array.reshape(shape)
+    return out if bias is None else out + bias.array.reshape(shape)
+
+
+_NORM_FORMULA = r"x_hat = (x - mean) / sqrt(var + eps), y = x_hat * weight + bias ;  " \
+    r"dx = (1/std) * (gh - mean(gh) - x_hat * mean(gh * x_hat)), gh = grad * weight ;  " \
+    r"dweight = sum(grad * x_hat) ;  dbias = sum(grad)"
+
+
+class NativeBatchNorm(Function):
+    """each channel normalised over the batch (and positions), then scaled and shifted"""
+
+    node_name = "NativeBatchNormBackward0"
+    formula = _NORM_FORMULA + r"   (sums and means over the batch and positions; in eval " \
+        r"mode mean and var are the running statistics, constants)"
+    source = "batch_norm({args})"
+    gradients = (None, "sum({g} * x_hat)", "sum({g})")
+
+    @staticmethod
+    def forward(ctx, input, weight, bias, *, running_mean, running_var, training, momentum,
+                eps):
+        x = input.array
+        dims = (0, *range(2, x.ndim))
+        shape = (1, -1) + (1,) * (x.ndim - 2)
+        ctx.dims, ctx.shape, ctx.eps = dims, shape, eps
+        ctx.batch_stats = training or running_mean is None
+        if ctx.batch_stats:
+            xhat, mean, var = _normalize_array(x, dims, eps)
+            if training and running_mean is not None:  # in place, as PyTorch (no graph)
+                n = x.size // x.shape[1]
+                running_mean[...] = (1 - momentum) * running_mean + momentum * mean.reshape(-1)
+                running_var[...] = (1 - momentum) * running_var + momentum * var.reshape(-1) \
+                    * n / max(n - 1, 1)
+        else:
+            mean = running_mean.reshape(shape).astype(x.dtype)
+            invstd = 1 / np.sqrt(running_var.reshape(shape).astype(x.dtype) + eps)
+            xhat = (x - mean) * invstd
+            ctx.stats = mean, invstd
+        ctx.save_for_backward(input, weight)
+        return _affine(xhat, weight, bias, shape).astype(x.dtype, copy=False)
+
+    @staticmethod
+    def backward(ctx, grad):
+        x, w = ctx.saved_tensors
+        need_x, need_w, need_b = ctx.needs_input_grad
+        dims, shape = ctx.dims, ctx.shape
+        if ctx.batch_stats:
+            xhat, invstd = normalized(x, dims, ctx.eps)
+        else:
+            mean, inv = ctx.stats
+            invstd = constant(inv)
+            xhat = (x - constant(mean)) * invstd
+        gx = None
+        if need_x:
+            gh = grad if w is None else grad * w.reshape(shape)
+            gx = input_grad(gh, xhat, invstd, dims) if ctx.batch_stats else gh * invstd
+        return (gx, (grad * xhat).sum(dims) if need_w else None,
+                grad.sum(dims) if need_b else None)
+
+
+class NativeLayerNorm(Function):
+    """each sample normalised over its last dims, then scaled and shifted elementwise"""
+
+    node_name = "NativeLayerNormBackward0"
+    formula = _NORM_FORMULA + r"   (means over the normalised last dims; sums over the rest)"
+    source = "layer_norm({args})"
+    gradients = (None, "sum({g} * x_hat)", "sum({g})")
+
+    @staticmethod
+    def forward(ctx, input, weight, bias, *, normalized_shape, eps):
+        x = input.array
+        k = len(normalized_shape)
+        ctx.dims, ctx.rest = tuple(range(x.ndim - k, x.ndim)), tuple(range(x.ndim - k))
+        ctx.eps = eps
+        xhat = _normalize_array(x, ctx.dims, eps)[0]
+        ctx.save_for_backward(input, weight)
+        return _affine(xhat, weight, bias, tuple(normalized_shape)).astype(x.dtype, copy=False)
+
+    @staticmethod
+    def backward(ctx, grad):
+        x, w = ctx.saved_tensors
+        need_x, need_w, need_b = ctx.needs_input_grad
+        xhat, invstd = normalized(x, ctx.dims, ctx.eps)
+        gx = input_grad(grad if w is None else grad * w, xhat, invstd, ctx.dims) \
+            if need_x else None
+        return (gx, (grad * xhat).sum(ctx.rest) if need_w else None,
+                grad.sum(ctx.rest) if need_b else None)
+
+
+class NativeGroupNorm(Function):
+    """each group of channels of each sample normalised, then scaled and shifted per channel"""
+
+    node_name = "NativeGroupNormBackward0"
+    formula = _NORM_FORMULA + r"   (means over each group's channels and positions)"
+    source = "group_norm({args})"
+    gradients = (None, "sum({g} * x_hat)", "sum({g})")
+
+    @staticmethod
+    def forward(ctx, input, weight, bias, *, num_groups, eps):
+        x = input.array
+        grouped = x.reshape(x.shape[0], num_groups, -1)
+        xhat = _normalize_array(grouped, (2,), eps)[0].reshape(x.shape)
+        ctx.groups, ctx.eps = num_groups, eps
+        ctx.shape, ctx.dims = (1, -1) + (1,) * (x.ndim - 2), (0, *range(2, x.ndim))
+        ctx.save_for_backward(input, weight)
+        return _affine(xhat, weight, bias, ctx.shape).astype(x.dtype, copy=False)
+
+    @staticmethod
+    def backward(ctx, grad):
+        x, w = ctx.saved_tensors
+        need_x, need_w, need_b = ctx.needs_input_grad
+        per_group = (x.shape[0], ctx.groups, -1)
+        xhat, invstd = normalized(x.reshape(per_group), (2,), ctx.eps)
+        gx = None
+        if need_x:
+            gh = (grad if w is None else grad * w.reshape(ctx.shape)).reshape(per_group)
+            gx = input_grad(gh, xhat, invstd, (2,)).reshape(x.shape)
+        xhat = xhat.reshape(x.shape)
+        return (gx, (grad * xhat).sum(ctx.dims) if need_w else None,
+                grad.sum(ctx.dims) if need_b else None)

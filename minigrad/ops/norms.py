@@ -1,0 +1,155 @@
+"""Vector norms: `norm` (p = 2, 'fro', 1, inf, -inf, 0 or any other number; over dims) and
+`dist`, the norm of a difference (re-exported by `statistics.py`).
+
+PyTorch records every vector norm as LinalgVectorNormBackward0; its gradient depends on p
+(`norm_backward`), and is 0 where the norm is 0 for p = 2 (a subgradient, as PyTorch).
+
+Where minigrad differs on purpose: p = 0 (a count) sends zeros where PyTorch sends no
+gradient at all (so `x.grad` is zeros, not None); matrix norms ('nuc', and 'fro' over more
+than two dims) are not here, and say so.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from minigrad.dtypes import TORCH_NAMES
+from minigrad.function import Function
+from minigrad.ops.base import constant, promote
+from minigrad.ops.reduce import _restore_dims as restore_dims
+from minigrad.ops.reduce import dim_or_axis, reduce_dims
+from minigrad.ops.selection import choose
+
+__all__ = ["dist", "norm"]
+
+INF = math.inf
+
+
+def vector_norm_array(x: np.ndarray, p: float, dims: tuple | None, keepdim: bool) -> np.ndarray:
+    """The p-norm of `x` over `dims` (None: all), in numpy."""
+    a = np.abs(x)
+    if p == 2:
+        out = np.sqrt(np.sum(a * a, axis=dims, keepdims=keepdim))
+    elif p == INF or p == -INF:
+        reduce = np.max if p == INF else np.min
+        out = reduce(a, axis=dims, keepdims=keepdim) if a.size else np.zeros(
+            (), x.dtype)
+    elif p == 0:
+        out = np.sum(a != 0, axis=dims, keepdims=keepdim).astype(x.dtype)
+    elif p == 1:
+        out = np.sum(a, axis=dims, keepdims=keepdim)
+    else:
+        out = np.sum(a ** p, axis=dims, keepdims=keepdim) ** (1 / p)
+    return np.asarray(out, dtype=x.dtype)
+
+
+def norm_backward(a: Any, p: float, grad: Any, out: Any, ctx: Any) -> Any:
+    """The gradient of the p-norm `out` of `a`, in Tensor ops (`ctx` has the reduced dims;
+    None: all of them)."""
+    if ctx is not None:
+        grad, out = restore_dims(grad, ctx), restore_dims(out, ctx)
+    x = a.array
+    if p == 0:
+        return constant(np.zeros_like(x))
+    if p == 1:
+        return grad * constant(np.sign(x))
+    if p == INF or p == -INF:  # the elements at the extreme share it evenly
+        hits = (np.abs(x) == out.array)
+        dims = None if ctx is None else ctx.dims
+        share = np.sign(x) * hits / np.sum(hits, axis=dims, keepdims=True)
+        return grad * constant(share.astype(x.dtype))
+    # at the origin the (sub)gradient is 0, as in PyTorch; for p != 2 also at each zero a_i
+    zero = np.broadcast_to(out.array == 0, x.shape) | ((x == 0) if p != 2 else False)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        if p == 2:
+            result = a * (grad / out)
+        else:
+            result = a * a.abs() ** (p - 2) * (grad / out ** (p - 1))
+    return choose(zero, 0.0, result) if zero.any() else result
+
+
+class Norm(Function):
+    """the p-norm (Euclidean by default): (sum |a|^p)^(1/p) over `dims` (all by default)"""
+
+    node_name = "LinalgVectorNormBackward0"
+    formula = r"d||a||_p/da_i = sign(a_i) |a_i|^(p-1) / ||a||_p^(p-1)  (a_i/||a|| for p = 2)"
+    saves_output = True
+    source = "{0}.norm({dims})"
+    gradients = ()
+
+    @staticmethod
+    def forward(ctx, a, p, dims, keepdim):
+        ctx.save_for_backward(a)
+        ctx.p, ctx.in_shape, ctx.dims, ctx.keepdim = p, a.array.shape, dims, keepdim
+        return vector_norm_array(a.array, p, dims, keepdim)
+
+    @staticmethod
+    def backward(ctx, grad):
+        (a,) = ctx.saved_tensors
+        return norm_backward(a, ctx.p, grad, ctx.output, ctx)
+
+
+class Dist(Function):
+    """the p-norm of a - b"""
+
+    node_name = "DistBackward0"
+    formula = r"d||a-b||_p/da = d||d||_p/dd at d = a - b ;  d||a-b||_p/db = its negative"
+    saves_output = True
+    source = "dist({0}, {1}, p=...)"
+    gradients = ()
+
+    @staticmethod
+    def forward(ctx, a, b, p):
+        ctx.save_for_backward(a, b)
+        ctx.p = p
+        return vector_norm_array(a.array - b.array, p, None, False)
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, b = ctx.saved_tensors
+        ga = norm_backward(a - b, ctx.p, grad, ctx.output, None)
+        need_a, need_b = ctx.needs_input_grad
+        return ga if need_a else None, -ga if need_b else None
+
+
+def _order(p: Any, ndim: int, dim: Any) -> float:
+    """PyTorch's p as a number: 'fro' is 2 (over all dims, one or two of them)."""
+    if p is None:
+        return 2.0
+    if isinstance(p, str):
+        if p != "fro":
+            raise NotImplementedError(f"minigrad's norm has no p={p!r} (a vector norm: p a "
+                                      "number, or 'fro')")
+        if isinstance(dim, tuple | list) and len(dim) > 2:
+            raise RuntimeError("linalg.matrix_norm: dim must be a 2-tuple. Got "
+                               + " ".join(str(d) for d in dim))
+        return 2.0
+    return float(p)
+
+
+def norm(input: Any, p: Any = "fro", dim: Any = None, keepdim: bool = False,
+         dtype: Any = None, *, axis: Any = None) -> Any:
+    """the p-norm of all elements, or along `dim` (an int or a tuple): `p.grad.norm()`,
+    `x.norm(p=1, dim=1)`, `x.norm(float('inf'))` ('nuc' and matrix norms: not in minigrad)"""
+    dim = dim_or_axis("norm", dim, axis)
+    if dtype is not None:
+        input = input.to(dtype)
+    dtype = input.array.dtype
+    if dtype.kind != "f":
+        raise RuntimeError("linalg.vector_norm: Expected a floating point or complex tensor as "
+                           f"input. Got {TORCH_NAMES[dtype]}")
+    order = _order(p, input.array.ndim, dim)
+    return Norm.apply(input, p=order, dims=reduce_dims(input, dim), keepdim=keepdim)
+
+
+def dist(input: Any, other: Any, p: float = 2) -> Any:
+    """the p-norm of input - other (broadcast)"""
+    promote(input.array, other.array, "sub")  # (PyTorch's error for bools: it subtracts first)
+    for t in (input, other):
+        if t.array.dtype.kind != "f":
+            raise RuntimeError("norm(): input dtype should be either floating point or complex. "
+                               f"Got {TORCH_NAMES[t.array.dtype]} instead.")
+    return Dist.apply(input, other, p=float(p))

@@ -1,0 +1,123 @@
+"""Random tensors: rand, randn, randint, randperm, normal and their *_like forms, all drawn from
+`factories.generator()` (so `manual_seed` makes them repeat). The numbers differ from
+PyTorch's for the same seed: numpy's generator is not PyTorch's.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from minigrad import dtypes
+from minigrad.factories import float_dtype, generator, leaf
+from minigrad.size import sizes
+from minigrad.tensor import Tensor
+
+
+def _float_only(op: str, np_dtype: np.dtype) -> np.dtype:
+    if np_dtype.kind != "f":
+        raise NotImplementedError(f'"{op}" not implemented for '
+                                  f"'{dtypes.TORCH_NAMES.get(np_dtype, np_dtype.name)}'")
+    return np_dtype
+
+
+def randn(*size: Any, dtype: Any = None, **kw: Any) -> Tensor:
+    """Standard normal samples: randn(2, 3), randn((2, 3)), randn(size=(2, 3))."""
+    kw.pop("generator", None)
+    np_dtype = _float_only("normal_kernel_cpu", float_dtype(dtype))
+    shape = sizes("randn", size, kw.pop("size", None))
+    return leaf(generator().standard_normal(shape).astype(np_dtype), op="randn", **kw)
+
+
+def rand(*size: Any, dtype: Any = None, **kw: Any) -> Tensor:
+    """Uniform samples in [0, 1)."""
+    kw.pop("generator", None)
+    np_dtype = _float_only("check_uniform_bounds", float_dtype(dtype))
+    shape = sizes("rand", size, kw.pop("size", None))
+    return leaf(generator().random(shape).astype(np_dtype), op="rand", **kw)
+
+
+def randint(low: int, high: Any = None, size: Any = None, dtype: Any = None, **kw: Any
+            ) -> Tensor:
+    """Integers in [low, high): randint(high, size) or randint(low, high, size); int64."""
+    kw.pop("generator", None)
+    if size is None and isinstance(high, tuple | list):  # randint(high, size)
+        low, high, size = 0, low, high
+    elif size is None:
+        raise TypeError(f"randint(): argument 'size' (position 2) must be tuple of ints, not "
+                        f"{type(high).__name__}")
+    if high is None:
+        low, high = 0, low
+    if low >= high:
+        raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} "
+                           f">= to={high}")
+    np_dtype = dtypes.numpy_dtype(dtype) or dtypes.int64.dtype
+    shape = sizes("randint", (size,))
+    return leaf(generator().integers(low, high, shape).astype(np_dtype), op="randint", **kw)
+
+
+def randperm(n: int, dtype: Any = None, **kw: Any) -> Tensor:
+    """A random permutation of 0..n-1 (int64)."""
+    kw.pop("generator", None)
+    np_dtype = dtypes.numpy_dtype(dtype) or dtypes.int64.dtype
+    return leaf(generator().permutation(n).astype(np_dtype), op="randperm", **kw)
+
+
+def normal(mean: Any = 0.0, std: Any = 1.0, size: Any = None, *, dtype: Any = None,
+           **kw: Any) -> Tensor:
+    """Samples of N(mean, std): the four forms of PyTorch (tensor or number mean and std,
+    broadcast together; two numbers need `size`)."""
+    kw.pop("generator", None)
+    tensors = [a for a in (mean, std) if isinstance(a, Tensor)]
+    if not tensors and size is None:
+        raise TypeError("normal() received an invalid combination of arguments - got "
+                        f"({type(mean).__name__}, {type(std).__name__}), but expected one of:\n"
+                        " * (Tensor mean, Tensor std)\n * (Tensor mean, float std = 1)\n"
+                        " * (float mean, Tensor std)\n * (float mean, float std, tuple of ints "
+                        "size)\n")
+    m = mean.array if isinstance(mean, Tensor) else mean
+    s = std.array if isinstance(std, Tensor) else std
+    if np.any(np.asarray(s) < 0):
+        raise RuntimeError(f"normal expects std >= 0.0, but found std {np.min(s):g}")
+    if tensors:
+        np_dtype = np.result_type(*[t.array.dtype for t in tensors])
+        if size is None:
+            try:
+                shape = np.broadcast_shapes(np.shape(m), np.shape(s))
+            except ValueError:
+                raise RuntimeError(_mismatch(np.shape(m), np.shape(s))) from None
+        else:
+            shape = sizes("normal", (size,))
+    else:
+        np_dtype, shape = float_dtype(dtype), sizes("normal", (size,))
+    values = generator().normal(m, s, shape).astype(np_dtype)
+    return leaf(values, op="normal", **kw)
+
+
+def _mismatch(a: tuple, b: tuple) -> str:
+    dim = next(i for i in range(1, max(len(a), len(b)) + 1)
+               if (a[-i] if i <= len(a) else 1) != (b[-i] if i <= len(b) else 1)
+               and 1 not in ((a[-i] if i <= len(a) else 1), (b[-i] if i <= len(b) else 1)))
+    n = max(len(a), len(b)) - dim
+    return (f"The size of tensor a ({a[-dim]}) must match the size of tensor b ({b[-dim]}) at "
+            f"non-singleton dimension {n}")
+
+
+def randn_like(input: Tensor, dtype: Any = None, **kw: Any) -> Tensor:
+    kw.pop("memory_format", None)
+    return randn(*input.array.shape, dtype=dtype or input.array.dtype, **kw)
+
+
+def rand_like(input: Tensor, dtype: Any = None, **kw: Any) -> Tensor:
+    kw.pop("memory_format", None)
+    return rand(*input.array.shape, dtype=dtype or input.array.dtype, **kw)
+
+
+def randint_like(input: Tensor, low: int, high: int | None = None, dtype: Any = None,
+                 **kw: Any) -> Tensor:
+    """Integers in [low, high) (or [0, low)), shaped and typed as `input` unless told."""
+    kw.pop("memory_format", None)
+    if high is None:
+        low, high = 0, low
+    return randint(low, high, input.array.shape, dtype=dtype or input.array.dtype, **kw)
