@@ -52,3 +52,26 @@ from minigrad.nn.rnn_cells import GRUCell, LSTMCell, RNNCell, RNNCellBase  # noq
 
 __all__ += ["MultiheadAttention", "RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell",
             "LSTMCell", "GRUCell"]
+
+# -- activations, losses, containers, plumbing (issue 19) --------------------------------------
+from minigrad.nn.activation import (  # noqa: E402
+    ELU,
+    GELU,
+    SELU,
+    Hardtanh,
+    LeakyReLU,
+    Mish,
+    ReLU6,
+    SiLU,
+    Softmin,
+    Softplus,
+)
+from minigrad.nn.containers import ModuleDict  # noqa: E402
+from minigrad.nn.losses import HuberLoss, KLDivLoss, L1Loss, SmoothL1Loss  # noqa: E402
+from minigrad.nn.parameter_containers import ParameterDict, ParameterList  # noqa: E402
+
+__all__ += ["ModuleDict", "ParameterList", "ParameterDict"]
+
+__all__ += ["L1Loss", "SmoothL1Loss", "HuberLoss", "KLDivLoss"]
+__all__ += ["GELU", "LeakyReLU", "ELU", "SELU", "SiLU", "Softplus", "Hardtanh", "ReLU6", "Mish",
+            "Softmin"]

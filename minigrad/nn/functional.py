@@ -6,13 +6,12 @@ messages and then calls one op, so the graph has PyTorch's nodes.
 
 from __future__ import annotations
 
-import builtins
 import warnings
 from typing import Any
 
 import numpy as np
 
-from minigrad import factories, ops
+from minigrad import dtypes, factories, ops
 from minigrad.ops import losses as L
 from minigrad.ops.base import constant, is_tensor
 from minigrad.ops.products import linear
@@ -26,7 +25,9 @@ __all__ = [
 
 # -- activations -------------------------------------------------------------------------------
 def relu(input: Tensor, inplace: bool = False) -> Tensor:
-    """max(input, 0) elementwise (ReluBackward0)"""
+    """max(input, 0) elementwise (ReluBackward0); `inplace=True` writes it into input"""
+    if inplace:
+        return ops.inplace(input, lambda target, _: ops.relu(target), None)
     return ops.relu(input)
 
 
@@ -38,9 +39,9 @@ def sigmoid(input: Tensor) -> Tensor:
     return ops.sigmoid(input)
 
 
-def softmax_dim(ndim: int) -> int:
+def softmax_dim(ndim: int, name: str = "softmax") -> int:
     """The dim PyTorch picks when `dim` is not given (and warns about)."""
-    warnings.warn("Implicit dimension choice for softmax has been deprecated. Change the call "
+    warnings.warn(f"Implicit dimension choice for {name} has been deprecated. Change the call "
                   "to include dim=X as an argument.", UserWarning, stacklevel=3)
     return 0 if ndim in (0, 1, 3) else 1
 
@@ -56,7 +57,7 @@ def log_softmax(input: Tensor, dim: int | None = None, dtype: Any = None) -> Ten
     """log(softmax(x)) along `dim`, computed stably (LogSoftmaxBackward0)"""
     if dtype is not None:
         input = input.to(dtype)
-    return ops.log_softmax(input, softmax_dim(input.ndim) if dim is None else dim)
+    return ops.log_softmax(input, softmax_dim(input.ndim, "log_softmax") if dim is None else dim)
 
 
 def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False
@@ -99,10 +100,12 @@ def mse_loss(input: Tensor, target: Any, *, reduction: str = "mean") -> Tensor:
     return L.MseLoss.apply(input, target, reduction=reduction)
 
 
-def nll_loss(input: Tensor, target: Any, weight: Any = None, *, ignore_index: int = -100,
-             reduction: str = "mean") -> Tensor:
+def nll_loss(input: Tensor, target: Any, weight: Any = None, size_average: bool | None = None,
+             ignore_index: int = -100, reduce: bool | None = None, reduction: str = "mean"
+             ) -> Tensor:
     """-input[n, target[n]] averaged over the batch: input holds log-probabilities
-    (NllLossBackward0)"""
+    (NllLossBackward0; NllLoss2DBackward0 for inputs (N, C, d1, ...))"""
+    reduction = _losses.legacy_reduction(size_average, reduce, reduction)
     labels = target.array if isinstance(target, Tensor) else np.asarray(target)
     return _nll_loss(input, labels, weight, ignore_index, reduction)
 
@@ -111,33 +114,25 @@ def _nll_loss(input: Tensor, labels: np.ndarray, weight: Any, ignore_index: int,
               reduction: str) -> Tensor:
     """`nll_loss` of the labels' array (cross_entropy has it already): checks, then the op."""
     L.check_reduction(reduction)
-    if labels.dtype.kind not in "iu":
-        raise RuntimeError(f"expected target dtype to be Long or Byte, but got "
-                           f"{labels.dtype.name.capitalize()} (class labels must be integers: "
-                           "use minigrad.tensor([0, 2, 1]) or labels.long())")
     x_shape = input.array.shape
     if len(x_shape) != 2 or labels.shape != x_shape[:1]:  # not the usual (N, C) and N labels
-        _check_shapes(x_shape, labels.shape)
+        _losses.check_nll_shapes(x_shape, labels.shape)
+        if len(x_shape) == 1 and labels.shape == (1,):
+            labels = labels.reshape(())  # one sample: PyTorch takes its label as (1,) too
+    if labels.dtype.kind not in "iu":
+        raise RuntimeError(f"expected target dtype to be Long or Byte, but got "
+                           f"{dtypes.TORCH_NAMES.get(labels.dtype, labels.dtype.name)} "
+                           "(class labels must be integers: "
+                           "use minigrad.tensor([0, 2, 1]) or labels.long())")
     classes = x_shape[0] if len(x_shape) == 1 else x_shape[1]
+    if weight is not None:
+        _losses.check_class_weight(_array(weight), classes)
     if _check_labels(labels, classes, ignore_index) and not 0 <= ignore_index < classes:
         ignore_index = None  # no label can be the ignored one: NllLoss need not look for it
-    return L.NllLoss.apply(input, target=labels, weight=_array(weight), reduction=reduction,
-                           ignore_index=ignore_index)
-
-
-def _check_shapes(x_shape: tuple, labels_shape: tuple) -> None:
-    """PyTorch's errors for labels that do not fit an input (C,), (N, C) or (N, C, d1, ...)."""
-    ndim = len(x_shape)
-    if ndim == 0 or ndim - 1 != len(labels_shape):
-        raise ValueError(f"Expected target of {builtins.max(ndim - 1, 0)} dims for input "
-                         f"of shape {x_shape} (N, C, ...), got target of shape "
-                         f"{labels_shape}")
-    if ndim > 1 and x_shape[0] != labels_shape[0]:
-        raise ValueError(f"Expected input batch_size ({x_shape[0]}) to match target batch_size "
-                         f"({labels_shape[0]}).")
-    if ndim > 2 and x_shape[2:] != labels_shape[1:]:
-        raise RuntimeError(f"Expected target size {[x_shape[0], *x_shape[2:]]}, got "
-                           f"{list(labels_shape)}")
+    if len(x_shape) <= 2:
+        return L.NllLoss.apply(input, target=labels, weight=_array(weight), reduction=reduction,
+                               ignore_index=ignore_index)
+    return _losses.nll_loss2d(input, labels, _array(weight), reduction, ignore_index)
 
 
 # the unsigned integer type of each size: a negative label seen as one is a huge number
@@ -157,26 +152,37 @@ def _check_labels(labels: np.ndarray, classes: int, ignore_index: int) -> bool:
     return False
 
 
-def cross_entropy(input: Tensor, target: Any, weight: Any = None, *, ignore_index: int = -100,
-                  reduction: str = "mean") -> Tensor:
+def cross_entropy(input: Tensor, target: Any, weight: Any = None,
+                  size_average: bool | None = None, ignore_index: int = -100,
+                  reduce: bool | None = None, reduction: str = "mean",
+                  label_smoothing: float = 0.0) -> Tensor:
     """nll_loss(log_softmax(input, 1), target): logits in, integer class labels as target.
 
     The graph is NllLossBackward0 <- LogSoftmaxBackward0, as PyTorch records it. A float
-    target of the input's shape is read as class probabilities instead.
+    target of the input's shape is read as class probabilities instead; `label_smoothing`
+    mixes the target with the uniform distribution (both as PyTorch composes them, see
+    functional_losses.py).
     """
+    reduction = _losses.legacy_reduction(size_average, reduce, reduction)
+    L.check_reduction(reduction)
+    _losses.check_label_smoothing(label_smoothing)
+    labels = target.array if isinstance(target, Tensor) else np.asarray(target)
+    probabilities = labels.shape == tuple(input.shape)  # (as PyTorch reads them)
+    if probabilities and labels.dtype.kind != "f":
+        raise RuntimeError("Expected floating point type for target with class probabilities, "
+                           f"got {dtypes.TORCH_NAMES.get(labels.dtype, labels.dtype.name)}")
+    if input.array.ndim == 0:  # (the class dim, 1, does not exist)
+        raise IndexError("Dimension out of range (expected to be in range of [-1, 0], but got 1)")
     dim = 0 if input.array.ndim == 1 else 1
     logp = ops.log_softmax(input, dim)
-    labels = target.array if isinstance(target, Tensor) else np.asarray(target)
-    if labels.dtype.kind == "f" and labels.shape == tuple(input.shape):
-        L.check_reduction(reduction)
-        losses = -(logp * _target(target, input)).sum(dim)
-        if weight is not None:
-            raise NotImplementedError("cross_entropy with probability targets and class "
-                                      "weights is not supported by minigrad")
-        if reduction == "none":
-            return losses
-        return losses.sum() if reduction == "sum" else losses.mean()
-    return _nll_loss(logp, labels, weight, ignore_index, reduction)
+    if probabilities:
+        return _losses.probability_cross_entropy(logp, _target(target, input), weight,
+                                                 ignore_index, reduction, label_smoothing)
+    nll = _nll_loss(logp, labels, weight, ignore_index, reduction)
+    if label_smoothing == 0.0:
+        return nll
+    return _losses.smoothed_cross_entropy(nll, logp, labels, weight, ignore_index, reduction,
+                                          label_smoothing)
 
 
 def binary_cross_entropy(input: Tensor, target: Any, weight: Any = None, *,
@@ -216,3 +222,12 @@ __all__ += [*functional_conv.__all__, *functional_pool.__all__, *functional_norm
 from minigrad.nn.functional_attention import scaled_dot_product_attention  # noqa: E402
 
 __all__ += ["scaled_dot_product_attention"]
+
+
+# -- more activations and losses (functional_activations.py, functional_losses.py) ----------
+from minigrad.nn import functional_activations as _activations  # noqa: E402
+from minigrad.nn import functional_losses as _losses  # noqa: E402
+from minigrad.nn.functional_activations import *  # noqa: E402, F403
+from minigrad.nn.functional_losses import *  # noqa: E402, F403
+
+__all__ += _activations.__all__ + _losses.__all__

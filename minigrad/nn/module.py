@@ -7,7 +7,7 @@ whole trick behind `named_parameters()` and `fc1.weight`): `__setattr__` files i
 
 from __future__ import annotations
 
-from collections import OrderedDict, namedtuple
+from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -15,30 +15,11 @@ import numpy as np
 
 from minigrad import dtypes
 from minigrad.grad_mode import no_grad
-from minigrad.hooks import RemovableHandle
+from minigrad.nn.module_hooks import HooksMixin
+from minigrad.nn.module_registry import RegistryMixin
+from minigrad.nn.module_state import StateDictMixin, _IncompatibleKeys  # noqa: F401
+from minigrad.nn.parameter import Parameter
 from minigrad.tensor import Tensor
-
-
-class Parameter(Tensor):
-    """A Tensor that is a module's weight: requires grad by default and is registered when
-    assigned to a Module attribute. Shares memory with the tensor it is made from."""
-
-    __slots__ = ()
-
-    def __init__(self, data: Any = None, requires_grad: bool = True) -> None:
-        super().__init__(np.empty(0, dtype=dtypes.float32) if data is None else data)
-        if isinstance(data, Tensor):
-            self.array = data.array  # share memory, as torch.nn.Parameter(t) does
-        self.requires_grad_(requires_grad)
-
-
-class _IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])):
-    """What load_state_dict(strict=False) could not match."""
-
-    def __repr__(self) -> str:
-        if not self.missing_keys and not self.unexpected_keys:
-            return "<All keys matched successfully>"
-        return super().__repr__()
 
 
 def _addindent(text: str, spaces: int) -> str:
@@ -46,48 +27,31 @@ def _addindent(text: str, spaces: int) -> str:
     return "\n".join([lines[0]] + [" " * spaces + line for line in lines[1:]])
 
 
-class Module:
+class Module(HooksMixin, RegistryMixin, StateDictMixin):
     """Base class of every layer and model: subclass it, assign layers and Parameters in
-    `__init__` (after `super().__init__()`), and write `forward`."""
+    `__init__` (after `super().__init__()`), and write `forward`. (Hooks: module_hooks.py;
+    registration and lookups: module_registry.py; state_dict: module_state.py.)"""
 
     training: bool
 
     def __init__(self) -> None:
-        object.__setattr__(self, "training", True)
-        object.__setattr__(self, "_parameters", OrderedDict())
-        object.__setattr__(self, "_buffers", OrderedDict())
-        object.__setattr__(self, "_modules", OrderedDict())
-        object.__setattr__(self, "_forward_hooks", [])
-        object.__setattr__(self, "_forward_pre_hooks", [])
+        for name, value in (("training", True), ("_parameters", OrderedDict()),
+                            ("_buffers", OrderedDict()), ("_non_persistent_buffers_set", set()),
+                            ("_modules", OrderedDict()), ("_forward_hooks", []),
+                            ("_forward_pre_hooks", []), ("_backward_hooks", []),
+                            ("_backward_pre_hooks", [])):
+            object.__setattr__(self, name, value)
 
     def forward(self, *args: Any, **kwargs: Any) -> Any:
         raise NotImplementedError(
             f'Module [{type(self).__name__}] is missing the required "forward" function')
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        if self._forward_pre_hooks:  # (checked first: most modules have none)
-            for hook in list(self._forward_pre_hooks):
-                new = hook(self, args)
-                if new is not None:
-                    args = new if isinstance(new, tuple) else (new,)
+        if self._forward_pre_hooks or self._forward_hooks or self._backward_hooks \
+                or self._backward_pre_hooks:  # (checked first: most modules have none)
+            return self._call_with_hooks(args, kwargs)
         # (no keyword arguments, the usual case: calling without ** copies no empty dict)
-        out = self.forward(*args, **kwargs) if kwargs else self.forward(*args)
-        if self._forward_hooks:
-            for hook in list(self._forward_hooks):
-                new = hook(self, args, out)
-                if new is not None:
-                    out = new
-        return out
-
-    def register_forward_hook(self, hook: Callable) -> RemovableHandle:
-        """`hook(module, inputs, output) -> None | new output`, run after every forward."""
-        self._forward_hooks.append(hook)
-        return RemovableHandle(self._forward_hooks, hook)
-
-    def register_forward_pre_hook(self, hook: Callable) -> RemovableHandle:
-        """`hook(module, inputs) -> None | new inputs`, run before every forward."""
-        self._forward_pre_hooks.append(hook)
-        return RemovableHandle(self._forward_pre_hooks, hook)
+        return self.forward(*args, **kwargs) if kwargs else self.forward(*args)
 
     # -- registration ----------------------------------------------------------------------
     def __setattr__(self, name: str, value: Any) -> None:
@@ -96,7 +60,7 @@ class Module:
         if isinstance(value, Parameter):
             if params is None:
                 raise AttributeError("cannot assign parameters before Module.__init__() call")
-            self._forget(name)
+            self._forget(name, keep="_parameters")
             params[name] = value
         elif params is not None and name in params:
             if value is not None:
@@ -106,7 +70,7 @@ class Module:
         elif isinstance(value, Module):
             if modules is None:
                 raise AttributeError("cannot assign module before Module.__init__() call")
-            self._forget(name)
+            self._forget(name, keep="_modules")
             modules[name] = value
         elif modules is not None and name in modules:
             if value is not None:
@@ -114,14 +78,22 @@ class Module:
                                 f"'{name}' (minigrad.nn.Module or None expected)")
             modules[name] = None
         elif self.__dict__.get("_buffers") and name in self._buffers:
+            if value is not None and not isinstance(value, Tensor):
+                raise TypeError(f"cannot assign '{type(value).__name__}' as buffer '{name}' "
+                                "(minigrad Tensor or None expected)")
             self._buffers[name] = value
         else:
             object.__setattr__(self, name, value)
 
-    def _forget(self, name: str) -> None:
+    def _forget(self, name: str, keep: str = "") -> None:
+        """Drop `name` from every registry but `keep` (where it stays in its place, so that
+        re-assigning `self.fc1` keeps the order of the parameters, as in PyTorch)."""
         self.__dict__.pop(name, None)
         for table in ("_parameters", "_buffers", "_modules"):
-            self.__dict__[table].pop(name, None)
+            if table != keep:
+                self.__dict__[table].pop(name, None)
+        if keep != "_buffers":
+            self._non_persistent_buffers_set.discard(name)
 
     def __getattr__(self, name: str) -> Any:
         # only called when normal lookup fails: look in the registries
@@ -137,26 +109,6 @@ class Module:
                 del self.__dict__[table][name]
                 return
         object.__delattr__(self, name)
-
-    def register_parameter(self, name: str, param: Parameter | None) -> None:
-        if param is not None and not isinstance(param, Parameter):
-            raise TypeError(f"cannot assign '{type(param).__name__}' object to parameter "
-                            f"'{name}' (minigrad.nn.Parameter or None required)")
-        self._forget(name)
-        self._parameters[name] = param
-
-    def register_buffer(self, name: str, tensor: Tensor | None) -> None:
-        """A tensor that belongs to the module's state (state_dict) but is not trained."""
-        self._forget(name)
-        self._buffers[name] = tensor
-
-    def add_module(self, name: str, module: Module | None) -> None:
-        if module is not None and not isinstance(module, Module):
-            raise TypeError(f"{type(module).__name__} is not a Module subclass")
-        self._forget(name)
-        self._modules[name] = module
-
-    register_module = add_module
 
     # -- walking the tree ------------------------------------------------------------------
     def named_modules(self, memo: set | None = None, prefix: str = "",
@@ -247,55 +199,6 @@ class Module:
         for param in self.parameters():
             _zero_grad(param, set_to_none)
 
-    # -- state_dict --------------------------------------------------------------------------
-    def state_dict(self, destination: dict | None = None, prefix: str = "",
-                   keep_vars: bool = False) -> OrderedDict:
-        """Every parameter and buffer by dotted name, as numpy arrays.
-
-        The arrays are copies (PyTorch's state_dict shares memory with the parameters, which
-        surprises anyone who keeps a "best" state_dict while training goes on);
-        `keep_vars=True` gives the Parameters themselves.
-        """
-        out = OrderedDict() if destination is None else destination
-        for table in ("_parameters", "_buffers"):
-            for name, value in self._named_members(table, prefix.rstrip("."), True, False):
-                out[name] = value if keep_vars else np.array(value.array, copy=True)
-        return out
-
-    def load_state_dict(self, state_dict: dict, strict: bool = True) -> _IncompatibleKeys:
-        """Copy arrays (or tensors) into the parameters and buffers of the same names."""
-        own = dict(self._named_members("_parameters", "", True, False))
-        own.update(self._named_members("_buffers", "", True, False))
-        missing = [k for k in own if k not in state_dict]
-        unexpected = [k for k in state_dict if k not in own]
-        errors = []
-        for name, target in own.items():
-            if name not in state_dict:
-                continue
-            value = state_dict[name]
-            array = np.asarray(value.array if isinstance(value, Tensor) else value)
-            if array.shape != target.array.shape:
-                errors.append(f"size mismatch for {name}: copying a param with shape "
-                              f"minigrad.Size({list(array.shape)}) from checkpoint, the shape "
-                              f"in current model is minigrad.Size({list(target.array.shape)}).")
-        if strict:
-            if missing:
-                errors.insert(0, "Missing key(s) in state_dict: "
-                              + ", ".join(f'"{k}"' for k in missing) + ". ")
-            if unexpected:
-                errors.insert(1 if missing else 0, "Unexpected key(s) in state_dict: "
-                              + ", ".join(f'"{k}"' for k in unexpected) + ". ")
-        if errors:
-            raise RuntimeError(f"Error(s) in loading state_dict for {type(self).__name__}:\n\t"
-                               + "\n\t".join(errors))
-        with no_grad():
-            for name, target in own.items():
-                if name in state_dict:
-                    value = state_dict[name]
-                    array = np.asarray(value.array if isinstance(value, Tensor) else value)
-                    target.copy_(Tensor(array))
-        return _IncompatibleKeys(missing, unexpected)
-
     # -- dtype and device --------------------------------------------------------------------
     def _apply(self, fn: Callable[[np.ndarray], np.ndarray]) -> Module:
         for tensor in list(self.parameters()) + list(self.buffers()):
@@ -320,6 +223,9 @@ class Module:
 
     def float(self) -> Module:
         return self.to(dtypes.float32)
+
+    def half(self) -> Module:
+        return self.to(dtypes.float16)
 
     def cpu(self) -> Module:
         return self

@@ -1,5 +1,5 @@
-"""`minigrad.nn.utils`: gradient clipping, and `grad_report` (every parameter's gradient at a
-glance, with warnings)."""
+"""`minigrad.nn.utils`: gradient clipping, parameters as one vector (and back), and
+`grad_report` (every parameter's gradient at a glance, with warnings)."""
 
 from __future__ import annotations
 
@@ -8,11 +8,13 @@ from collections.abc import Iterable
 
 import numpy as np
 
+from minigrad import ops
 from minigrad.grad_mode import no_grad
 from minigrad.nn.grad_report import GradRow, grad_report
 from minigrad.tensor import Tensor
 
-__all__ = ["clip_grad_norm_", "clip_grad_value_", "grad_report", "GradRow"]
+__all__ = ["clip_grad_norm_", "clip_grad_value_", "parameters_to_vector",
+           "vector_to_parameters", "grad_report", "GradRow"]
 
 
 def _grads(parameters: Tensor | Iterable[Tensor]) -> list[Tensor]:
@@ -21,12 +23,14 @@ def _grads(parameters: Tensor | Iterable[Tensor]) -> list[Tensor]:
 
 
 def clip_grad_norm_(parameters: Tensor | Iterable[Tensor], max_norm: float,
-                    norm_type: float = 2.0, error_if_nonfinite: bool = False) -> Tensor:
+                    norm_type: float = 2.0, error_if_nonfinite: bool = False,
+                    foreach: bool | None = None) -> Tensor:
     """Scale all gradients together so that their total norm is at most `max_norm`.
 
     The total norm is the norm of the vector of all gradient entries (of every parameter);
     each gradient is multiplied in place by min(1, max_norm / (total + 1e-6)). Returns the
-    total norm before clipping, as PyTorch does.
+    total norm before clipping, as PyTorch does. (`foreach` picks PyTorch's kernels; minigrad
+    has one way, so it is accepted and changes nothing.)
     """
     grads = _grads(parameters)
     if not grads:
@@ -49,8 +53,27 @@ def clip_grad_norm_(parameters: Tensor | Iterable[Tensor], max_norm: float,
     return Tensor(np.asarray(total, dtype=grads[0].array.dtype))
 
 
-def clip_grad_value_(parameters: Tensor | Iterable[Tensor], clip_value: float) -> None:
-    """Clamp every gradient entry into [-clip_value, clip_value], in place."""
+def clip_grad_value_(parameters: Tensor | Iterable[Tensor], clip_value: float,
+                     foreach: bool | None = None) -> None:
+    """Clamp every gradient entry into [-clip_value, clip_value], in place (`foreach`: as in
+    clip_grad_norm_)."""
     with no_grad():
         for g in _grads(parameters):
             g.clamp_(-clip_value, clip_value)
+
+
+def parameters_to_vector(parameters: Iterable[Tensor]) -> Tensor:
+    """Every parameter flattened and concatenated, in order (recorded: CatBackward0 of
+    ViewBackward0s, as in PyTorch)."""
+    return ops.cat([p.view(-1) for p in parameters])
+
+
+def vector_to_parameters(vec: Tensor, parameters: Iterable[Tensor]) -> None:
+    """Slice `vec` back into the parameters' shapes and make those their values (`.data`)."""
+    if not isinstance(vec, Tensor):
+        raise TypeError(f"expected minigrad.Tensor, but got: {type(vec).__name__}")
+    start = 0
+    for p in parameters:
+        n = p.numel()
+        p.data = vec[start:start + n].view_as(p).data
+        start += n

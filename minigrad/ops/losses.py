@@ -243,3 +243,117 @@ class BinaryCrossEntropyWithLogits(Function):
         if need_target:
             d_target = g * (pw * _softplus(-x) - _softplus(x))
         return d_input, d_target
+
+
+class NllLoss2d(NllLoss):
+    """-input[n, target[n, d...], d...] for inputs (N, C, d1, ...): PyTorch's nll_loss2d"""
+
+    node_name = "NllLoss2DBackward0"
+
+
+class HuberLoss(Function):
+    """0.5 * d^2 where |d| < delta, else delta * (|d| - 0.5 * delta), d = input - target"""
+
+    node_name = "HuberLossBackward0"
+    formula = r"d huber/dinput = clamp(input - target, -delta, delta) * grad / N ;  " \
+        r"d huber/dtarget = -(the same)"
+    source = "huber_loss({args})"
+    gradients = ()
+
+    @staticmethod
+    def forward(ctx, input, target, *, reduction="mean", delta=1.0, scale=1.0):
+        # (scale: smooth_l1_loss is huber_loss with delta = beta, divided by beta)
+        ctx.save_for_backward(input, target)
+        ctx.reduction, ctx.delta, ctx.scale = reduction, delta, scale
+        d = input.array - target.array
+        ctx.numel = d.size
+        a = np.abs(d)
+        losses = np.where(a < delta, 0.5 * d * d, delta * (a - 0.5 * delta))
+        if scale != 1.0:
+            losses = losses * scale
+        return _reduce(losses.astype(d.dtype, copy=False), reduction)
+
+    @staticmethod
+    def backward(ctx, grad):
+        input, target = ctx.saved_tensors
+        d = _spread(ctx, grad) * (input - target).clamp(-ctx.delta, ctx.delta)
+        d = d * ctx.scale if ctx.scale != 1.0 else d
+        need_input, need_target = ctx.needs_input_grad
+        return d if need_input else None, -d if need_target else None
+
+
+class SmoothL1Loss(HuberLoss):
+    """0.5 * d^2 / beta where |d| < beta, else |d| - 0.5 * beta: huber_loss(delta=beta) / beta"""
+
+    node_name = "SmoothL1LossBackward0"
+    formula = r"d smooth_l1/dinput = clamp(input - target, -beta, beta) / beta * grad / N ;  " \
+        r"d smooth_l1/dtarget = -(the same)"
+    source = "smooth_l1_loss({args})"
+
+
+class _ByNumber(Function):
+    """a * number or a / number, recorded as PyTorch records them inside its composite losses
+    (MulBackward1, DivBackward1: the C++ ops with a Scalar operand, which Python's `*` and
+    `/` never reach). Checked through the losses built on it (their op-table entries)."""
+
+    node_name = "MulBackward1"
+    formula = r"d(a*k)/da = k"
+    source = "({0} * {k})"
+    gradients = ("{g} * k",)
+
+    @staticmethod
+    def forward(ctx, a, *, k):
+        ctx.k = k
+        return a.array * a.array.dtype.type(k)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad * ctx.k
+
+
+class _DivByNumber(_ByNumber):
+    """a / number (DivBackward1)"""
+
+    node_name = "DivBackward1"
+    formula = r"d(a/k)/da = 1/k"
+    source = "({0} / {k})"
+    gradients = ("{g} / k",)
+
+    @staticmethod
+    def forward(ctx, a, *, k):
+        ctx.k = k
+        return a.array / a.array.dtype.type(k)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad / ctx.k
+
+
+class _MaskedFill(Function):
+    """a with the elements under `mask` set to `value` (MaskedFillBackward0)"""
+
+    node_name = "MaskedFillBackward0"
+    formula = r"d masked_fill(a)/da = 0 under the mask, 1 elsewhere"
+    source = "{0}.masked_fill(mask, {value})"
+    gradients = ("{g} where not mask",)
+
+    @staticmethod
+    def forward(ctx, a, *, mask, value):
+        ctx.mask = mask
+        return np.where(mask, a.array.dtype.type(value), a.array)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return _MaskedFill.apply(grad, mask=ctx.mask, value=0)
+
+
+def mul_number(a: Any, k: float) -> Any:
+    return _ByNumber.apply(a, k=k)
+
+
+def div_number(a: Any, k: float) -> Any:
+    return _DivByNumber.apply(a, k=k)
+
+
+def masked_fill(a: Any, mask: np.ndarray, value: float) -> Any:
+    return _MaskedFill.apply(a, mask=mask, value=value)

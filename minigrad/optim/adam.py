@@ -23,7 +23,9 @@ class Adam(Optimizer):
     def __init__(self, params: Iterable[Any], lr: float = 1e-3,
                  betas: tuple[float, float] = (0.9, 0.999), eps: float = 1e-8,
                  weight_decay: float = 0, amsgrad: bool = False, *,
-                 maximize: bool = False) -> None:
+                 foreach: bool | None = None, maximize: bool = False, capturable: bool = False,
+                 differentiable: bool = False, fused: bool | None = None,
+                 decoupled_weight_decay: bool = False) -> None:
         if lr < 0.0:
             raise ValueError(f"Invalid learning rate: {lr}")
         if eps < 0.0:
@@ -35,11 +37,20 @@ class Adam(Optimizer):
             raise ValueError(f"Invalid weight_decay value: {weight_decay}")
         super().__init__(params, dict(lr=lr, betas=tuple(betas), eps=eps,
                                       weight_decay=weight_decay, amsgrad=amsgrad,
-                                      maximize=maximize))
+                                      maximize=maximize, foreach=foreach,
+                                      capturable=capturable, differentiable=differentiable,
+                                      fused=fused, decoupled_weight_decay=decoupled_weight_decay))
 
     def _decay(self, p: Any, g: np.ndarray, group: dict) -> np.ndarray:
-        """Adam's L2 penalty: added to the gradient."""
-        return g + group["weight_decay"] * p.array if group["weight_decay"] != 0 else g
+        """Adam's L2 penalty, added to the gradient; or with decoupled_weight_decay (AdamW)
+        p <- p * (1 - lr * weight_decay) before the step."""
+        if group["weight_decay"] == 0:
+            return g
+        if group["decoupled_weight_decay"]:
+            will_change(p)
+            p.array *= 1 - group["lr"] * group["weight_decay"]
+            return g
+        return g + group["weight_decay"] * p.array
 
     def _update(self, p: Any, group: dict) -> None:
         g = self._decay(p, -p.grad.array if group["maximize"] else p.grad.array, group)
@@ -68,15 +79,15 @@ class Adam(Optimizer):
 
 
 class AdamW(Adam):
-    """Adam with decoupled weight decay: p <- p * (1 - lr * weight_decay) before the step."""
+    """Adam with decoupled weight decay: p <- p * (1 - lr * weight_decay) before the step
+    (PyTorch 2.13's AdamW is Adam with decoupled_weight_decay=True)."""
 
     def __init__(self, params: Iterable[Any], lr: float = 1e-3,
                  betas: tuple[float, float] = (0.9, 0.999), eps: float = 1e-8,
                  weight_decay: float = 1e-2, amsgrad: bool = False, *,
-                 maximize: bool = False) -> None:
-        super().__init__(params, lr, betas, eps, weight_decay, amsgrad, maximize=maximize)
-
-    def _decay(self, p: Any, g: np.ndarray, group: dict) -> np.ndarray:
-        will_change(p)
-        p.array *= 1 - group["lr"] * group["weight_decay"]
-        return g
+                 maximize: bool = False, foreach: bool | None = None, capturable: bool = False,
+                 differentiable: bool = False, fused: bool | None = None) -> None:
+        super().__init__(params, lr, betas, eps, weight_decay, amsgrad, foreach=foreach,
+                         maximize=maximize, capturable=capturable,
+                         differentiable=differentiable, fused=fused,
+                         decoupled_weight_decay=True)

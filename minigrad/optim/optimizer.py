@@ -47,6 +47,9 @@ class Optimizer:
     """Base class: holds `param_groups` (list of dicts) and `state` (dict per parameter)."""
 
     def __init__(self, params: Iterable[Any], defaults: dict) -> None:
+        if defaults.get("differentiable"):
+            raise NotImplementedError("minigrad's optimizers update parameters in place in "
+                                      "numpy: differentiable=True is not supported")
         self.defaults = defaults
         self.state: defaultdict = defaultdict(dict)
         self.param_groups: list[dict] = []
@@ -91,13 +94,21 @@ class Optimizer:
                 _zero_grad(p, set_to_none)
 
     def step(self, closure: Callable[[], Any] | None = None) -> Any:
-        """Update every parameter that has a gradient (those with `.grad` None are skipped)."""
+        """Update every parameter that has a gradient (those with `.grad` None are skipped).
+
+        Every gradient is checked first, so a step that fails changes no parameter and no
+        state. (`_opt_called` tells a learning-rate scheduler that a step was taken; PyTorch
+        wraps `step` to set it, minigrad sets it here.)
+        """
         loss = self._closure(closure)
+        self._opt_called = True
         with no_grad():
-            for group in self.param_groups:
-                for p in group["params"]:
-                    if p.grad is not None:
-                        self._update(p, group)
+            todo = [(p, group) for group in self.param_groups for p in group["params"]
+                    if p.grad is not None]
+            for p, _ in todo:
+                _check_grad(p)
+            for p, group in todo:
+                self._update(p, group)
         return loss
 
     def _update(self, p: Any, group: dict) -> None:
@@ -111,6 +122,43 @@ class Optimizer:
         with enable_grad():
             return closure()
 
+    # -- state_dict ----------------------------------------------------------------------------
+    def state_dict(self) -> dict:
+        """`{"state": {index: {...}}, "param_groups": [{..., "params": [indices]}]}`, PyTorch's
+        layout: parameters are numbered in the order of the groups. The state's tensors are the
+        optimizer's own (as in PyTorch; copy them to keep a snapshot)."""
+        index: dict[int, int] = {}
+        groups = []
+        for group in self.param_groups:
+            for p in group["params"]:
+                index.setdefault(id(p), len(index))
+            packed = {k: v for k, v in group.items() if k != "params"}
+            packed["params"] = [index[id(p)] for p in group["params"]]
+            groups.append(packed)
+        state = {index[id(p)]: dict(values) for p, values in self.state.items()
+                 if id(p) in index}
+        return {"state": state, "param_groups": groups}
+
+    def load_state_dict(self, state_dict: dict) -> None:
+        """Take the state and the options of `state_dict` (from `state_dict()`), matching
+        parameters by position. Everything is checked before anything is written."""
+        groups, saved_groups = self.param_groups, state_dict["param_groups"]
+        if len(groups) != len(saved_groups):
+            raise ValueError("loaded state dict has a different number of parameter groups")
+        if any(len(g["params"]) != len(s["params"]) for g, s in zip(groups, saved_groups)):
+            raise ValueError("loaded state dict contains a parameter group that doesn't match "
+                             "the size of optimizer's group")
+        by_index = {i: p for g, s in zip(groups, saved_groups) for i, p in zip(s["params"],
+                                                                                g["params"])}
+        new_state: defaultdict = defaultdict(dict)
+        for i, values in state_dict["state"].items():
+            if i in by_index:
+                p = by_index[i]
+                new_state[p] = {k: _state_value(v, p, k) for k, v in values.items()}
+        self.state = new_state
+        self.param_groups = [{**saved, "params": group["params"]}
+                             for group, saved in zip(groups, saved_groups)]
+
     def __repr__(self) -> str:
         text = f"{type(self).__name__} ("
         for i, group in enumerate(self.param_groups):
@@ -119,3 +167,31 @@ class Optimizer:
                 if key != "params":
                     text += f"    {key}: {group[key]}\n"
         return text + ")"
+
+
+def _check_grad(p: Tensor) -> None:
+    """A gradient the update can use: the parameter's shape and dtype."""
+    grad = p.grad
+    if grad.array.shape != p.array.shape:
+        raise RuntimeError(f"the gradient of a parameter has size '{list(grad.array.shape)}' "
+                           f"but the parameter has size '{list(p.array.shape)}'; no parameter "
+                           "was updated")
+    if grad.array.dtype != p.array.dtype:
+        raise RuntimeError(f"the gradient of a parameter has dtype {grad.dtype} but the "
+                           f"parameter has dtype {p.dtype}; no parameter was updated")
+
+
+def _state_value(value: Any, p: Tensor, key: str) -> Any:
+    """A loaded state entry: tensors (or arrays) of p's shape are copied as p's dtype (as
+    PyTorch casts them); numbers are kept, and a 0-d `step` (PyTorch keeps a float tensor)
+    becomes minigrad's int."""
+    if isinstance(value, (Tensor, np.ndarray)):
+        array = value.array if isinstance(value, Tensor) else value
+        if key == "step" and array.ndim == 0:
+            return int(array)
+        if array.ndim and array.shape != p.array.shape:
+            raise ValueError(f"loaded state dict has a '{key}' of shape {list(array.shape)} for "
+                             f"a parameter of shape {list(p.array.shape)}")
+        dtype = p.array.dtype if array.ndim else array.dtype
+        return state_tensor(np.array(array, dtype=dtype, copy=True))
+    return value

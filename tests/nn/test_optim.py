@@ -154,9 +154,10 @@ def test_optimizer_errors_in_pytorch_words():
 
 def test_optimizer_repr():
     opt = optim.SGD([nn.Parameter(mg.ones(1))], lr=0.1, momentum=0.9)
-    assert repr(opt) == ("SGD (\nParameter Group 0\n    dampening: 0\n    lr: 0.1\n"
-                         "    maximize: False\n    momentum: 0.9\n    nesterov: False\n"
-                         "    weight_decay: 0\n)")
+    assert repr(opt) == ("SGD (\nParameter Group 0\n    dampening: 0\n"
+                         "    differentiable: False\n    foreach: None\n    fused: None\n"
+                         "    lr: 0.1\n    maximize: False\n    momentum: 0.9\n"
+                         "    nesterov: False\n    weight_decay: 0\n)")  # (as PyTorch's)
 
 
 def test_clip_grad_norm_and_value():
