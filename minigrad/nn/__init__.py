@@ -75,3 +75,7 @@ __all__ += ["ModuleDict", "ParameterList", "ParameterDict"]
 __all__ += ["L1Loss", "SmoothL1Loss", "HuberLoss", "KLDivLoss"]
 __all__ += ["GELU", "LeakyReLU", "ELU", "SELU", "SiLU", "Softplus", "Hardtanh", "ReLU6", "Mish",
             "Softmin"]
+
+from minigrad.nn.transformer import TransformerEncoder, TransformerEncoderLayer  # noqa: E402
+
+__all__ += ["TransformerEncoderLayer", "TransformerEncoder"]
