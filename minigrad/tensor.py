@@ -217,6 +217,13 @@ class Tensor(TensorMethods):
 
     nelement = numel
 
+    def is_floating_point(self) -> bool:
+        return self.array.dtype.kind == "f"
+
+    def element_size(self) -> int:
+        """Bytes per element (4 for float32)."""
+        return self.array.dtype.itemsize
+
     @property
     def device(self) -> devices.device:
         return devices.CPU

@@ -18,6 +18,7 @@ from minigrad.ops.products import linear
 from minigrad.tensor import Tensor
 
 __all__ = [
+    "one_hot",
     "linear", "relu", "tanh", "sigmoid", "softmax", "log_softmax", "dropout", "mse_loss",
     "cross_entropy", "nll_loss", "binary_cross_entropy", "binary_cross_entropy_with_logits",
 ]
@@ -74,6 +75,23 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool 
     keep = factories.generator().random(input.shape) >= p
     scale = 0.0 if p == 1.0 else 1.0 / (1.0 - p)
     return ops.mul(input, constant((keep * scale).astype(input.dtype)))
+
+
+def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
+    """Each integer class `c` as a row of zeros with a 1 at `c` (int64, one more dim; never
+    recorded); `num_classes=-1`: one more than the largest class."""
+    if not isinstance(tensor, Tensor) or tensor.array.dtype != np.int64:
+        raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
+    labels = tensor.array
+    if num_classes == -1:
+        if labels.size == 0:
+            raise RuntimeError("Can not infer total number of classes from empty tensor.")
+        num_classes = int(labels.max()) + 1
+    if labels.size and labels.min() < 0:
+        raise RuntimeError("Class values must be non-negative.")
+    if labels.size and labels.max() >= num_classes:
+        raise RuntimeError("Class values must be smaller than num_classes.")
+    return Tensor._make((labels[..., None] == np.arange(num_classes)).astype(np.int64), None, 0)
 
 
 # -- losses ----------------------------------------------------------------------------------

@@ -44,15 +44,14 @@ class StateDictMixin:
 
     def state_dict(self, *args: Any, destination: dict | None = None, prefix: str = "",
                    keep_vars: bool = False) -> OrderedDict:
-        """Every parameter and persistent buffer by dotted name, as numpy arrays.
-
-        The arrays are copies (PyTorch's state_dict shares memory with the parameters, which
-        surprises anyone who keeps a "best" state_dict while training goes on);
+        """Every parameter and persistent buffer by dotted name, as tensors detached from the
+        graph that share memory with them, as in PyTorch (so a "best" state_dict kept while
+        training goes on changes too: keep `copy.deepcopy(model.state_dict())`);
         `keep_vars=True` gives the Parameters themselves.
         """
         out = OrderedDict() if destination is None else destination
         for name, value in self._state_entries(prefix).items():
-            out[name] = value if keep_vars else np.array(value.array, copy=True)
+            out[name] = value if keep_vars else value.detach()
         return out
 
     def load_state_dict(self, state_dict: Mapping, strict: bool = True,

@@ -3,6 +3,7 @@ the error for shapes that do not broadcast, `binary` (the call of a two-input op
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 import numpy as np
@@ -182,6 +183,21 @@ def normalize_dim(dim: Any, ndim: int, name: str = "", where: str = "") -> int:
         raise TypeError(f"{name}(): argument 'dim'{where} must be int, not "
                         f"{type(dim).__name__}")
     return normalize_dims(int(dim), ndim)[0]
+
+
+def keepdims_alias(fn: Any) -> Any:
+    """Let a reduction take numpy's `keepdims=` for `keepdim=`, as PyTorch's do
+    (`A.sum(axis=1, keepdims=True)`, the spelling of d2l's linear-algebra chapter)."""
+
+    @functools.wraps(fn)
+    def reduction(*args: Any, keepdims: Any = None, **kwargs: Any) -> Any:
+        if keepdims is not None:
+            if "keepdim" in kwargs:
+                raise TypeError(f"{fn.__name__}() got multiple values for argument 'keepdim'")
+            kwargs["keepdim"] = keepdims
+        return fn(*args, **kwargs)
+
+    return reduction
 
 
 def binary(op: type, name: str, a: Any, b: Any, promote: bool = False, **settings: Any) -> Any:

@@ -14,7 +14,15 @@ import numpy as np
 
 from minigrad import broadcast
 from minigrad.dtypes import TORCH_NAMES
-from minigrad.ops.base import as_operand, constant, is_tensor, normalize_dims, promote, unwrap
+from minigrad.ops.base import (
+    as_operand,
+    constant,
+    is_tensor,
+    keepdims_alias,
+    normalize_dims,
+    promote,
+    unwrap,
+)
 from minigrad.ops.reduce import dim_or_axis
 
 # the public functions: minigrad.isnan, ... (re-exported by ops/ and minigrad/)
@@ -43,11 +51,13 @@ def _truth(np_fn: Any, name: str, input: Any, dim: Any, keepdim: bool, axis: Any
     return constant(out.astype(np.uint8) if x.dtype == np.uint8 else out)
 
 
+@keepdims_alias
 def any(input: Any, dim: Any = None, keepdim: bool = False, *, axis: Any = None) -> Any:
     """whether any element is nonzero (True), over all or along `dim`"""
     return _truth(np.any, "any", input, dim, keepdim, axis)
 
 
+@keepdims_alias
 def all(input: Any, dim: Any = None, keepdim: bool = False, *, axis: Any = None) -> Any:
     """whether every element is nonzero (True), over all or along `dim`"""
     return _truth(np.all, "all", input, dim, keepdim, axis)

@@ -15,7 +15,14 @@ import numpy as np
 from minigrad import broadcast, return_types
 from minigrad.dtypes import TORCH_NAMES
 from minigrad.function import Function
-from minigrad.ops.base import constant, is_tensor, normalize_dim, normalize_dims, unwrap
+from minigrad.ops.base import (
+    constant,
+    is_tensor,
+    keepdims_alias,
+    normalize_dim,
+    normalize_dims,
+    unwrap,
+)
 from minigrad.ops.selection import maximum, minimum
 from minigrad.ops.views import view
 from minigrad.return_types import ValuesIndices  # noqa: F401 (read by minigrad.teach.expr)
@@ -263,6 +270,7 @@ def dim_or_axis(name: str, dim: Any, axis: Any) -> Any:
     return axis
 
 
+@keepdims_alias
 def sum(input: Any, dim: Any = None, keepdim: bool = False, dtype: Any = None, *,
         axis: Any = None) -> Any:
     """sum of all elements, or along `dim` (an int or a tuple of ints)"""
@@ -276,6 +284,7 @@ def sum(input: Any, dim: Any = None, keepdim: bool = False, dtype: Any = None, *
     return SumDim.apply(input, dims=reduce_dims(input, dim), keepdim=keepdim)
 
 
+@keepdims_alias
 def mean(input: Any, dim: Any = None, keepdim: bool = False, dtype: Any = None, *,
          axis: Any = None) -> Any:
     """mean of all elements, or along `dim`"""
@@ -291,6 +300,7 @@ def mean(input: Any, dim: Any = None, keepdim: bool = False, dtype: Any = None, 
     return MeanDim.apply(input, dims=reduce_dims(input, dim), keepdim=keepdim)
 
 
+@keepdims_alias
 def max(input: Any, dim: Any = None, keepdim: bool = False, *, axis: Any = None) -> Any:
     """max of all elements; with `dim`, (values, indices); with a tensor, `maximum`"""
     dim = dim_or_axis("max", dim, axis)
@@ -302,6 +312,7 @@ def max(input: Any, dim: Any = None, keepdim: bool = False, *, axis: Any = None)
     return return_types.max(*MaxDim.apply(input, dim=dim, keepdim=keepdim))
 
 
+@keepdims_alias
 def min(input: Any, dim: Any = None, keepdim: bool = False, *, axis: Any = None) -> Any:
     """min of all elements; with `dim`, (values, indices); with a tensor, `minimum`"""
     dim = dim_or_axis("min", dim, axis)
@@ -313,12 +324,14 @@ def min(input: Any, dim: Any = None, keepdim: bool = False, *, axis: Any = None)
     return return_types.min(*MinDim.apply(input, dim=dim, keepdim=keepdim))
 
 
+@keepdims_alias
 def amax(input: Any, dim: Any = (), keepdim: bool = False, *, axis: Any = None) -> Any:
     """largest along `dim` (an int or a tuple; all by default)"""
     dim = dim_or_axis("amax", None if dim == () else dim, axis)
     return Amax.apply(input, dims=reduce_dims(input, dim), keepdim=keepdim)
 
 
+@keepdims_alias
 def amin(input: Any, dim: Any = (), keepdim: bool = False, *, axis: Any = None) -> Any:
     """smallest along `dim` (an int or a tuple; all by default)"""
     dim = dim_or_axis("amin", None if dim == () else dim, axis)
@@ -343,11 +356,13 @@ def _arg(np_fn: Any, name: str, input: Any, dim: Any, keepdim: bool, axis: Any) 
     return constant(np_fn(x, axis=axis, keepdims=keepdim).astype(np.int64))
 
 
+@keepdims_alias
 def argmax(input: Any, dim: Any = None, keepdim: bool = False, *, axis: Any = None) -> Any:
     """the index of the largest element (of the flattened input), or along `dim`"""
     return _arg(np.argmax, "argmax", input, dim, keepdim, axis)
 
 
+@keepdims_alias
 def argmin(input: Any, dim: Any = None, keepdim: bool = False, *, axis: Any = None) -> Any:
     """the index of the smallest element (of the flattened input), or along `dim`"""
     return _arg(np.argmin, "argmin", input, dim, keepdim, axis)

@@ -20,7 +20,7 @@ import numpy as np
 
 from minigrad import dtypes, return_types
 from minigrad.function import Function
-from minigrad.ops.base import constant, normalize_dim, unwrap
+from minigrad.ops.base import constant, keepdims_alias, normalize_dim, unwrap
 from minigrad.ops.gathering import along
 from minigrad.ops.index import ScatterAdd
 from minigrad.ops.reduce import _EvenReduction
@@ -239,12 +239,14 @@ def _median(ops: tuple, result: type, name: str, input: Any, dim: Any, keepdim: 
     return _take(along_dim, result, input, dim, _nth(a, dim, position), keepdim)
 
 
+@keepdims_alias
 def median(input: Any, dim: Any = None, keepdim: bool = False) -> Any:
     """The lower median (of n values, the ((n - 1) // 2)-th smallest): of all elements, or
     (values, indices) along dim. A NaN makes the median NaN."""
     return _median((MedianAll, MedianDim), return_types.median, "median", input, dim, keepdim)
 
 
+@keepdims_alias
 def nanmedian(input: Any, dim: Any = None, keepdim: bool = False) -> Any:
     """`median` of the values that are not NaN."""
     return _median((NanmedianAll, NanmedianDim), return_types.nanmedian, "nanmedian", input,
@@ -258,6 +260,7 @@ def _mode_index(row: np.ndarray) -> int:
     return int(np.flatnonzero(row == best)[-1])
 
 
+@keepdims_alias
 def mode(input: Any, dim: int = -1, keepdim: bool = False) -> Any:
     dim = _dim(input, dim)
     a = input.array

@@ -14,7 +14,7 @@ import numpy as np
 
 from minigrad.function import Function
 from minigrad.grad_mode import state
-from minigrad.ops.base import cast, constant
+from minigrad.ops.base import cast, constant, keepdims_alias
 from minigrad.ops.norms import dist, norm
 from minigrad.ops.reduce import _restore_dims as restore_dims
 from minigrad.ops.reduce import dim_or_axis, reduce_dims
@@ -247,6 +247,7 @@ def _float_only(name: str, input: Any) -> None:
         raise RuntimeError(f"{name} only support floating point and complex dtypes")
 
 
+@keepdims_alias
 def prod(input: Any, dim: int | None = None, keepdim: bool = False, *, dtype: Any = None,
          axis: int | None = None) -> Any:
     """product of all elements, or along one `dim` (integers and bools give int64)"""
@@ -283,30 +284,35 @@ def _spread(name: str, op: type, input: Any, dim: Any, unbiased: Any, keepdim: b
     return op.apply(input, dims=reduce_dims(input, dim), correction=correction, keepdim=keepdim)
 
 
+@keepdims_alias
 def var(input: Any, dim: Any = None, unbiased: bool | None = None, keepdim: bool = False, *,
         correction: float | None = None, axis: Any = None) -> Any:
     """variance along `dim` (all by default), divided by n - correction (1 by default)"""
     return _spread("var", Var, input, dim, unbiased, keepdim, correction, axis)
 
 
+@keepdims_alias
 def std(input: Any, dim: Any = None, unbiased: bool | None = None, keepdim: bool = False, *,
         correction: float | None = None, axis: Any = None) -> Any:
     """standard deviation along `dim`: the square root of `var`"""
     return _spread("std", Std, input, dim, unbiased, keepdim, correction, axis)
 
 
+@keepdims_alias
 def var_mean(input: Any, dim: Any = None, unbiased: bool | None = None, keepdim: bool = False,
              *, correction: float | None = None, axis: Any = None) -> tuple:
     """(var, mean) along `dim`, a plain tuple (as PyTorch)"""
     return _spread("var_mean", VarMean, input, dim, unbiased, keepdim, correction, axis)
 
 
+@keepdims_alias
 def std_mean(input: Any, dim: Any = None, unbiased: bool | None = None, keepdim: bool = False,
              *, correction: float | None = None, axis: Any = None) -> tuple:
     """(std, mean) along `dim`, a plain tuple (as PyTorch)"""
     return _spread("std_mean", StdMean, input, dim, unbiased, keepdim, correction, axis)
 
 
+@keepdims_alias
 def logsumexp(input: Any, dim: Any = None, keepdim: bool = False, *, axis: Any = None) -> Any:
     """log(sum(exp(input))) along `dim` (an int or a tuple; required, as in PyTorch)"""
     dim = dim_or_axis("logsumexp", dim, axis)

@@ -94,7 +94,7 @@ def test_registration_errors_in_pytorchs_words():
 def test_load_state_dict_messages_and_nothing_half_loaded():
     m = nn.Linear(2, 3)
     m.register_buffer("rm", mg.zeros(3))
-    before = {k: v.copy() for k, v in m.state_dict().items()}
+    before = {k: v.clone() for k, v in m.state_dict().items()}
     bad = {"weight": np.ones((3, 2)), "bias": np.ones(2), "extra": np.ones(1)}
     with pytest.raises(RuntimeError) as info:
         m.load_state_dict(bad)

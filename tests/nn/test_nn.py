@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import math
 from collections import OrderedDict
 
@@ -178,19 +179,27 @@ def test_train_eval_and_dropout():
         F.dropout(x, 1.5)
 
 
-def test_state_dict_round_trip():
+def test_state_dict_round_trip(torch_mod):
     a, b = Net(), Net()
     state = a.state_dict()
     assert list(state) == ["fc1.weight", "fc1.bias", "fc2.weight", "fc2.bias"]
-    assert all(isinstance(v, np.ndarray) for v in state.values())
+    assert all(isinstance(v, mg.Tensor) and not v.requires_grad for v in state.values())
     assert repr(b.load_state_dict(state)) == "<All keys matched successfully>"
     x = mg.randn(5, 2)
     assert np.array_equal(a(x).array, b(x).array)
-    # the arrays are copies: training a afterwards does not change the saved state
+    # as in PyTorch, the tensors share memory with the parameters: training a afterwards
+    # changes the state taken before (copy.deepcopy keeps one)
+    kept = copy.deepcopy(a.state_dict())
     with mg.no_grad():
         a.fc1.weight.add_(1.0)
-    assert np.array_equal(state["fc1.weight"], b.fc1.weight.array)
+    assert np.array_equal(state["fc1.weight"].array, a.fc1.weight.array)
+    assert np.array_equal(kept["fc1.weight"].array, b.fc1.weight.array)
     assert a.state_dict(keep_vars=True)["fc1.weight"] is a.fc1.weight
+    t = torch_mod.nn.Linear(2, 3)
+    s = t.state_dict()
+    with torch_mod.no_grad():
+        t.weight.add_(1.0)
+    assert torch_mod.equal(s["weight"], t.weight) and not s["weight"].requires_grad
 
 
 def test_load_state_dict_errors_in_pytorch_words():

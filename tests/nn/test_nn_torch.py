@@ -245,3 +245,23 @@ def test_linear_of_a_transposed_3d_input_records_what_pytorch_records(torch_mod)
     t_out.sum().backward()
     m_out.sum().backward()
     np.testing.assert_allclose(mx.grad.numpy(), tx.grad.numpy(), rtol=1e-12)
+
+
+@pytest.mark.parametrize("args", [([0, 2],), ([[0, 1], [2, 0]],), ([0, 1], 5)])
+def test_one_hot_is_pytorch_s(torch_mod, args):
+    data, *rest = args
+    ours = F.one_hot(mg.tensor(data), *rest)
+    theirs = torch_mod.nn.functional.one_hot(torch_mod.tensor(data), *rest)
+    assert ours.tolist() == theirs.tolist() and str(ours.dtype) == "minigrad.int64"
+
+
+@pytest.mark.parametrize("data, rest", [([0.0, 2.0], ()), ([-1, 2], ()), ([0, 5], (3,)),
+                                        ([], ()), ([0, 1], (0,))])
+def test_one_hot_refuses_what_pytorch_refuses(torch_mod, data, rest):
+    errors = []
+    for lib, fn in ((torch_mod, torch_mod.nn.functional.one_hot), (mg, F.one_hot)):
+        t = lib.tensor(data, dtype=lib.int64) if data == [] else lib.tensor(data)
+        with pytest.raises(RuntimeError) as info:
+            fn(t, *rest)
+        errors.append(str(info.value))
+    assert errors[0] == errors[1]

@@ -1,0 +1,52 @@
+"""In the style of d2l's "automatic differentiation" section: gradients of a dot product, a
+sum, a non-scalar output, detach, and Python control flow."""
+import minigrad as torch
+
+x = torch.arange(4.0)
+print(x)
+x.requires_grad_(True)
+print(x.grad)
+y = 2 * torch.dot(x, x)
+print(y)
+y.backward()
+print(x.grad)
+print(x.grad == 4 * x)
+
+x.grad.zero_()
+y = x.sum()
+y.backward()
+print(x.grad)
+
+x.grad.zero_()
+y = x * x
+y.sum().backward()
+print(x.grad)
+
+x.grad.zero_()
+y = x * x
+u = y.detach()
+z = u * x
+z.sum().backward()
+print(x.grad == u)
+
+x.grad.zero_()
+y.sum().backward()
+print(x.grad == 2 * x)
+
+
+def f(a):
+    b = a * 2
+    while b.norm() < 1000:
+        b = b * 2
+    if b.sum() > 0:
+        c = b
+    else:
+        c = 100 * b
+    return c
+
+
+a = torch.tensor(0.7, requires_grad=True)
+d = f(a)
+d.backward()
+print(a.grad == d / a)
+print(d.grad_fn.name(), d.requires_grad, a.is_leaf, d.is_leaf)
