@@ -29,6 +29,10 @@ FREED_MESSAGE = (
 )
 
 
+# the nodes PyTorch writes in C++, whose name() has its namespace
+CPP_NODES = frozenset({"AccumulateGrad", "CopySlices", "CopyBackwards"})
+
+
 class Node:
     """One recorded operation: PyTorch's `grad_fn`, and the `ctx` of its Function.
 
@@ -113,11 +117,14 @@ class Node:
         return tuple(zip(self._next_nodes, self._next_nrs))
 
     def name(self) -> str:
-        return type(self).__name__
+        """PyTorch's name: `MulBackward0`; its nodes written in C++ (AccumulateGrad,
+        CopySlices, CopyBackwards) are `torch::autograd::AccumulateGrad`, ..."""
+        name = type(self).__name__
+        return "torch::autograd::" + name if name in CPP_NODES else name
 
     def display_name(self) -> str:
-        """The node's class name, `AccumulateGrad` too (whose `name()` is PyTorch's longer
-        `torch::autograd::AccumulateGrad`): what minigrad's printouts show."""
+        """The node's class name (`AccumulateGrad`, `CopySlices` too): what minigrad's
+        printouts and a tensor's repr show, as PyTorch's repr does."""
         return type(self).__name__
 
     def __getattr__(self, name: str) -> Any:
@@ -279,9 +286,6 @@ class AccumulateGrad(Node):
     """The node that ends every path at a leaf: it adds the arriving gradient to `.grad`."""
 
     formula = "x.grad += incoming gradient"
-
-    def name(self) -> str:
-        return "torch::autograd::AccumulateGrad"  # PyTorch's (see display_name)
 
     def __init__(self, variable: Any) -> None:
         self.variable = variable

@@ -285,7 +285,7 @@ class Tensor(TensorMethods):
         if self.array.dtype not in dtypes.IMPLIED:
             suffixes.append(f"dtype={dtypes.name(self.array.dtype)}")
         if self.grad_fn is not None:
-            suffixes.append(f"grad_fn=<{self.grad_fn.name()}>")
+            suffixes.append(f"grad_fn=<{self.grad_fn.display_name()}>")
         elif self._requires_grad:
             suffixes.append("requires_grad=True")
         heading = "Parameter containing:\n" if type(self).__name__ == "Parameter" else ""
