@@ -26,7 +26,7 @@ FLOAT_MATH = _cases("elementwise", X, [
     ("x.trunc()", lambda x: x.trunc() + x, STEPS),
     ("x.frac()", lambda x: x.frac(), STEPS),
     ("x.sign() * x", lambda x: x.sign() * x, NZ),
-    # (no case for sgn: see rounding._Sgn)
+    ("torch.sgn(x) + x", lambda x, torch: torch.sgn(x) + x, NZ),
     ("x.erf()", lambda x: x.erf()),
     ("x.erfc()", lambda x: x.erfc()),
     ("u.erfinv()", lambda u: u.erfinv(), U),

@@ -337,7 +337,7 @@ def array(t: Any) -> np.ndarray:
     """A numpy copy of a torch tensor (bfloat16 and such as float32)."""
     t = t.detach().cpu()
     try:
-        return t.numpy().copy()
+        return t.numpy(force=True).copy()  # (force: a ZeroTensor, as SgnBackward0 sends)
     except TypeError:
         return t.float().numpy().copy()
 

@@ -85,13 +85,8 @@ class Sign(_Step):
     np_fn = staticmethod(lambda x: np.where(np.isnan(x), 0, np.sign(x)) + x.dtype.type(0))
 
 
-class _Sgn(Sign):
-    """the sign of a (for real numbers the same as sign)
-
-    (Private, so that the corpus check does not ask for a corpus case of it: PyTorch's
-    SgnBackward0 sends an efficient ZeroTensor, which compare/torch_graph.array cannot turn
-    into numpy yet, so no corpus case can trace it. The op table checks it against PyTorch.)
-    """
+class Sgn(Sign):
+    """the sign of a (for real numbers the same as sign)"""
 
     node_name = "SgnBackward0"
     source = "{0}.sgn()"
@@ -138,10 +133,10 @@ def _stepped(op: type, kernel: str, name: str) -> Any:
 
     def function(input: Any) -> Any:
         kind = input.array.dtype.kind
-        if kind == "b" and op is not Sign and op is not _Sgn:
+        if kind == "b" and op is not Sign and op is not Sgn:
             raise NotImplementedError(f'"{kernel}" not implemented for \'Bool\'')
         if kind in "biu":  # (the sign of a bool is itself)
-            signs = op in (Sign, _Sgn) and kind != "b"
+            signs = op in (Sign, Sgn) and kind != "b"
             return constant(np.sign(input.array) if signs else input.array.copy())
         return op.apply(input)
 
@@ -154,7 +149,7 @@ floor = _stepped(Floor, "floor_vml_cpu", "floor")
 ceil = _stepped(Ceil, "ceil_vml_cpu", "ceil")
 trunc = fix = _stepped(Trunc, "trunc_vml_cpu", "trunc")
 sign = _stepped(Sign, "sign", "sign")
-sgn = _stepped(_Sgn, "sgn", "sgn")
+sgn = _stepped(Sgn, "sgn", "sgn")
 _round = _stepped(Round, "round_vml_cpu", "round")
 
 

@@ -44,7 +44,6 @@ ZERO_DIM = ["a + b", "a * b", "a - b", "a / b", "b - a", "a ** b", "M.maximum(a,
 KNOWN = {
     ("bool", "a.abs()"): "PyTorch has no abs for bool; minigrad gives the bools",
     ("bool", "a.clamp(True)"): "PyTorch has no clamp for bool; minigrad clamps",
-    ("uint8", "a.sum()"): "PyTorch sums integers to int64; numpy sums uint8 to uint64",
     ("uint8", "a // -2"): "a negative Python int with uint8: PyTorch wraps, numpy refuses",
     ("uint8", "a % -2"): "a negative Python int with uint8: PyTorch wraps, numpy refuses",
     ("uint8", "-7 % a"): "a negative Python int with uint8: PyTorch wraps, numpy refuses",
