@@ -12,7 +12,8 @@ from typing import Any
 import numpy as np
 
 from minigrad.function import Function
-from minigrad.ops.base import as_operand, unwrap
+from minigrad.ops.base import as_operand, normalize_dims, unwrap
+from minigrad.ops.view_checks import narrow_start
 from minigrad.ops.views import unsqueeze
 
 # the public functions: minigrad.cat, ... (re-exported by ops/ and minigrad/)
@@ -156,17 +157,24 @@ def getitem(input: Any, key: Any) -> Any:
 
 
 def narrow(input: Any, dim: int, start: int, length: int) -> Any:
+    dim = normalize_dims(dim, input.array.ndim)[0]
+    start = narrow_start(input.array.shape[dim], start, length)
     return Slice.apply(
         input, key=(slice(None),) * dim + (slice(start, start + length),))
 
 
 def select(input: Any, dim: int, index: int) -> Any:
+    dim = normalize_dims(dim, input.array.ndim)[0]
+    size = input.array.shape[dim]
+    if not -size <= index < size:
+        raise IndexError(f"select(): index {index} out of range for tensor of size "
+                         f"{list(input.array.shape)} at dimension {dim}")
     return Select.apply(input, key=(slice(None),) * dim + (index,))
 
 
 def cat(tensors: Any, dim: int = 0) -> Any:
     tensors = [as_operand(x) for x in tensors]
-    dim = dim % unwrap(tensors[0]).ndim
+    dim = normalize_dims(dim, unwrap(tensors[0]).ndim)[0]
     try:
         return Cat.apply(*tensors, dim=dim)
     except ValueError:
@@ -180,7 +188,7 @@ concat = concatenate = cat
 
 def stack(tensors: Any, dim: int = 0) -> Any:
     tensors = [as_operand(x) for x in tensors]
-    dim = dim % (unwrap(tensors[0]).ndim + 1)
+    dim = normalize_dims(dim, unwrap(tensors[0]).ndim + 1)[0]
     try:
         return Stack.apply(*tensors, dim=dim)
     except ValueError:

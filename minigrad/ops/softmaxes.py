@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import builtins
 from typing import Any
 
 import numpy as np
 
 from minigrad.function import Function
+from minigrad.ops.base import normalize_dims
 from minigrad.ops.reduce import sum_array
 
 # the public functions: minigrad.log_softmax, ... (re-exported by ops/ and minigrad/)
@@ -71,8 +71,8 @@ def log_softmax_array(x: np.ndarray, dim: int) -> np.ndarray:
 
 
 def softmax(input: Any, dim: int) -> Any:
-    return Softmax.apply(input, dim=dim % builtins.max(input.array.ndim, 1))
+    return Softmax.apply(input, dim=normalize_dims(dim, input.array.ndim)[0])
 
 
 def log_softmax(input: Any, dim: int) -> Any:
-    return LogSoftmax.apply(input, dim=dim % builtins.max(input.array.ndim, 1))
+    return LogSoftmax.apply(input, dim=normalize_dims(dim, input.array.ndim)[0])

@@ -14,6 +14,7 @@ import numpy as np
 
 from minigrad.function import Function
 from minigrad.ops.base import normalize_dims
+from minigrad.ops.view_checks import expanded_shape, flatten_dims
 
 # the public functions: minigrad.clone, ... (re-exported by ops/ and minigrad/)
 __all__ = ["clone", "expand", "flatten", "permute", "reshape", "squeeze", "t", "transpose",
@@ -288,9 +289,9 @@ def reshape_as(input: Any, other: Any) -> Any:
 
 def flatten(input: Any, start_dim: int = 0, end_dim: int = -1) -> Any:
     shape = input.array.shape
+    start, end = flatten_dims(len(shape), start_dim, end_dim)
     if not shape:
         return reshape(input, (1,))
-    start, end = start_dim % len(shape), end_dim % len(shape)
     if start == end:
         return input
     middle = int(np.prod(shape[start:end + 1]))
@@ -306,6 +307,7 @@ def t(input: Any) -> Any:
 
 
 def transpose(input: Any, dim0: int, dim1: int) -> Any:
+    normalize_dims((dim0, dim1), input.array.ndim)  # (PyTorch's error for a dim out of range)
     return Transpose.apply(input, d0=dim0, d1=dim1)
 
 
@@ -355,19 +357,8 @@ def _squeeze(op: Any, input: Any, dims: tuple) -> Any:
 def expand(input: Any, *sizes: Any) -> Any:
     sizes = _shape_arg(sizes)
     shape = input.array.shape
-    lead = len(sizes) - len(shape)
-    if lead < 0:
-        raise RuntimeError(f"expand: the number of sizes provided ({len(sizes)}) must be greater "
-                           f"or equal to the number of dimensions in the tensor ({len(shape)})")
-    full = sizes
-    if -1 in sizes:  # -1: keep that size
-        full = tuple([shape[i - lead] if n == -1 else n for i, n in enumerate(sizes)])
-    if not _plainly_expands(shape, full):
-        try:
-            np.broadcast_shapes(shape, full)
-        except ValueError:
-            raise RuntimeError(f"expand: the shape {shape} cannot be expanded to {full}"
-                               ) from None
+    full = sizes if _plainly_expands(shape, sizes) else \
+        expanded_shape(shape, sizes, input.array.dtype)
     return Expand.apply(input, shape=full)
 
 

@@ -906,11 +906,12 @@ def test_normalize_dims_fast_int_path_agrees_with_the_loop(ndim):
     (lambda x: x.sum(2), IndexError, "Dimension out of range (expected to be in range of "
                                      "[-2, 1], but got 2)"),
     (lambda x: x.sum((0, -3)), IndexError, "but got -3)"),
-    (lambda x: x.expand(4, 4), RuntimeError, "expand: the shape (4, 3) cannot be expanded to "
-                                             "(4, 4)"),
-    (lambda x: x.expand(3), RuntimeError, "expand: the number of sizes provided (1)"),
-    (lambda x: x.expand(-2, 4, 3), RuntimeError, "cannot be expanded to (-2, 4, 3)"),
-    (lambda x: x.expand(1, 3), ValueError, None),  # numpy's own refusal, as before
+    (lambda x: x.expand(4, 4), RuntimeError, "The expanded size of the tensor (4) must match "
+                                             "the existing size (3) at non-singleton dimension 1."),
+    (lambda x: x.expand(3), RuntimeError, "the number of sizes provided (1)"),
+    (lambda x: x.expand(-2, 4, 3), RuntimeError, "numel: integer multiplication overflow"),
+    (lambda x: x.expand(1, 3), RuntimeError, "The expanded size of the tensor (1) must match "
+                                             "the existing size (4) at non-singleton dimension 0."),
     (lambda x: x.mm(x), RuntimeError, "mm: shapes (4, 3) and (4, 3) cannot be multiplied"),
     (lambda x: x.mm(x[0]), RuntimeError, "mm: shapes (4, 3) and (3,) cannot be multiplied"),
 ])

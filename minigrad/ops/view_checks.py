@@ -1,0 +1,61 @@
+"""The one place that checks the arguments of the view ops (expand, flatten, narrow) against
+the input's shape, with PyTorch's messages, before anything is made."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from minigrad import dtypes
+from minigrad.ops.base import normalize_dims
+
+
+def expanded_shape(shape: tuple, sizes: tuple, dtype: np.dtype) -> tuple:
+    """The shape `expand(*sizes)` makes of `shape` (-1 keeps a size); PyTorch's errors."""
+    lead = len(sizes) - len(shape)
+    if lead < 0:
+        kind = f"minigrad.{dtypes.TORCH_NAMES[np.dtype(dtype)]}Tensor"
+        raise RuntimeError(f"expand({kind}{{{list(shape)}}}, size={list(sizes)}): the number of "
+                           f"sizes provided ({len(sizes)}) must be greater or equal to the number "
+                           f"of dimensions in the tensor ({len(shape)})")
+    full = []
+    for i, n in enumerate(sizes):
+        if i < lead:
+            if n == -1:
+                raise RuntimeError(f"The expanded size of the tensor (-1) isn't allowed in a "
+                                   f"leading, non-existing dimension {i}")
+            if n < 0:
+                raise RuntimeError("numel: integer multiplication overflow")
+            full.append(n)
+            continue
+        old = shape[i - lead]
+        if n == -1:
+            n = old
+        if n != old and old != 1:
+            raise RuntimeError(
+                f"The expanded size of the tensor ({n}) must match the existing size ({old}) at "
+                f"non-singleton dimension {i}.  Target sizes: {list(sizes)}.  Tensor sizes: "
+                f"{list(shape)}")
+        full.append(n)
+    return tuple(full)
+
+
+def flatten_dims(ndim: int, start_dim: int, end_dim: int) -> tuple[int, int]:
+    """`flatten`'s start and end as axes (a 0-d tensor has one, as in PyTorch)."""
+    start, end = normalize_dims(start_dim, ndim)[0], normalize_dims(end_dim, ndim)[0]
+    if start > end:
+        raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
+    return start, end
+
+
+def narrow_start(size: int, start: int, length: int) -> int:
+    """`narrow`'s start as an index into a dim of `size` elements; PyTorch's errors."""
+    if not -size <= start <= size:
+        raise IndexError(f"start out of range (expected to be in range of [{-size}, {size}], "
+                         f"but got {start})")
+    start = start + size if start < 0 else start
+    if length < 0:
+        raise RuntimeError("narrow(): length must be non-negative.")
+    if start + length > size:
+        raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size "
+                           f"({size}).")
+    return start
