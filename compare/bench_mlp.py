@@ -168,7 +168,7 @@ def mlp_mygrad(d: MLPData) -> Case:
         loss = mg.nnet.softmax_crossentropy(h, y)
         loss.backward()
         for p in params:
-            p.array -= LR * p.grad
+            p.data -= LR * p.grad
 
     return Case(same(step))
 
