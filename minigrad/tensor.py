@@ -29,6 +29,12 @@ NON_LEAF_GRAD_WARNING = (
 )
 
 
+# the C names PyTorch gives dtypes in the .grad dtype message
+_C_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half", "int64": "long int",
+            "int32": "int", "int16": "short int", "int8": "signed char", "uint8": "unsigned char",
+            "bool": "bool"}
+
+
 class Tensor(TensorMethods):
     """An n-dimensional array that can record the operations applied to it."""
 
@@ -118,6 +124,16 @@ class Tensor(TensorMethods):
                     f"attempting to assign a gradient of size '{list(value.array.shape)}' to a "
                     f"tensor of size '{list(self.array.shape)}'. Please ensure that the gradient "
                     "and the tensor are the same size")
+            if value.array.dtype != self.array.dtype:
+                raise RuntimeError(
+                    f"attempting to assign a gradient with dtype "
+                    f"'{_C_NAMES.get(value.array.dtype.name, value.array.dtype.name)}' to a "
+                    f"tensor with grad_dtype '{dtypes.TORCH_NAMES[self.array.dtype]}'. The "
+                    "gradient must match the tensor's grad_dtype (defaults to the tensor's "
+                    "dtype). You can set the tensor's grad_dtype attribute with a specific "
+                    "dtype, or None to allow any dtype. Set grad_dtype with caution. Diverging "
+                    "the dtypes of a tensor and its gradient may break downstream systems that "
+                    "assume they match.")
         self._grad = value
 
     retains_grad = property(lambda self: self._retains_grad)

@@ -132,6 +132,11 @@ def getitem(input: Any, key: Any) -> Any:
     key = key if isinstance(key, tuple) else (key,)
     key = tuple(unwrap(k) for k in key)
     key = tuple(np.asarray(k) if isinstance(k, list) else k for k in key)
+    used = builtins.sum(1 for k in key if k is not None and k is not Ellipsis and not (
+        isinstance(k, np.ndarray) and k.dtype == bool)) + builtins.sum(
+        k.ndim for k in key if isinstance(k, np.ndarray) and k.dtype == bool)
+    if used > input.array.ndim:  # (PyTorch's words, not numpy's "tuple index out of range")
+        raise IndexError(f"too many indices for tensor of dimension {input.array.ndim}")
     if not builtins.all(_basic_key(k) for k in key):
         return Index.apply(input, key=key[0] if len(key) == 1 else key)
     if Ellipsis in key:

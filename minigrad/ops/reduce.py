@@ -307,8 +307,8 @@ def max(input: Any, dim: Any = None, keepdim: bool = False, *, axis: Any = None)
     if is_tensor(dim):
         return maximum(input, dim)
     if dim is None:
-        return MaxAll.apply(input)
-    dim = normalize_dim(dim, input.array.ndim, "max")
+        return MaxAll.apply(_nonempty(input, "max"))
+    dim = _nonempty_dim(input, normalize_dim(dim, input.array.ndim, "max"), "max")
     return return_types.max(*MaxDim.apply(input, dim=dim, keepdim=keepdim))
 
 
@@ -319,8 +319,8 @@ def min(input: Any, dim: Any = None, keepdim: bool = False, *, axis: Any = None)
     if is_tensor(dim):
         return minimum(input, dim)
     if dim is None:
-        return MinAll.apply(input)
-    dim = normalize_dim(dim, input.array.ndim, "min")
+        return MinAll.apply(_nonempty(input, "min"))
+    dim = _nonempty_dim(input, normalize_dim(dim, input.array.ndim, "min"), "min")
     return return_types.min(*MinDim.apply(input, dim=dim, keepdim=keepdim))
 
 
@@ -328,6 +328,8 @@ def min(input: Any, dim: Any = None, keepdim: bool = False, *, axis: Any = None)
 def amax(input: Any, dim: Any = (), keepdim: bool = False, *, axis: Any = None) -> Any:
     """largest along `dim` (an int or a tuple; all by default)"""
     dim = dim_or_axis("amax", None if dim == () else dim, axis)
+    if dim is None:
+        _nonempty(input, "amax")
     return Amax.apply(input, dims=reduce_dims(input, dim), keepdim=keepdim)
 
 
@@ -335,7 +337,25 @@ def amax(input: Any, dim: Any = (), keepdim: bool = False, *, axis: Any = None) 
 def amin(input: Any, dim: Any = (), keepdim: bool = False, *, axis: Any = None) -> Any:
     """smallest along `dim` (an int or a tuple; all by default)"""
     dim = dim_or_axis("amin", None if dim == () else dim, axis)
+    if dim is None:
+        _nonempty(input, "amin")
     return Amin.apply(input, dims=reduce_dims(input, dim), keepdim=keepdim)
+
+
+def _nonempty(input: Any, name: str) -> Any:
+    """`input`, unless it has no elements: then a max over all of it has no answer."""
+    if not input.array.size:
+        raise RuntimeError(f"{name}(): Expected reduction dim to be specified for "
+                           "input.numel() == 0. Specify the reduction dim with the 'dim' "
+                           "argument.")
+    return input
+
+
+def _nonempty_dim(input: Any, dim: int, name: str) -> int:
+    """`dim`, unless it has size 0 (no max along it)."""
+    if input.array.ndim and not input.array.shape[dim]:
+        raise IndexError(f"{name}(): Expected reduction dim {dim} to have non-zero size.")
+    return dim
 
 
 def _arg(np_fn: Any, name: str, input: Any, dim: Any, keepdim: bool, axis: Any) -> Any:
@@ -347,12 +367,15 @@ def _arg(np_fn: Any, name: str, input: Any, dim: Any, keepdim: bool, axis: Any) 
     if x.dtype.kind == "b":
         raise RuntimeError(f"{name}(): does not support bool input")
     if dim is None:
+        if not x.size:
+            raise IndexError(f"{name}(): Expected reduction dim to be specified for "
+                             "input.numel() == 0.")
         out = np_fn(x.reshape(-1))
         return constant(np.full((1,) * x.ndim if keepdim else (), out, np.int64))
     if not x.ndim:  # a 0-d tensor accepts dim 0 and -1; its index is 0
         normalize_dim(dim, 0, name)
         return constant(np.zeros((), np.int64))
-    axis = normalize_dim(dim, x.ndim, name)
+    axis = _nonempty_dim(input, normalize_dim(dim, x.ndim, name), name)
     return constant(np_fn(x, axis=axis, keepdims=keepdim).astype(np.int64))
 
 

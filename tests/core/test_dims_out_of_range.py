@@ -58,3 +58,30 @@ def test_refused_in_pytorch_s_words(case):
 def test_dims_in_range_still_work_as_in_pytorch(call):
     shapes = [tuple(call(lib, lib.arange(6.0).reshape(2, 3)).shape) for lib in (torch, minigrad)]
     assert shapes[0] == shapes[1]
+
+
+EMPTY = {
+    "max of nothing": lambda lib: lib.ones(0).max(),
+    "min of nothing": lambda lib: lib.ones(0).min(),
+    "amax of nothing": lambda lib: lib.ones(0).amax(),
+    "argmax of nothing": lambda lib: lib.ones(0).argmax(),
+    "max along an empty dim": lambda lib: lib.ones(2, 0).max(1),
+    "argmin along an empty dim": lambda lib: lib.ones(2, 0).argmin(1),
+    "too many indices": lambda lib: lib.ones(2, 3)[0, 0, 0],
+    "too many indices with None and ...": lambda lib: lib.ones(2, 3)[None, ..., 0, 0, 0],
+}
+
+
+@pytest.mark.parametrize("case", EMPTY)
+def test_empty_reductions_and_too_many_indices_say_what_pytorch_says(case):
+    errors = []
+    for lib in (torch, minigrad):
+        with pytest.raises((IndexError, RuntimeError)) as info:
+            EMPTY[case](lib)
+        errors.append((type(info.value).__name__, str(info.value)))
+    assert errors[0] == errors[1]
+
+
+def test_empty_reductions_that_have_an_answer_still_give_it():
+    for lib in (torch, minigrad):
+        assert lib.ones(0).sum().item() == 0 and lib.ones(0, 2).max(1).values.shape == (0,)

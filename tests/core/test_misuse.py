@@ -400,3 +400,18 @@ def test_no_grad_and_enable_grad_decorate_without_parentheses_as_in_pytorch(torc
         with lib.inference_mode(False):
             assert (x * 2).requires_grad
         assert double.__name__ == "double" and lib.is_grad_enabled()
+
+
+@pytest.mark.parametrize("leaf_dtype, grad_dtype", [("float32", "float64"), ("float32", "int64"),
+                                                    ("float64", "float32"),
+                                                    ("float32", "float16")])
+def test_a_grad_of_another_dtype_is_refused_in_pytorch_s_words(torch_mod, leaf_dtype,
+                                                                grad_dtype):
+    errors = []
+    for lib in (torch_mod, minigrad):
+        x = lib.ones(3, dtype=getattr(lib, leaf_dtype), requires_grad=True)
+        with pytest.raises(RuntimeError) as info:
+            x.grad = lib.zeros(3, dtype=getattr(lib, grad_dtype))
+        errors.append(str(info.value))
+        assert x.grad is None
+    assert errors[0] == errors[1]
