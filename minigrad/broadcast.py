@@ -16,7 +16,7 @@ import numpy as np
 
 from minigrad import tensor as _tensor
 from minigrad.function import Function
-from minigrad.grad_mode import state
+from minigrad.grad_mode import GRAD_ENABLED
 
 
 def fit(node: Any, i: int, g: Any, nxt: Any, nr: int, summed: list | None) -> Any:
@@ -43,7 +43,7 @@ def fit(node: Any, i: int, g: Any, nxt: Any, nr: int, summed: list | None) -> An
             f"{list(shape)} but expected shape compatible with {list(expected)}") from None
     if summed is not None:
         summed[i] = dims
-    if state.grad_enabled:  # create_graph: record the summation too
+    if GRAD_ENABLED.get():  # create_graph: record the summation too
         return SumToSize.apply(g, shape=expected)
     return _tensor.make(data, None, 0)
 

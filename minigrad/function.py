@@ -20,7 +20,7 @@ from numpy import ndarray  # (np.ndarray is a slow lookup: numpy's module has __
 
 from minigrad import events
 from minigrad import tensor as _tensor  # Tensor is used at call time (tensor.py imports us)
-from minigrad.grad_mode import state
+from minigrad.grad_mode import GRAD_ENABLED, state
 from minigrad.node import Node
 
 _sequence = itertools.count()
@@ -80,7 +80,7 @@ class Function:
         Keyword arguments are settings (a dim, a shape), not inputs: they get no edge in
         `next_functions`, as in PyTorch, where `x.sum(0)` has one edge and `x * 3` two.
         """
-        ctx = _record(cls, args) if state.grad_enabled else None
+        ctx = _record(cls, args) if GRAD_ENABLED.get() else None
         record = ctx is not None
         scratch = cls._scratch
         if scratch is not None:  # a built-in op: forward is numpy alone, nothing to record

@@ -1,18 +1,37 @@
-"""Grad mode: whether new operations are recorded in the graph, and anomaly mode's switch."""
+"""Grad mode: whether new operations are recorded in the graph, and anomaly mode's switch.
+
+Grad mode belongs to a thread, as in PyTorch: `no_grad()` in one thread leaves the others
+recording, and a new thread starts with it on. It is a `ContextVar` (a read costs ~25 ns; a
+`threading.local` attribute ~170 ns, on every op). Anomaly mode is one switch for the whole
+process, as PyTorch's is.
+"""
 
 from __future__ import annotations
 
+import contextvars
 import functools
 from collections.abc import Callable
 from typing import Any
 
+GRAD_ENABLED = contextvars.ContextVar("grad_enabled", default=True)  # per thread (and task)
+
 
 class _State:
-    """The two process-wide switches, kept on one object so readers find them in one place."""
+    """Both switches, on one object so readers find them in one place: `grad_enabled` reads
+    and sets this thread's GRAD_ENABLED (the hot paths read GRAD_ENABLED.get() directly)."""
 
-    def __init__(self) -> None:  # instance attributes: the fastest kind to read, and
-        self.grad_enabled = True  # every op reads grad_enabled
+    __slots__ = ("anomaly_enabled",)
+
+    def __init__(self) -> None:
         self.anomaly_enabled = False
+
+    @property
+    def grad_enabled(self) -> bool:
+        return GRAD_ENABLED.get()
+
+    @grad_enabled.setter
+    def grad_enabled(self, mode: bool) -> None:
+        GRAD_ENABLED.set(mode)
 
 
 state = _State()

@@ -16,7 +16,7 @@ import numpy as np
 
 from minigrad import anomaly, events, hooks, saved_names
 from minigrad import tensor as _tensor
-from minigrad.grad_mode import state
+from minigrad.grad_mode import GRAD_ENABLED, state
 from minigrad.hooks import RemovableHandle
 from minigrad.saved_tensor_hooks import SAVED_TENSOR_HOOKS, pack, unpack
 
@@ -266,7 +266,7 @@ class Node:
         if self._num_outputs > 1:
             grads = self._per_output(grads)
         try:
-            if function.backward_arrays is not None and not state.grad_enabled:
+            if function.backward_arrays is not None and not GRAD_ENABLED.get():
                 out = function.backward_arrays(self, *[g if g is None else g.array for g in grads])
             else:
                 out = function.backward(self, *grads)
