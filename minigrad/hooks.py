@@ -73,6 +73,15 @@ def retain_grad(tensor: Any) -> None:
     tensor._retains_grad = True
 
 
+def move_retained(tensor: Any, old_node: Any, old_nr: int) -> None:
+    """After an in-place op gave `tensor` a new node: keep the gradient of its new value, not
+    of the value it had (what PyTorch's retain_grad does)."""
+    if old_node is not None and old_node._retained:
+        old_node._retained.pop(old_nr, None)
+    tensor._retains_grad = False
+    retain_grad(tensor)
+
+
 def before(node: Any, grads: list, task: Any) -> list:
     """Run the node's tensor hooks, retained grads and pre-hooks on its incoming `grads`."""
     grads = grads + [None] * (node._num_outputs - len(grads))  # one entry per output

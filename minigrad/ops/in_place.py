@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from minigrad import broadcast, dtypes, events
+from minigrad import broadcast, dtypes, events, hooks
 from minigrad import tensor as _tensor  # (resolved at call time: tensor.py imports the ops)
 from minigrad.function import Function
 from minigrad.grad_mode import no_grad, state
@@ -186,7 +186,10 @@ def inplace(target: Any, op: Any, arg: Any) -> Any:
             old._grad_acc = target._accumulator()
         new = op(old, arg)
         _write(target, new.array)
+        old_fn, old_nr = target.grad_fn, target._output_nr
         target.grad_fn, target._output_nr, target._requires_grad = new.grad_fn, 0, True
+        if target._retains_grad:  # .grad is the new value's gradient now, as in PyTorch
+            hooks.move_retained(target, old_fn, old_nr)
     elif ufunc is not None and (tensor_arg or isinstance(arg, (int, float))):
         # nothing to record: let numpy write straight into the tensor (an optimizer's update)
         value, data = arg.array if tensor_arg else arg, target.array

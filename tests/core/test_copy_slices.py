@@ -88,3 +88,19 @@ def test_gradgradcheck_through_item_assignment():
         return a * a
 
     assert gradcheck(fn, (x,)) and gradgradcheck(fn, (x,))
+
+
+@pytest.mark.parametrize("change", [lambda y: y.mul_(2), lambda y: y.add_(1).mul_(3),
+                                    lambda y: y.__setitem__(0, 5.0)])
+def test_retain_grad_then_an_in_place_op_keeps_the_new_value_s_gradient(change):
+    """As in PyTorch: after `y.retain_grad(); y.mul_(2)`, y.grad is the gradient of the new
+    y (it used to be the old value's)."""
+    seen = []
+    for lib in (torch, minigrad):
+        x = lib.ones(3, requires_grad=True)
+        y = x * 2
+        y.retain_grad()
+        change(y)
+        (y * lib.tensor([1.0, 2.0, 3.0])).sum().backward()
+        seen.append((y.grad.tolist(), x.grad.tolist(), y.retains_grad))
+    assert seen[0] == seen[1]
