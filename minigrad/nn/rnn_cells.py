@@ -7,14 +7,12 @@ graph as `nn.RNN`/`nn.LSTM`/`nn.GRU`.
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 from minigrad import dtypes
 from minigrad.factories import zeros
-from minigrad.nn import init
 from minigrad.nn.module import Module
-from minigrad.nn.rnn import GATES, _parameter, cell_step
+from minigrad.nn.rnn import GATES, RNNBase, _parameter, cell_step
 from minigrad.tensor import Tensor
 
 
@@ -38,10 +36,7 @@ class RNNCellBase(Module):
             self.register_parameter("bias_hh", None)
         self.reset_parameters()
 
-    def reset_parameters(self) -> None:
-        bound = 1.0 / math.sqrt(self.hidden_size) if self.hidden_size > 0 else 0
-        for weight in self.parameters():
-            init.uniform_(weight, -bound, bound)
+    reset_parameters = RNNBase.reset_parameters  # (the same U(-1/sqrt(hidden), ...) as the layers)
 
     def _step(self, input: Tensor, hx: Any, mode: str | None = None) -> tuple:
         name, mode = type(self).__name__, mode or self.mode

@@ -19,6 +19,7 @@ from minigrad.function import Function
 from minigrad.grad_mode import no_grad, state
 from minigrad.ops.arithmetic import add, div, mul, sub
 from minigrad.ops.base import as_operand, constant, unwrap
+from minigrad.ops.reduce import sum_to_size
 from minigrad.ops.selection import clamp
 from minigrad.ops.views import expand
 
@@ -83,20 +84,13 @@ class CopySlices(Function):
     def backward(ctx, grad):
         kept = np.ones(grad.array.shape, dtype=grad.array.dtype)
         kept[ctx.key] = 0
-        return grad * constant(kept), ops_sum_to(grad[ctx.key], ctx.value_shape)
+        return grad * constant(kept), sum_to_size(grad[ctx.key], ctx.value_shape)
 
 
 class IndexPut(CopySlices):
     """`a[index] = v` with an index tensor or list: v's elements at index, a's elsewhere"""
 
     node_name = "IndexPutBackward0"
-
-
-def ops_sum_to(g: Any, shape: tuple) -> Any:
-    """The gradient of a value broadcast into the written elements, summed to its shape."""
-    from minigrad.ops.reduce import sum_to_size
-
-    return g if tuple(g.shape) == tuple(shape) else sum_to_size(g, shape)
 
 
 def _advanced(key: Any) -> bool:
