@@ -31,8 +31,8 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["TraceAccumulation", "TraceBackward", "TraceHook", "TraceLeaf", "TraceNode",
-           "TraceRecords", "TraceStep"]
+__all__ = ["TraceAccumulation", "TraceBackward", "TraceHook", "TraceLeaf", "TraceModule",
+           "TraceNode", "TraceRecords", "TraceStep"]
 
 
 @dataclass
@@ -57,6 +57,7 @@ class TraceNode:
     attrs: dict[str, Any] = field(default_factory=dict)
     line: str | None = None
     saved: list[tuple[str, Any]] = field(default_factory=list)
+    module: str = ""  # the dotted path of the innermost module whose forward made it ("" if none)
 
     @property
     def is_leaf(self) -> bool:
@@ -73,6 +74,19 @@ class TraceLeaf:
     value: np.ndarray | None = None
     grad: np.ndarray | None = None  # `.grad` when the trace ended
     is_param: bool = False
+
+
+@dataclass
+class TraceModule:
+    """A module whose forward ran while tracing: `path` is its dotted name in the model
+    (`"layer2.0.conv1"`, `""` for the model itself), `type` its class name (`"Conv2d"`),
+    `params` the full names of the parameters it owns directly, `calls` how many times its
+    forward ran."""
+
+    path: str
+    type: str
+    params: list[str] = field(default_factory=list)
+    calls: int = 1
 
 
 @dataclass
@@ -131,8 +145,11 @@ class TraceRecords:
     lookups by id. `Trace` is one, with its ways to explain, draw and export it."""
 
     def __init__(self, nodes: Iterable[TraceNode] = (), leaves: Iterable[TraceLeaf] = (),
-                 backwards: Iterable[TraceBackward] = (), engine: str = "minigrad") -> None:
+                 backwards: Iterable[TraceBackward] = (), engine: str = "minigrad",
+                 modules: Iterable[TraceModule] = ()) -> None:
         self.engine = engine
+        # path -> TraceModule, in the order the modules were first called
+        self.modules: dict[str, TraceModule] = {m.path: m for m in modules}
         self.nodes: list[TraceNode] = list(nodes)
         self.leaves: list[TraceLeaf] = list(leaves)
         self.backwards: list[TraceBackward] = list(backwards)

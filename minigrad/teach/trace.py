@@ -33,14 +33,15 @@ from minigrad.teach.records import (
     TraceBackward,
     TraceHook,
     TraceLeaf,
+    TraceModule,
     TraceNode,
     TraceRecords,
     TraceStep,
 )
 from minigrad.tensor import Tensor
 
-__all__ = ["Trace", "TraceAccumulation", "TraceBackward", "TraceHook", "TraceLeaf", "TraceNode",
-           "TraceStep", "trace"]
+__all__ = ["Trace", "TraceAccumulation", "TraceBackward", "TraceHook", "TraceLeaf",
+           "TraceModule", "TraceNode", "TraceStep", "trace"]
 
 
 class Trace(TraceRecords):
@@ -52,16 +53,16 @@ class Trace(TraceRecords):
 
     def __init__(self, nodes: Iterable[TraceNode] = (), leaves: Iterable[TraceLeaf] = (),
                  backwards: Iterable[TraceBackward] = (), engine: str = "minigrad",
-                 params: Any = None) -> None:
-        super().__init__(nodes, leaves, backwards, engine)
+                 params: Any = None, modules: Iterable[TraceModule] = ()) -> None:
+        super().__init__(nodes, leaves, backwards, engine, modules)
         self.output: Any = None  # the traced tensor, when there is one
         self._params = params
         self._recorder: Recorder | None = None
 
     @classmethod
     def from_records(cls, nodes: Iterable[TraceNode], leaves: Iterable[TraceLeaf] = (),
-                     backwards: Iterable[TraceBackward] = (), engine: str = "minigrad"
-                     ) -> Trace:
+                     backwards: Iterable[TraceBackward] = (), engine: str = "minigrad",
+                     modules: Iterable[TraceModule] = ()) -> Trace:
         """A Trace from records observed anywhere (checked: every id referred to exists).
 
         `nodes` in forward order (inputs before the ops that use them); each leaf's
@@ -69,7 +70,7 @@ class Trace(TraceRecords):
         Empty `source` and `formula` fields are filled in from the node names
         (`op_words`). See `minigrad.teach.records` for a worked example.
         """
-        made = cls(nodes, leaves, backwards, engine)
+        made = cls(nodes, leaves, backwards, engine, modules=modules)
         ids = [n.id for n in made.nodes]
         if len(set(ids)) != len(ids):
             raise ValueError("Trace.from_records: node ids must be unique")
@@ -83,6 +84,10 @@ class Trace(TraceRecords):
                                        n.shape)
             if not n.formula and not n.is_leaf:
                 n.formula = formula_for(n.name)
+        for n in made.nodes:
+            if n.module and n.module not in made.modules:
+                raise ValueError(f"Trace.from_records: node {n.id} ({n.name}) names module "
+                                 f"{n.module!r}, which is not among the modules")
         for leaf in made.leaves:
             if leaf.node not in made._by_id:
                 raise ValueError(f"Trace.from_records: leaf {leaf.label!r} points at unknown "
