@@ -17,6 +17,7 @@ import numpy as np
 from minigrad import tensor as _tensor
 from minigrad.function import Function
 from minigrad.grad_mode import GRAD_ENABLED
+from minigrad.summation import add_reduce
 
 
 def fit(node: Any, i: int, g: Any, nxt: Any, nr: int, summed: list | None) -> Any:
@@ -99,9 +100,9 @@ def sum_to_array(g: np.ndarray, shape: tuple) -> tuple[np.ndarray, tuple]:
         # only new leading dims (a bias row's gradient, every step of a Linear): one reduce
         # gives `shape` (the same sum as the general path's keepdims and reshape)
         dims = (0,) if lead == 1 else tuple(range(lead))
-        return np.add.reduce(g, axis=dims), dims
+        return add_reduce(g, dims), dims
     dims = sum_to_dims(g_shape, shape)
-    out = np.add.reduce(g, axis=dims, keepdims=True) if dims else g
+    out = add_reduce(g, dims, True) if dims else g
     if out.shape[lead:] != shape:  # a dim that is neither shape's nor 1 in shape
         raise ValueError(f"cannot sum {g.shape} to {shape}: it does not broadcast to it")
     return out.reshape(shape), dims

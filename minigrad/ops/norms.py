@@ -22,6 +22,7 @@ from minigrad.ops.base import constant, promote
 from minigrad.ops.reduce import _restore_dims as restore_dims
 from minigrad.ops.reduce import dim_or_axis, reduce_dims
 from minigrad.ops.selection import choose
+from minigrad.summation import add_reduce
 
 __all__ = ["dist", "norm"]
 
@@ -32,7 +33,7 @@ def vector_norm_array(x: np.ndarray, p: float, dims: tuple | None, keepdim: bool
     """The p-norm of `x` over `dims` (None: all), in numpy."""
     a = np.abs(x)
     if p == 2:
-        out = np.sqrt(np.sum(a * a, axis=dims, keepdims=keepdim))
+        out = np.sqrt(add_reduce(a * a, dims, keepdim))
     elif p == INF or p == -INF:
         reduce = np.max if p == INF else np.min
         out = reduce(a, axis=dims, keepdims=keepdim) if a.size else np.zeros(
@@ -40,9 +41,9 @@ def vector_norm_array(x: np.ndarray, p: float, dims: tuple | None, keepdim: bool
     elif p == 0:
         out = np.sum(a != 0, axis=dims, keepdims=keepdim).astype(x.dtype)
     elif p == 1:
-        out = np.sum(a, axis=dims, keepdims=keepdim)
+        out = add_reduce(a, dims, keepdim)
     else:
-        out = np.sum(a ** p, axis=dims, keepdims=keepdim) ** (1 / p)
+        out = add_reduce(a ** p, dims, keepdim) ** (1 / p)
     return np.asarray(out, dtype=x.dtype)
 
 

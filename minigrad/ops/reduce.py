@@ -26,6 +26,7 @@ from minigrad.ops.base import (
 from minigrad.ops.selection import maximum, minimum
 from minigrad.ops.views import view
 from minigrad.return_types import ValuesIndices  # noqa: F401 (read by minigrad.teach.expr)
+from minigrad.summation import add_reduce
 
 # the public functions: minigrad.amax, ... (re-exported by ops/ and minigrad/)
 __all__ = ["amax", "amin", "argmax", "argmin", "max", "mean", "min", "sum"]
@@ -78,12 +79,9 @@ class SumDim(Function):
 
 
 def sum_array(a: np.ndarray, dims: tuple | None, keepdim: bool) -> np.ndarray:
-    """`a` summed over `dims` (all for None), as an array (numpy gives a scalar for a full sum).
-
-    The ufunc's reduce, which `a.sum` calls through a Python function (and `np.sum` through
-    several): the same sum, one call. A 0-d `a` is its own sum over dim 0 (as in PyTorch).
-    """
-    out = np.add.reduce(a, axis=dims if a.ndim else None, keepdims=keepdim)
+    """`a` summed over `dims` (all for None), as an array (numpy gives a scalar for a full sum),
+    as accurate as PyTorch's (`summation`). A 0-d `a` is its own sum over dim 0 (as PyTorch)."""
+    out = add_reduce(a, dims if a.ndim else None, keepdim)
     return out if type(out) is np.ndarray else np.asarray(out)
 
 
@@ -128,8 +126,9 @@ class MeanDim(Function):
 
 def mean_array(a: np.ndarray, dims: tuple | None, keepdim: bool) -> np.ndarray:
     """`a` averaged over `dims` (all for None) in its own dtype, as an array (see sum_array)."""
-    out = a.mean(axis=dims if a.ndim else None, keepdims=keepdim, dtype=a.dtype)
-    return out if type(out) is np.ndarray else np.asarray(out)
+    n = a.size if dims is None or not a.ndim else math.prod([a.shape[d] for d in dims])
+    with np.errstate(invalid="ignore"):  # (the mean of nothing is nan, as in PyTorch)
+        return np.asarray(add_reduce(a, dims if a.ndim else None, keepdim) / n, a.dtype)
 
 
 class _EvenReduction(Function):

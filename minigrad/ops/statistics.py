@@ -17,9 +17,10 @@ from minigrad.grad_mode import state
 from minigrad.ops.base import cast, constant, keepdims_alias
 from minigrad.ops.norms import dist, norm
 from minigrad.ops.reduce import _restore_dims as restore_dims
-from minigrad.ops.reduce import dim_or_axis, reduce_dims
+from minigrad.ops.reduce import dim_or_axis, mean_array, reduce_dims
 from minigrad.ops.selection import choose
 from minigrad.ops.unary import exp
+from minigrad.summation import add_reduce
 
 # the public functions: minigrad.prod, ... (re-exported by ops/ and minigrad/)
 __all__ = ["dist", "logsumexp", "norm", "prod", "std", "std_mean", "var", "var_mean"]
@@ -110,8 +111,8 @@ def _keep(ctx: Any, a: Any, dims: tuple, correction: float, keepdim: bool) -> No
 def _var_array(a: np.ndarray, dims: tuple, correction: float, keepdim: bool) -> np.ndarray:
     with np.errstate(divide="ignore", invalid="ignore"):
         n = math.prod(a.shape[d] for d in dims) if a.ndim else 1
-        centred = a - a.mean(axis=dims, keepdims=True)
-        return np.asarray(np.sum(centred * centred, axis=dims, keepdims=keepdim)
+        centred = a - mean_array(a, dims, True)
+        return np.asarray(add_reduce(centred * centred, dims, keepdim)
                           / a.dtype.type(max(n - correction, 0)))
 
 
@@ -176,8 +177,8 @@ class VarMean(Function):
     @staticmethod
     def forward(ctx, a, dims, correction, keepdim):
         _keep(ctx, a, dims, correction, keepdim)
-        mean = a.array.mean(axis=dims, keepdims=keepdim, dtype=a.array.dtype)
-        return _var_array(a.array, dims, correction, keepdim), np.asarray(mean)
+        mean = mean_array(a.array, dims, keepdim)
+        return _var_array(a.array, dims, correction, keepdim), mean
 
     @staticmethod
     def backward(ctx, grad_var, grad_mean):
