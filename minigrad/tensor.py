@@ -88,19 +88,24 @@ class Tensor(TensorMethods):
 
     @requires_grad.setter
     def requires_grad(self, value: bool) -> None:
+        if not isinstance(value, (bool, np.bool_)):
+            raise RuntimeError("requires_grad must be a bool")
         if self.grad_fn is not None:
             raise RuntimeError(
-                "you can only change requires_grad flags of leaf variables. If you want to use "
-                "a computed variable in a subgraph that doesn't require differentiation use "
-                "var_no_grad = var.detach()."
-            )
+                "you can only change requires_grad flags of leaf variables." + (
+                    "" if value else " If you want to use a computed variable in a subgraph "
+                    "that doesn't require differentiation use var_no_grad = var.detach()."))
         if value and self.array.dtype.kind not in "fc":
             raise RuntimeError(
                 "Only Tensors of floating point and complex dtype can require gradients")
         self._requires_grad = bool(value)
 
     def requires_grad_(self, requires_grad: bool = True) -> Tensor:
-        self.requires_grad = requires_grad
+        if not isinstance(requires_grad, (bool, np.bool_)):
+            raise TypeError("requires_grad_(): argument 'requires_grad' (position 1) must be "
+                            f"bool, not {type(requires_grad).__name__}")
+        if not (requires_grad and self.grad_fn is not None):  # (a non-leaf already requires it)
+            self.requires_grad = requires_grad
         return self
 
     @property

@@ -39,6 +39,10 @@ def backward(tensors: Any, grad_tensors: Any = None, retain_graph: bool | None =
         only = [inputs] if isinstance(inputs, _tensor.Tensor) else list(inputs)
         if not only:
             raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
+        if not all(t._requires_grad for t in only):  # (checked for all before any changes)
+            raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
+        for t in only:  # a non-leaf input keeps its gradient in .grad, as in PyTorch
+            t.retain_grad()
         targets, needed = _prune(roots, only)
     drain(engine.execute(roots, seeds, retain_graph, create_graph, targets, needed))
 
@@ -51,9 +55,8 @@ def grad(outputs: Any, inputs: Any, grad_outputs: Any = None, retain_graph: bool
     inputs = [inputs] if isinstance(inputs, Tensor) else list(inputs)
     if not inputs:
         raise RuntimeError("`inputs` argument to `grad()` cannot be empty.")
-    for i, t in enumerate(inputs):
-        if not t._requires_grad:
-            raise RuntimeError(NO_GRAD_MESSAGE.format(i))
+    if not all(t._requires_grad for t in inputs):
+        raise RuntimeError("One of the differentiated Tensors does not require grad")
     roots, seeds = prepare_roots(outputs, grad_outputs)
     targets, needed = _prune(roots, inputs)
     captured = drain(engine.execute(roots, seeds, retain_graph, create_graph, targets, needed,
