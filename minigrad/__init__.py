@@ -11,7 +11,7 @@ import importlib
 from typing import Any
 
 from minigrad import autograd, backends, cuda, events, nn, optim
-from minigrad.autograd import is_anomaly_enabled
+from minigrad.autograd import is_anomaly_check_nan_enabled, is_anomaly_enabled
 from minigrad.devices import device
 from minigrad.dtypes import (
     bool,

@@ -57,7 +57,7 @@ def execute(roots: list, seeds: list, retain_graph: bool | None = None,
                     grad_inputs = hooks.after(node, grad_inputs, grads)
                 for i, g in enumerate(grad_inputs):  # each fitted to its input, and sent on
                     grad_inputs[i] = task.send(node, i, g, summed)
-                if state.anomaly_enabled:
+                if state.anomaly_enabled and state.anomaly_check_nan:
                     anomaly.check(node, grad_inputs)  # NaN names the node
             task.executed.append(node)
             if recording:

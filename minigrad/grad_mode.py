@@ -20,10 +20,11 @@ class _State:
     """Both switches, on one object so readers find them in one place: `grad_enabled` reads
     and sets this thread's GRAD_ENABLED (the hot paths read GRAD_ENABLED.get() directly)."""
 
-    __slots__ = ("anomaly_enabled",)
+    __slots__ = ("anomaly_check_nan", "anomaly_enabled")
 
     def __init__(self) -> None:
         self.anomaly_enabled = False
+        self.anomaly_check_nan = True  # (anomaly mode's NaN check, as PyTorch's check_nan)
 
     @property
     def grad_enabled(self) -> bool:

@@ -25,7 +25,7 @@ from minigrad.node import Node, gradient_edge
 
 __all__ = ["Function", "Variable", "backward", "backward_steps", "detect_anomaly", "grad",
            "enable_grad", "no_grad", "set_detect_anomaly", "set_grad_enabled",
-           "is_anomaly_enabled", "graph"]
+           "is_anomaly_check_nan_enabled", "is_anomaly_enabled", "graph"]
 
 NO_GRAD_MESSAGE = "element {} of tensors does not require grad and does not have a grad_fn"
 
@@ -159,35 +159,43 @@ def nodes_leading_to(starts: list[Node], targets: set[Node]) -> set[Node]:
 
 
 class set_detect_anomaly:
-    """Turn anomaly mode on or off (a call or a context manager)."""
+    """Turn anomaly mode on or off, and its NaN check (a call or a context manager)."""
 
     def __init__(self, mode: bool, check_nan: bool = True) -> None:
-        self.prev = state.anomaly_enabled
-        state.anomaly_enabled = bool(mode)
+        self.prev = state.anomaly_enabled, state.anomaly_check_nan
+        state.anomaly_enabled, state.anomaly_check_nan = bool(mode), bool(check_nan)
 
     def __enter__(self) -> None:
         pass
 
     def __exit__(self, *exc: Any) -> None:
-        state.anomaly_enabled = self.prev
+        state.anomaly_enabled, state.anomaly_check_nan = self.prev
 
 
 class detect_anomaly:
     """Inside, each node remembers the forward line that created it, and a backward step
-    that produces NaN/inf raises naming the node and printing that line."""
+    that produces NaN raises naming the node and printing that line (`check_nan=False`: the
+    lines are still kept and printed when a backward raises, but NaN passes)."""
+
+    def __init__(self, check_nan: bool = True) -> None:
+        self.check_nan = bool(check_nan)
 
     def __enter__(self) -> None:
         warnings.warn("Anomaly Detection has been enabled. This mode will increase the runtime "
                       "and should only be enabled for debugging.", UserWarning, stacklevel=2)
-        self.prev = state.anomaly_enabled
-        state.anomaly_enabled = True
+        self.prev = state.anomaly_enabled, state.anomaly_check_nan
+        state.anomaly_enabled, state.anomaly_check_nan = True, self.check_nan
 
     def __exit__(self, *exc: Any) -> None:
-        state.anomaly_enabled = self.prev
+        state.anomaly_enabled, state.anomaly_check_nan = self.prev
 
 
 def is_anomaly_enabled() -> bool:
     return state.anomaly_enabled
+
+
+def is_anomaly_check_nan_enabled() -> bool:
+    return state.anomaly_check_nan
 
 
 def Variable(data: Any, requires_grad: bool = False, volatile: bool = False) -> Any:  # noqa: N802

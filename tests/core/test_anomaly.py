@@ -112,3 +112,32 @@ def test_node_created_outside_anomaly_mode_says_it_has_no_trace(capsys):
                                                                         match="DivBackward0"):
             d.backward()
     assert "no forward trace" in capsys.readouterr().err
+
+
+def _anomaly_switches(lib):
+    """The (enabled, check_nan) pairs seen through every way of setting them."""
+    seen = [(lib.is_anomaly_enabled(), lib.is_anomaly_check_nan_enabled())]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with lib.autograd.detect_anomaly(check_nan=False):
+            seen.append((lib.is_anomaly_enabled(), lib.is_anomaly_check_nan_enabled()))
+            x = lib.tensor([0.0], requires_grad=True)
+            (x.sqrt() * 0).sum().backward()  # 0 * inf is NaN: passes without the check
+            seen.append(x.grad.isnan().tolist())
+        seen.append((lib.is_anomaly_enabled(), lib.is_anomaly_check_nan_enabled()))
+        lib.autograd.set_detect_anomaly(True, check_nan=False)
+        seen.append((lib.is_anomaly_enabled(), lib.is_anomaly_check_nan_enabled()))
+        with lib.autograd.set_detect_anomaly(False):
+            seen.append((lib.is_anomaly_enabled(), lib.is_anomaly_check_nan_enabled()))
+        seen.append((lib.is_anomaly_enabled(), lib.is_anomaly_check_nan_enabled()))
+        lib.autograd.set_detect_anomaly(False)
+        seen.append((lib.is_anomaly_enabled(), lib.is_anomaly_check_nan_enabled()))
+    return seen
+
+
+def test_check_nan_false_lets_nan_pass_and_every_switch_reads_as_in_pytorch():
+    torch = pytest.importorskip("torch")
+    with np.errstate(all="ignore"):
+        mine = _anomaly_switches(minigrad)
+    assert mine == _anomaly_switches(torch)
+    assert mine[2] == [True]  # the NaN gradient went through, as in PyTorch
