@@ -110,12 +110,18 @@ def sum_to_array(g: np.ndarray, shape: tuple) -> tuple[np.ndarray, tuple]:
 
 def broadcast_message(op: str, a: tuple, b: tuple) -> str:
     """PyTorch's words for shapes that do not broadcast, plus the op and both shapes."""
+    words = size_mismatch(a, b)
+    return f"{op}: shapes {tuple(a)} and {tuple(b)} do not broadcast" + (
+        f". {words}" if words else "")
+
+
+def size_mismatch(a: tuple, b: tuple) -> str | None:
+    """PyTorch's sentence for the first dim (from the right) where `a` and `b` do not
+    broadcast, or None when they do."""
     for i in range(1, max(len(a), len(b)) + 1):
         da = a[-i] if i <= len(a) else 1
         db = b[-i] if i <= len(b) else 1
         if da != db and da != 1 and db != 1:
-            dim = max(len(a), len(b)) - i
-            return (f"{op}: shapes {tuple(a)} and {tuple(b)} do not broadcast. The size of "
-                    f"tensor a ({da}) must match the size of tensor b ({db}) at non-singleton "
-                    f"dimension {dim}")
-    return f"{op}: shapes {tuple(a)} and {tuple(b)} do not broadcast"
+            return (f"The size of tensor a ({da}) must match the size of tensor b ({db}) at "
+                    f"non-singleton dimension {max(len(a), len(b)) - i}")
+    return None

@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from minigrad import anomaly, events, hooks, saved_names
+from minigrad import anomaly, dtypes, events, hooks, saved_names
 from minigrad import tensor as _tensor
 from minigrad.grad_mode import GRAD_ENABLED, state
 from minigrad.hooks import RemovableHandle
@@ -357,7 +357,7 @@ def owner_id(array: np.ndarray) -> int:
 
 
 def _modified_message(value: Any, version: int) -> str:
-    kind = f"{value.array.dtype.name.capitalize()}Tensor"
+    kind = f"{dtypes.TORCH_NAMES.get(value.array.dtype, value.array.dtype.name)}Tensor"
     made_by = ""
     if value.grad_fn is not None:
         op = re.sub(r"Backward\d*$", "", value.grad_fn.name())
@@ -367,5 +367,5 @@ def _modified_message(value: Any, version: int) -> str:
         f"inplace operation: [minigrad.{kind} {list(value.array.shape)}]{made_by} is at version "
         f"{value._version}; expected version {version} instead. Hint: enable anomaly detection to "
         "find the operation that failed to compute its gradient, with "
-        "minigrad.autograd.set_detect_anomaly(True)."
+        "minigrad.autograd.set_detect_anomaly(True, check_nan=False)."
     )

@@ -95,13 +95,6 @@ def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
 
 
 # -- losses ----------------------------------------------------------------------------------
-def _target(target: Any, input: Tensor) -> Tensor:
-    """Targets may come as numpy arrays or lists; they become constant tensors."""
-    if is_tensor(target):
-        return target
-    return constant(np.asarray(target, dtype=input.dtype))
-
-
 def _array(value: Any) -> np.ndarray | None:
     return None if value is None else np.asarray(value.array if is_tensor(value) else value)
 
@@ -109,12 +102,7 @@ def _array(value: Any) -> np.ndarray | None:
 def mse_loss(input: Tensor, target: Any, *, reduction: str = "mean") -> Tensor:
     """mean (or sum) of (input - target)^2 (MseLossBackward0)"""
     L.check_reduction(reduction)
-    target = _target(target, input)
-    if target.shape != input.shape:
-        warnings.warn(f"Using a target size ({target.shape}) that is different to the input "
-                      f"size ({input.shape}). This will likely lead to incorrect results due to "
-                      "broadcasting. Please ensure they have the same size.", UserWarning,
-                      stacklevel=2)
+    input, target = _losses.broadcast_pair(input, target)
     return L.MseLoss.apply(input, target, reduction=reduction)
 
 
@@ -137,7 +125,7 @@ def _nll_loss(input: Tensor, labels: np.ndarray, weight: Any, ignore_index: int,
         _losses.check_nll_shapes(x_shape, labels.shape)
         if len(x_shape) == 1 and labels.shape == (1,):
             labels = labels.reshape(())  # one sample: PyTorch takes its label as (1,) too
-    if labels.dtype.kind not in "iu":
+    if labels.dtype != np.int64 and labels.dtype != np.uint8:
         raise RuntimeError(f"expected target dtype to be Long or Byte, but got "
                            f"{dtypes.TORCH_NAMES.get(labels.dtype, labels.dtype.name)} "
                            "(class labels must be integers: "
@@ -194,7 +182,7 @@ def cross_entropy(input: Tensor, target: Any, weight: Any = None,
     dim = 0 if input.array.ndim == 1 else 1
     logp = ops.log_softmax(input, dim)
     if probabilities:
-        return _losses.probability_cross_entropy(logp, _target(target, input), weight,
+        return _losses.probability_cross_entropy(logp, _losses.as_target(target, input), weight,
                                                  ignore_index, reduction, label_smoothing)
     nll = _nll_loss(logp, labels, weight, ignore_index, reduction)
     if label_smoothing == 0.0:
@@ -207,7 +195,10 @@ def binary_cross_entropy(input: Tensor, target: Any, weight: Any = None, *,
                          reduction: str = "mean") -> Tensor:
     """-(t*log(p) + (1-t)*log(1-p)) for probabilities p (BinaryCrossEntropyBackward0)"""
     L.check_reduction(reduction)
-    target = _target(target, input)
+    target = _losses.as_target(target, input)
+    if target.dtype != input.dtype:
+        raise RuntimeError(f"Found dtype {dtypes.TORCH_NAMES[target.array.dtype]} but expected "
+                           f"{dtypes.TORCH_NAMES[input.array.dtype]}")
     if target.shape != input.shape:
         raise ValueError(f"Using a target size ({target.shape}) that is different to the input "
                          f"size ({input.shape}) is deprecated. Please ensure they have the same "
@@ -221,7 +212,10 @@ def binary_cross_entropy_with_logits(input: Tensor, target: Any, weight: Any = N
     """binary_cross_entropy(sigmoid(input), target), computed stably from the logits
     (BinaryCrossEntropyWithLogitsBackward0)"""
     L.check_reduction(reduction)
-    target = _target(target, input)
+    target = _losses.as_target(target, input)
+    if target.array.dtype.kind not in "fc":
+        raise RuntimeError(f"result type {dtypes.TORCH_NAMES[input.array.dtype]} can't be cast "
+                           f"to the desired output type {dtypes.TORCH_NAMES[target.array.dtype]}")
     if target.shape != input.shape:
         raise ValueError(f"Target size ({target.shape}) must be the same as input size "
                          f"({input.shape})")

@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from minigrad import ops
+from minigrad.broadcast import size_mismatch
 from minigrad.ops import losses as L
 from minigrad.ops.base import constant, is_tensor
 from minigrad.tensor import Tensor
@@ -46,15 +47,19 @@ def as_target(target: Any, input: Tensor) -> Tensor:
     return constant(np.asarray(target, dtype=input.dtype))
 
 
-def _broadcast_pair(input: Tensor, target: Any) -> tuple[Tensor, Tensor]:
-    """(input, target) expanded to one shape, with PyTorch's warning when they differ."""
+def broadcast_pair(input: Tensor, target: Any, stacklevel: int = 3) -> tuple[Tensor, Tensor]:
+    """(input, target) expanded to one shape, with PyTorch's warning when they differ (and
+    its error when they do not broadcast), as PyTorch's losses do with broadcast_tensors."""
     target = as_target(target, input)
     if target.shape != input.shape:
         warnings.warn(f"Using a target size ({target.shape}) that is different to the input "
                       f"size ({input.shape}). This will likely lead to incorrect results due to "
                       "broadcasting. Please ensure they have the same size.", UserWarning,
-                      stacklevel=3)
-        shape = np.broadcast_shapes(input.shape, target.shape)  # (ValueError: no broadcast)
+                      stacklevel=stacklevel)
+        mismatch = size_mismatch(input.shape, target.shape)
+        if mismatch:
+            raise RuntimeError(mismatch)
+        shape = np.broadcast_shapes(input.shape, target.shape)
         input = input if input.shape == shape else ops.expand(input, *shape)
         target = target if target.shape == shape else ops.expand(target, *shape)
     return input, target
@@ -77,7 +82,7 @@ def l1_loss(input: Tensor, target: Any, size_average: bool | None = None,
     AbsBackward0 <- SubBackward0 (sum(weight * |d|) / sum(weight) with `weight`)"""
     reduction = legacy_reduction(size_average, reduce, reduction)
     L.check_reduction(reduction)
-    input, target = _broadcast_pair(input, target)
+    input, target = broadcast_pair(input, target)
     losses = (input - target).abs()
     if weight is None:
         return _reduced(losses, reduction)
@@ -97,7 +102,7 @@ def smooth_l1_loss(input: Tensor, target: Any, size_average: bool | None = None,
         raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
     if beta == 0.0:
         return l1_loss(input, target, reduction=reduction)
-    input, target = _broadcast_pair(input, target)
+    input, target = broadcast_pair(input, target)
     beta = float(beta)
     return L.SmoothL1Loss.apply(input, target, reduction=reduction, delta=beta, scale=1 / beta)
 
@@ -108,7 +113,7 @@ def huber_loss(input: Tensor, target: Any, reduction: str = "mean", delta: float
     L.check_reduction(reduction)
     if delta <= 0:
         raise RuntimeError("huber_loss does not support non-positive values for delta.")
-    input, target = _broadcast_pair(input, target)
+    input, target = broadcast_pair(input, target)
     if weight is None:
         return L.HuberLoss.apply(input, target, reduction=reduction, delta=float(delta))
     _check_weight(weight, input)

@@ -777,8 +777,8 @@ def test_loss_misuse_errors_unchanged(x_shape, labels, error, words, loss):
     ([0, 2, 1, 2], -100), ([0, 2, 1, 2], 2), ([0, 2, 1, 2], 3), ([0, -100, 1, 2], -100),
     ([0, 7, 1, 2], 7), ([0, -1, 1, 2], -1), ([1, 1, 1, 1], 1),
 ])
-@pytest.mark.parametrize("dtype", [np.int64, np.int32, np.uint8, np.int8])
-@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+@pytest.mark.parametrize("dtype", [np.int64, np.uint8])  # (PyTorch refuses int32 and int8:
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])  # tests/nn/test_loss_arguments)
 def test_nll_loss_ignores_exactly_the_ignored_labels(labels, ignore_index, dtype, reduction):
     labels = np.array(labels)
     if dtype == np.uint8 and (labels < 0).any():
