@@ -65,3 +65,24 @@ def test_output_read_through_ctx_output_and_then_changed_is_still_refused():
         y.add_(1)
     with pytest.raises(RuntimeError, match=MODIFIED):
         y.sum().backward()
+
+
+@pytest.mark.parametrize("case", ["a saved output", "a saved input"])
+def test_the_modified_by_an_inplace_operation_message_is_pytorchs(case):
+    torch = pytest.importorskip("torch")
+    words = []
+    for lib in (minigrad, torch):
+        x = lib.ones(3, requires_grad=True)
+        if case == "a saved output":
+            y = x.exp()
+            y.add_(1)
+            out = y.sum()
+        else:
+            b = x * 2
+            out = (b * b).sum()
+            b.mul_(2)
+        with pytest.raises(RuntimeError) as error:
+            out.backward()
+        words.append(str(error.value).replace("torch.", "minigrad."))
+        assert x.grad is None
+    assert words[0] == words[1]
