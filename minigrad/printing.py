@@ -41,8 +41,10 @@ class _Formatter:
         self.kind = values.dtype.kind
         if self.kind == "f":
             self.fmt, _ = _float_format(values.astype(np.float64).ravel())
-        sample = _summary(values) if values.size > THRESHOLD else values.ravel()
-        self.width = max((len(self._raw(v)) for v in np.asarray(sample).ravel()), default=1)
+        sample = np.asarray(_summary(values) if values.size > THRESHOLD else values).ravel()
+        if self.kind == "f":  # (as PyTorch: only nonzero finite values set the width)
+            sample = sample[np.isfinite(sample) & (sample != 0)]
+        self.width = max((len(self._raw(v)) for v in sample), default=1)
 
     def _raw(self, value: object) -> str:
         if self.kind == "b":
@@ -76,7 +78,7 @@ def _rows(values: np.ndarray, fmt: _Formatter, indent: int, summarize: bool) -> 
     head = range(EDGE_ITEMS) if cut else range(n)
     tail = range(n - EDGE_ITEMS, n) if cut else range(0)
     if values.ndim == 1:
-        items = [fmt(values[i]) for i in head] + (["..."] if cut else [])
+        items = [fmt(values[i]) for i in head] + ([" ..."] if cut else [])  # (PyTorch pads it)
         items += [fmt(values[i]) for i in tail]
         per_line = max(1, (LINE_WIDTH - indent) // (fmt.width + 2))
         lines = [", ".join(items[i:i + per_line]) for i in range(0, len(items), per_line)]

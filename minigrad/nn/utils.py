@@ -35,7 +35,7 @@ def clip_grad_norm_(parameters: Tensor | Iterable[Tensor], max_norm: float,
     grads = _grads(parameters)
     if not grads:
         return Tensor(0.0)
-    norm_type = float(norm_type)
+    max_norm, norm_type = float(max_norm), float(norm_type)
     if norm_type == math.inf:
         total = max(float(np.max(np.abs(g.array))) if g.array.size else 0.0 for g in grads)
     else:
@@ -50,7 +50,7 @@ def clip_grad_norm_(parameters: Tensor | Iterable[Tensor], max_norm: float,
     with no_grad():
         for g in grads:
             g.mul_(coef)
-    return Tensor(np.asarray(total, dtype=grads[0].array.dtype))
+    return Tensor(np.asarray(total, dtype=np.result_type(*[g.array for g in grads])))
 
 
 def clip_grad_value_(parameters: Tensor | Iterable[Tensor], clip_value: float,
