@@ -325,8 +325,8 @@ def fast_repr(a: np.ndarray, inline: bool = False) -> str:
            ("nan" if math.isnan(v) else "inf" if v > 0 else "-inf") for v in items]
     if a.ndim == 0:
         return raw[0] if inline else f"tensor({raw[0]})"
-    cell = max(len(r) for r in raw)
-    raw = [r.rjust(cell) for r in raw]
+    cell = max((len(r) for r, v in zip(raw, items) if v and math.isfinite(v)), default=1)
+    raw = [r.rjust(cell) for r in raw]  # (as printing: nonzero finite values set the width)
     if inline:
         return "[" + ", ".join(raw) + "]"
     per_line = max(1, (80 - 7) // (cell + 2))
