@@ -112,10 +112,14 @@ TORCH_NAMES = {np.dtype(k): v for k, v in (
     (np.int32, "Int"), (np.int16, "Short"), (np.int8, "Char"), (np.uint8, "Byte"),
     (np.bool_, "Bool"), (np.complex64, "ComplexFloat"), (np.complex128, "ComplexDouble"))}
 
-# dtypes PyTorch does not name in a repr: the defaults for floats, ints and bools
-IMPLIED = (_F32, _I64, _BOOL)
-
 _default = [_F32]  # the default float dtype (set_default_dtype)
+
+
+def implied(array: np.ndarray) -> bool:
+    """Whether PyTorch's repr leaves `array`'s dtype unsaid: the default float dtype, int64
+    and bool, which the values show (an empty tensor shows no values: only the default)."""
+    dt = array.dtype
+    return dt == _default[0] or array.size != 0 and (dt == _I64 or dt == _BOOL)
 
 
 def get_default_dtype() -> dtype:

@@ -303,7 +303,7 @@ class Tensor(TensorMethods):
 
     def __repr__(self) -> str:
         suffixes = []
-        if self.array.dtype not in dtypes.IMPLIED:
+        if not dtypes.implied(self.array):
             suffixes.append(f"dtype={dtypes.name(self.array.dtype)}")
         if self.grad_fn is not None:
             suffixes.append(f"grad_fn=<{self.grad_fn.display_name()}>")

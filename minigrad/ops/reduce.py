@@ -139,9 +139,8 @@ class _EvenReduction(Function):
     @classmethod
     def forward(cls, ctx, a):
         ctx.save_for_backward(a)
-        out = cls.np_fn(a.array)
-        ctx.result = out
-        return np.asarray(out)
+        ctx.result = cls.np_fn(a.array)
+        return np.asarray(ctx.result)
 
     @staticmethod
     def backward(ctx, grad):
@@ -291,9 +290,9 @@ def mean(input: Any, dim: Any = None, keepdim: bool = False, dtype: Any = None, 
     if dtype is not None:
         input = input.to(dtype)
     if input.array.dtype.kind != "f":
-        raise RuntimeError(
-            "mean(): could not infer output dtype. Input dtype must be either a floating point "
-            f"or complex dtype. Got: {TORCH_NAMES[input.array.dtype]}")
+        raise RuntimeError("mean(): could not infer output dtype. Input dtype must be either a"
+                           " floating point or complex dtype. Got: "
+                           f"{TORCH_NAMES[input.array.dtype]}")
     if dim is None and not keepdim:
         return Mean.apply(input)
     return MeanDim.apply(input, dims=reduce_dims(input, dim), keepdim=keepdim)
@@ -326,19 +325,21 @@ def min(input: Any, dim: Any = None, keepdim: bool = False, *, axis: Any = None)
 @keepdims_alias
 def amax(input: Any, dim: Any = (), keepdim: bool = False, *, axis: Any = None) -> Any:
     """largest along `dim` (an int or a tuple; all by default)"""
-    dim = dim_or_axis("amax", None if dim == () else dim, axis)
-    if dim is None:
-        _nonempty(input, "amax")
-    return Amax.apply(input, dims=reduce_dims(input, dim), keepdim=keepdim)
+    return _extreme(Amax, "amax", input, dim, keepdim, axis)
 
 
 @keepdims_alias
 def amin(input: Any, dim: Any = (), keepdim: bool = False, *, axis: Any = None) -> Any:
     """smallest along `dim` (an int or a tuple; all by default)"""
-    dim = dim_or_axis("amin", None if dim == () else dim, axis)
+    return _extreme(Amin, "amin", input, dim, keepdim, axis)
+
+
+def _extreme(op: type, name: str, input: Any, dim: Any, keepdim: bool, axis: Any) -> Any:
+    dim = dim_or_axis(name, None if dim == () else dim, axis)
     if dim is None:
-        _nonempty(input, "amin")
-    return Amin.apply(input, dims=reduce_dims(input, dim), keepdim=keepdim)
+        _nonempty(input, name)
+    dims = [_nonempty_dim(input, d, name) for d in reduce_dims(input, dim)]  # (none empty)
+    return op.apply(input, dims=tuple(dims), keepdim=keepdim)
 
 
 def _nonempty(input: Any, name: str) -> Any:

@@ -9,6 +9,7 @@ import numpy as np
 from minigrad.function import Function
 from minigrad.ops.base import normalize_dims
 from minigrad.ops.reduce import sum_array
+from minigrad.summation import add_reduce
 
 # the public functions: minigrad.log_softmax, ... (re-exported by ops/ and minigrad/)
 __all__ = ["log_softmax", "softmax"]
@@ -61,13 +62,17 @@ class LogSoftmax(Function):
 # The largest value is subtracted first, so that exp cannot overflow. (The ufuncs' reduce:
 # x.max / x.sum call it through a Python function, np.max / np.sum through several.)
 def softmax_array(x: np.ndarray, dim: int) -> np.ndarray:
+    if not x.size:  # (nothing to normalise: an empty result, as PyTorch)
+        return x.copy()
     e = np.exp(x - np.maximum.reduce(x, dim, keepdims=True))
-    return e / np.add.reduce(e, dim, keepdims=True)
+    return e / add_reduce(e, dim, True)
 
 
 def log_softmax_array(x: np.ndarray, dim: int) -> np.ndarray:
+    if not x.size:
+        return x.copy()
     shifted = x - np.maximum.reduce(x, dim, keepdims=True)
-    return shifted - np.log(np.add.reduce(np.exp(shifted), dim, keepdims=True))
+    return shifted - np.log(add_reduce(np.exp(shifted), dim, True))
 
 
 def softmax(input: Any, dim: int) -> Any:

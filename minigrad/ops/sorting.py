@@ -23,7 +23,7 @@ from minigrad.function import Function
 from minigrad.ops.base import constant, keepdims_alias, normalize_dim, unwrap
 from minigrad.ops.gathering import along
 from minigrad.ops.index import ScatterAdd
-from minigrad.ops.reduce import _EvenReduction
+from minigrad.ops.reduce import _EvenReduction, _nonempty_dim
 from minigrad.ops.views import unsqueeze
 
 # the public functions: minigrad.sort, ... (re-exported by ops/ and minigrad/)
@@ -167,7 +167,7 @@ def _nth(a: np.ndarray, dim: int, position: np.ndarray) -> np.ndarray:
 
 
 def kthvalue(input: Any, k: int, dim: int = -1, keepdim: bool = False) -> Any:
-    dim = _dim(input, dim)
+    dim = _nonempty_dim(input, _dim(input, dim), "kthvalue")
     n = input.array.shape[dim] if input.array.ndim else 1
     if not 1 <= k <= n:
         raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {dim}")
@@ -231,10 +231,8 @@ def _median(ops: tuple, result: type, name: str, input: Any, dim: Any, keepdim: 
     whole, along_dim = ops
     if dim is None:
         return whole.apply(input)
-    dim = _dim(input, dim)
+    dim = _nonempty_dim(input, _dim(input, dim), name)
     a = input.array
-    if a.ndim and not a.shape[dim]:
-        raise IndexError(f"{name}(): Expected reduction dim {dim} to have non-zero size.")
     position = _median_position(a, dim, along_dim is NanmedianDim) if a.ndim else None
     return _take(along_dim, result, input, dim, _nth(a, dim, position), keepdim)
 
@@ -262,7 +260,7 @@ def _mode_index(row: np.ndarray) -> int:
 
 @keepdims_alias
 def mode(input: Any, dim: int = -1, keepdim: bool = False) -> Any:
-    dim = _dim(input, dim)
+    dim = _nonempty_dim(input, _dim(input, dim), "mode")
     a = input.array
     if not a.ndim:
         return _take(Mode, return_types.mode, input, dim, np.zeros((), np.int64), keepdim)

@@ -20,3 +20,19 @@ VALUES = [[INF, 1.0], [0.0, INF], [NAN, 0.0, 1.5], [-0.0, 1.0], [0.0, 0.0], [-IN
 @pytest.mark.parametrize("values", VALUES, ids=lambda v: str(v)[:30])
 def test_a_tensor_prints_as_in_pytorch(values: list) -> None:
     assert repr(minigrad.tensor(values)) == repr(torch.tensor(values)).replace("torch", "minigrad")
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int64", "int32", "bool", "uint8"])
+@pytest.mark.parametrize("shape", [(0,), (0, 3), (2,)])
+@pytest.mark.parametrize("default", ["float32", "float64"])
+def test_the_dtype_is_named_as_in_pytorch(dtype: str, shape: tuple, default: str) -> None:
+    texts = []
+    for lib in (minigrad, torch):
+        before = lib.get_default_dtype()
+        lib.set_default_dtype(getattr(lib, default))
+        try:
+            texts.append(repr(lib.zeros(shape, dtype=getattr(lib, dtype))).replace(
+                "torch", "minigrad"))
+        finally:
+            lib.set_default_dtype(before)
+    assert texts[0] == texts[1]
