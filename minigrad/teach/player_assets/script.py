@@ -65,6 +65,25 @@ SCRIPT = r"""
     }
   }
 
+  // The drawing's own words ("step 3", "grad ...", "norm") in the page's language: the
+  // English text of each <text> that has some, put into words as the language changes.
+  const drawnWords = [];
+  if (svg) {
+    for (const text of svg.querySelectorAll("text")) {
+      const english = text.textContent;
+      if (/^steps? \d|^grad | norm /.test(english)) drawnWords.push([text, english]);
+    }
+  }
+  function drawn(english) {
+    const steps = /^(steps?) (\d+(?:, \d+)*)$/.exec(english);
+    if (steps) {
+      const k = steps[2].split(", ").join(ui("drawn_sep"));
+      return fill(ui(steps[1] === "step" ? "drawn_step" : "drawn_steps"), { k: k });
+    }
+    return english.replace(/^grad /, ui("drawn_grad") + " ")
+      .replace(/ norm /, " " + ui("drawn_norm") + " ");
+  }
+
   // Clicking a node jumps to the (next) step that runs it.
   const runs = new Map(); // node id -> the steps that run it
   steps.forEach((s, i) => {
@@ -85,7 +104,11 @@ SCRIPT = r"""
     const name = row.insertCell();
     name.className = "leaf-name";
     name.innerHTML = "<code></code> <small></small>";
-    name.firstChild.textContent = leaf.label + ".grad";
+    name.title = leaf.label + ".grad " + leaf.shape; // the full name, however it wraps
+    // a long name ("encoder.layers.0.self_attn.in_proj_weight") wraps after a dot or "_"
+    for (const part of (leaf.label + ".grad").split(/(?<=[._])/)) {
+      name.firstChild.append(part, document.createElement("wbr"));
+    }
     name.lastChild.textContent = leaf.shape;
     const value = row.insertCell();
     value.innerHTML = "<pre></pre>";
@@ -216,28 +239,29 @@ SCRIPT = r"""
     button.classList.toggle("playing", Boolean(timer));
   }
 
-  // -- zoom: the whole graph in the window, or its natural size (scroll to move around) -------
+  // -- zoom: the whole graph in the box, its width (scroll down), or its natural size ---------
   const natural = svg && {
     width: (parseFloat(svg.getAttribute("width")) * 4) / 3, // graphviz sizes in pt
     height: (parseFloat(svg.getAttribute("height")) * 4) / 3,
   };
-  let fit = true;
-  function fitScale() {
+  let zoomed = "whole";
+  function scaleFor(how) {
+    if (how === "actual") return 1;
     const style = getComputedStyle(graph);
     const room = (size, a, b) => size - parseFloat(a) - parseFloat(b);
     const w = room(graph.clientWidth, style.paddingLeft, style.paddingRight);
     const h = room(graph.clientHeight, style.paddingTop, style.paddingBottom);
-    return Math.min(1, w / natural.width, h / natural.height);
+    return Math.min(1, w / natural.width, how === "whole" ? h / natural.height : Infinity);
   }
-  function zoom() {
+  function zoom(how) {
     if (!natural || !natural.width) return;
-    const scale = fit ? fitScale() : 1;
+    zoomed = how;
+    const scale = scaleFor(how);
     svg.style.width = natural.width * scale + "px";
     svg.style.height = natural.height * scale + "px";
-    const button = $('[data-action="zoom"]');
-    button.dataset.ui = fit ? "actual" : "fit";
-    button.textContent = ui(button.dataset.ui);
-    graph.classList.toggle("fitted", fit);
+    for (const button of document.querySelectorAll('[data-action="zoom"]')) {
+      button.setAttribute("aria-pressed", String(button.dataset.zoom === how));
+    }
   }
 
   // -- language --------------------------------------------------------------------------------
@@ -246,8 +270,13 @@ SCRIPT = r"""
     document.documentElement.lang = code === "zh" ? "zh-CN" : code;
     document.title = ui("title");
     for (const element of document.querySelectorAll("[data-ui]")) {
-      element.textContent = ui(element.dataset.ui);
+      const values = element.dataset.fill ? JSON.parse(element.dataset.fill) : {};
+      element.textContent = fill(ui(element.dataset.ui), values);
     }
+    for (const element of document.querySelectorAll("[data-ui-label]")) {
+      element.setAttribute("aria-label", ui(element.dataset.uiLabel));
+    }
+    for (const [text, english] of drawnWords) text.textContent = drawn(english);
     grads.forEach((_, i) => showGrad(i));
     showPanel();
   }
@@ -258,16 +287,15 @@ SCRIPT = r"""
     next: () => go(step + 1),
     play: () => (timer ? stop() : play()),
     lang: () => setLanguage(lang === "en" ? "zh" : "en"),
-    zoom: () => {
-      fit = !fit;
-      zoom();
+    zoom: (button) => {
+      zoom(button.dataset.zoom);
       keepInView();
     },
   };
   for (const button of document.querySelectorAll("button[data-action]")) {
     button.addEventListener("click", () => {
       if (button.dataset.action !== "play") stop(); // a manual step pauses playing
-      actions[button.dataset.action]();
+      actions[button.dataset.action](button);
     });
   }
   $("#step-slider").addEventListener("input", (event) => {
@@ -299,14 +327,15 @@ SCRIPT = r"""
     if (event.key !== " ") stop();
     keys[event.key]();
   });
-  window.addEventListener("resize", () => fit && zoom());
+  window.addEventListener("resize", () => zoom(zoomed));
 
   // -- start: step 0, nothing run yet ----------------------------------------------------------
   grads.forEach((_, i) => showGrad(i));
   setLanguage(lang);
   if (natural && natural.width) {
-    fit = fitScale() >= 0.5; // a big graph starts at its natural size, scrolled to the step
-    zoom();
+    // the whole graph if it can be read so; a tall one fills the width and scrolls down; a
+    // wide one starts at its natural size, scrolled to the step
+    zoom(scaleFor("whole") >= 0.6 ? "whole" : scaleFor("width") >= 0.5 ? "width" : "actual");
   }
   go(0);
   document.body.dataset.ready = "true";
