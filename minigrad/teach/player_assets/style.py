@@ -229,10 +229,10 @@ pre {
 #leaf-grads { width: 100%; table-layout: fixed; border-collapse: collapse; }
 #leaf-grads td { padding: 4px 8px; vertical-align: top; border-top: 1px solid #edf0f4; }
 #leaf-grads tr:first-child td { border-top: none; }
-#leaf-grads .leaf-name { width: 42%; overflow-wrap: anywhere; }
+#leaf-grads .leaf-name { width: 34%; overflow-wrap: anywhere; }
 #leaf-grads .leaf-name code { font-family: var(--mono); font-weight: 600; }
 #leaf-grads .leaf-name small { color: var(--muted); font-family: var(--mono); white-space: nowrap; }
-#leaf-grads td pre { white-space: pre-wrap; overflow-wrap: anywhere; }
+#leaf-grads td pre { font-size: 11px; white-space: pre-wrap; overflow-wrap: anywhere; }
 #leaf-grads tr.none pre { color: #9aa5b1; font-style: italic; }
 #leaf-grads tr.changed td { background: #fff4d1; }
 #leaf-grads tr.changed td:first-child { box-shadow: inset 4px 0 0 var(--current-edge); }
