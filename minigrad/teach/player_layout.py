@@ -3,7 +3,8 @@ too big for it to lay out quickly, or `dot` taking too long).
 
 A layered layout, in three steps a reader can follow:
 1. layers: every output box is layer 0, and every other node sits one layer above the highest
-   of its users (longest path from the outputs), so arrows always point down;
+   of its users (longest path from the outputs), so arrows always point down; a top-level
+   module's nodes are lifted, if need be, into a band of layers above the modules run after;
 2. order: within a layer, nodes are sorted by the mean position of their neighbours, a few
    times downwards and upwards (the barycenter heuristic), which untangles most crossings;
    nodes of one top-level module stay side by side;
@@ -21,8 +22,6 @@ import html
 from dataclasses import dataclass, field
 from typing import Any
 
-from minigrad.teach.viz import COLORS
-
 __all__ = ["layered_svg"]
 
 CHAR = 6.1  # points per character of 10 pt monospace
@@ -33,6 +32,8 @@ GAP_Y = 34  # points between layers
 MARGIN = 12
 MAX_CHARS = 34  # a longer line is cut with "…" (the panel shows it in full)
 SWEEPS = 3
+# viz.py's colours (graphviz names: lightgrey, lightblue, darkolivegreen1) as SVG takes them
+COLORS = {"op": "#d3d3d3", "leaf": "#add8e6", "param": "#add8e6", "output": "#caff70"}
 
 
 @dataclass
@@ -103,9 +104,33 @@ def _outputs(trace: Any) -> list[str]:
 
 # -- 1. layers ----------------------------------------------------------------------------------
 def _layers(boxes: dict[str, Box]) -> list[list[str]]:
-    """Longest path from the outputs (nodes nothing uses are layer 0), found by counting each
-    node's users down to zero: no recursion, however deep the graph. Returns the layers from
-    the top of the drawing (the deepest inputs) down to the outputs."""
+    """Each node's layer (see `_longest_paths`), with each top-level module in a band of
+    layers of its own, above the modules that run after it. Returns the layers from the top
+    of the drawing (the deepest inputs) down to the outputs."""
+    _longest_paths(boxes)
+    modules = list(dict.fromkeys(b.module for b in boxes.values() if b.module))
+    lowest: dict[str, int] = {}  # node id -> the layer it may not go below
+    for k in range(len(modules) - 1, 0, -1):  # from the module run last, back to the first
+        later = [b.layer for b in boxes.values() if b.module in modules[k:]]
+        inside = [b for b in boxes.values() if b.module == modules[k - 1]]
+        rise = max(later) + 1 - min(b.layer for b in inside)
+        if rise > 0:
+            for b in inside:
+                lowest[b.id] = b.layer + rise
+            _longest_paths(boxes, lowest)
+    layers: list[list[str]] = [[] for _ in range(max(b.layer for b in boxes.values()) + 1)]
+    for box in boxes.values():  # forward order: a first, fair guess at the order in a layer
+        layers[box.layer].append(box.id)
+    return layers[::-1]
+
+
+def _longest_paths(boxes: dict[str, Box], lowest: dict[str, int] | None = None) -> None:
+    """Longest path from the outputs: nodes nothing uses are layer 0 (or their `lowest`),
+    every other node one above its highest user, found by counting each node's users down
+    to zero (no recursion, however deep the graph)."""
+    lowest = lowest or {}
+    for box in boxes.values():
+        box.layer = lowest.get(box.id, 0)
     waiting = {b.id: len(b.users) for b in boxes.values()}
     ready = [b.id for b in boxes.values() if not b.users]
     while ready:
@@ -115,10 +140,6 @@ def _layers(boxes: dict[str, Box]) -> list[list[str]]:
             waiting[src] -= 1
             if waiting[src] == 0:
                 ready.append(src)
-    layers: list[list[str]] = [[] for _ in range(max(b.layer for b in boxes.values()) + 1)]
-    for box in boxes.values():  # forward order: a first, fair guess at the order in a layer
-        layers[box.layer].append(box.id)
-    return layers[::-1]
 
 
 # -- 2. order within each layer -----------------------------------------------------------------

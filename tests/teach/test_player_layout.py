@@ -80,6 +80,15 @@ def test_a_chain_is_drawn_straight_down():
     assert [at[i][1] for i in ops] == sorted(at[i][1] for i in ops)
 
 
+def test_boxes_are_coloured_as_viz_colours_them_in_colours_svg_knows():
+    t = classic()
+    fills = dict(re.findall(r'<title>([^<]*)</title><polygon fill="([^"]*)"',
+                            player_layout.layered_svg(t)))
+    root = t.backwards[0].roots[0]
+    leaf = t.leaves[0].node
+    assert (fills[root], fills[leaf], fills[f"{root}_out"]) == ("#d3d3d3", "#add8e6", "#caff70")
+
+
 def test_labels_that_look_like_html_are_escaped():
     x = minigrad.tensor([1.0, 2.0], requires_grad=True, name="<b>x&")
     svg = player_layout.layered_svg(minigrad.trace(lambda: (x * x).sum()))
@@ -108,6 +117,39 @@ def test_top_level_modules_get_a_box_around_their_nodes():
             left, top, right, bottom = at[i]
             assert x <= left and right <= x + w and y <= top and bottom <= y + h, (name, i)
     assert ">fc1 · Linear</text>" in svg and ">act · Tanh</text>" in svg
+
+
+def module_rects(svg: str) -> dict[str, tuple[float, float, float, float]]:
+    """Module path -> (left, top, right, bottom) of its box."""
+    found = re.findall(r'<g class="module"><title>([^<]*)</title><rect x="([\d.]+)" '
+                       r'y="([\d.]+)" width="([\d.]+)" height="([\d.]+)"', svg)
+    return {name: (float(x), float(y), float(x) + float(w), float(y) + float(h))
+            for name, x, y, w, h in found}
+
+
+def test_each_top_level_module_gets_a_band_of_its_own():
+    """Linear, Tanh, Linear: the second Linear's weight goes through TBackward0 alongside the
+    first Linear and the Tanh; its box is lifted below them, so the boxes do not overlap."""
+    t = mlp()
+    for n in t.nodes:
+        made = n.label + " " + n.source
+        n.module = ("0" if "0." in made or n.label in ("t1", "t2") else
+                    "1" if n.name == "TanhBackward0" else
+                    "2" if "2." in made or n.label in ("t4", "t5") else "")
+    t.modules = {path: TraceModule(path, kind) for path, kind in
+                 (("", "Sequential"), ("0", "Linear"), ("1", "Tanh"), ("2", "Linear"))}
+    svg = player_layout.layered_svg(t)
+    rects = module_rects(svg)
+    assert list(rects) == ["0", "1", "2"]
+    ordered = list(rects.values())
+    for upper, lower in zip(ordered, ordered[1:]):
+        assert upper[3] < lower[1], (upper, lower)  # one band below the other
+    at = boxes(svg)
+    for n in t.nodes:
+        if n.module:
+            left, top, right, bottom = rects[n.module]
+            assert left <= at[n.id][0] and at[n.id][2] <= right
+            assert top <= at[n.id][1] and at[n.id][3] <= bottom
 
 
 # -- which drawing the page uses ----------------------------------------------------------------
