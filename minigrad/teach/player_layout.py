@@ -60,6 +60,8 @@ class Box:
 def layered_svg(trace: Any) -> str:
     """The trace's graph laid out in layers, as SVG text shaped like graphviz's."""
     boxes = _boxes(trace)
+    if not boxes:  # nothing was recorded
+        return _svg(trace, boxes, 2 * MARGIN, 2 * MARGIN)
     layers = _layers(boxes)
     _order(boxes, layers)
     width, height = _place(boxes, layers)

@@ -89,6 +89,14 @@ def test_boxes_are_coloured_as_viz_colours_them_in_colours_svg_knows():
     assert (fills[root], fills[leaf], fills[f"{root}_out"]) == ("#d3d3d3", "#add8e6", "#caff70")
 
 
+def test_a_trace_of_nothing_is_an_empty_drawing(monkeypatch):
+    monkeypatch.setattr(player_drawing, "find_dot", lambda: None)
+    with minigrad.trace() as t:
+        pass
+    page = t.to_html()
+    assert '<svg class="layered"' in page and boxes(page) == {}
+
+
 def test_labels_that_look_like_html_are_escaped():
     x = minigrad.tensor([1.0, 2.0], requires_grad=True, name="<b>x&")
     svg = player_layout.layered_svg(minigrad.trace(lambda: (x * x).sum()))

@@ -73,15 +73,8 @@ main {
 
 /* -- the graph ------------------------------------------------------------------------------ */
 .graph-box { position: relative; flex: 1 1 auto; min-height: 260px; }
-/* zoom: three buttons in one row over the graph's top right corner, the one in use pressed */
-.graph-box .zoom {
-  display: flex;
-  position: absolute;
-  z-index: 1;
-  top: 8px;
-  right: 22px; /* clear of the graph's scroll bar */
-  opacity: 0.92;
-}
+/* zoom: three buttons in a row above the graph's top right corner, the one in use pressed */
+.zoom { display: flex; align-self: flex-end; margin-bottom: 6px; }
 .zoom button { padding: 2px 9px; font-size: 12px; border-radius: 0; }
 .zoom button:first-child { border-radius: 6px 0 0 6px; }
 .zoom button:last-child { border-radius: 0 6px 6px 0; }
