@@ -13,17 +13,12 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from player_traces import classic
 
 import minigrad
 from minigrad.teach import player
 
 ROOT = Path(__file__).resolve().parents[2]
-
-
-def classic():
-    x = minigrad.tensor([1.0, 2.0, 3.0], requires_grad=True, name="x")
-    y = minigrad.tensor([4.0, 5.0, 6.0], requires_grad=True, name="y")
-    return minigrad.trace(lambda: (x * y).sum() * 3)
 
 
 def data_of(page: str) -> dict:

@@ -1,6 +1,7 @@
 """The backward player in headless Chromium (the `browser` fixture): stepping highlights each
 step's node and edges and shows its gradients, both languages, playing, a few hundred nodes,
-Jupyter's iframe, and a screenshot that is not blank."""
+the player's own drawing without `dot`, Jupyter's iframe, and a screenshot that is not blank.
+(Big graphs, zoom, long names and the Chinese page: test_player_browser_layout.py.)"""
 
 from __future__ import annotations
 
