@@ -110,12 +110,16 @@ def _layers(boxes: dict[str, Box]) -> list[list[str]]:
     layers of its own, above the modules that run after it. Returns the layers from the top
     of the drawing (the deepest inputs) down to the outputs."""
     _longest_paths(boxes)
-    modules = list(dict.fromkeys(b.module for b in boxes.values() if b.module))
+    members: dict[str, list[Box]] = {}
+    for box in boxes.values():
+        if box.module:
+            members.setdefault(box.module, []).append(box)
+    modules = list(members)
     lowest: dict[str, int] = {}  # node id -> the layer it may not go below
     for k in range(len(modules) - 1, 0, -1):  # from the module run last, back to the first
-        later = [b.layer for b in boxes.values() if b.module in modules[k:]]
-        inside = [b for b in boxes.values() if b.module == modules[k - 1]]
-        rise = max(later) + 1 - min(b.layer for b in inside)
+        later = max(b.layer for m in modules[k:] for b in members[m])
+        inside = members[modules[k - 1]]
+        rise = later + 1 - min(b.layer for b in inside)
         if rise > 0:
             for b in inside:
                 lowest[b.id] = b.layer + rise
