@@ -6,17 +6,19 @@ Kept as a Python string so that it ships inside the package like any module.
 SCRIPT = r"""
 /* minigrad backward player: steps through a recorded backward pass on its drawn graph.
  *
- * minigrad/player.py builds the page around this script:
- *   - #graph holds graphviz's SVG: one <g class="node"> per node, whose <title> is the trace's
- *     node id ("n5"), and one <g class="edge"> per edge, titled "input->user" ("n4->n5");
+ * minigrad/teach/player.py builds the page around this script:
+ *   - #graph holds the drawing, graphviz's SVG or one shaped like it (player_layout.py): one
+ *     <g class="node"> per node, whose <title> is the trace's node id ("n5"), and one
+ *     <g class="edge"> per edge, titled "input->user" ("n4->n5");
  *   - #player-data holds everything precomputed in Python (see player.py): per step the node
  *     run, the edges its gradients leave and arrive along, the leaves' .grad accumulations,
  *     and the narration of every step from explain.py, in English and Chinese.
  * Moving to a step only toggles classes on the few elements that step touches and fills in
- * the panel, so the page stays quick on graphs of hundreds of nodes (nothing is laid out
+ * the panel, so the page stays quick on graphs of a thousand nodes (nothing is laid out
  * again).
  *
- * Hooks for tests: the controls carry data-action="prev" | "next" | "play" | "lang";
+ * Hooks for tests: the controls carry data-action="prev" | "next" | "play" | "lang" | "zoom"
+ * (with data-zoom="whole" | "width" | "actual");
  * document.body.dataset.step is the current step (0 = nothing run yet); the SVG group of the
  * node being run has the class "current"; the explanation is #step-panel.
  */
