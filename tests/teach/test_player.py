@@ -13,7 +13,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from player_traces import classic
+from player_traces import chain, classic
 
 import minigrad
 from minigrad.teach import player
@@ -235,6 +235,10 @@ def test_the_page_loads_nothing_from_the_network(dot_bin):
                                    minigrad.nn.Linear(4, 1))
     x = minigrad.randn(2, 3)
     no_network(minigrad.trace(lambda: model(x).pow(2).mean(), params=model).to_html())
+    big = chain(80)  # over 300 nodes: the player's own drawing
+    page = big.to_html()
+    assert '<svg class="layered"' in page
+    no_network(page)
 
 
 def test_the_page_without_a_drawing_loads_nothing_from_the_network():
