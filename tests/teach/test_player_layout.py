@@ -206,6 +206,16 @@ def test_when_dot_is_too_slow_the_player_lays_the_graph_out_itself(monkeypatch, 
     assert "graphviz took longer than 0.5 s" in note_of(page)
 
 
+def test_when_dot_fails_the_player_lays_the_graph_out_itself(monkeypatch, tmp_path):
+    failing = tmp_path / "dot"
+    failing.write_text("#!/bin/sh\necho 'Error: syntax error in line 1' >&2\nexit 1\n")
+    failing.chmod(0o755)
+    monkeypatch.setattr(player_drawing, "find_dot", lambda: str(failing))
+    page = classic().to_html()
+    assert '<svg class="layered"' in page
+    assert "graphviz's `dot` program failed on this graph" in note_of(page)
+
+
 @pytest.mark.parametrize("svg", ["", "<svg><g id='graph0' class='graph'></g></svg>"])
 def test_a_drawing_given_or_left_out_needs_no_layout(monkeypatch, svg):
     monkeypatch.setattr(player_drawing, "find_dot", lambda: None)
