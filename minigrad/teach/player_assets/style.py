@@ -229,4 +229,13 @@ pre {
 #leaf-grads tr.none pre { color: #9aa5b1; font-style: italic; }
 #leaf-grads tr.changed td { background: #fff4d1; }
 #leaf-grads tr.changed td:first-child { box-shadow: inset 4px 0 0 var(--current-edge); }
+
+/* a step changes the panel's text and rows of the leaves' table: with these boxes contained
+   (their size comes from the page, not their content), neither makes the browser lay the
+   drawing out again, which was most of a step's time on a graph of a thousand nodes */
+#graph, #leaves .table-box { contain: strict; }
+.graph-box.empty #graph { contain: none; }  /* sized by its message */
+@media (max-width: 1000px) {
+  #leaves .table-box { contain: none; }  /* one column: the table takes the height it needs */
+}
 """
