@@ -263,9 +263,10 @@ def _button(action: str, ui: dict[str, str], key: str | None = None, attrs: str 
 
 
 def _zoom(ui: dict[str, str]) -> str:
-    """The whole graph in the box, its width in the box (scroll down), or its natural size."""
+    """The whole graph in the box, its width in the box (scroll down), the step's node and
+    edges in the box (zoomed anew at each step), or its natural size."""
     buttons = "".join(_button("zoom", ui, f"zoom_{how}", f' data-zoom="{how}"')
-                      for how in ("whole", "width", "actual"))
+                      for how in ("whole", "width", "step", "actual"))
     return f'<div class="zoom" role="group" data-ui-label="zoom" aria-label="' \
         f'{html.escape(ui["zoom"])}">{buttons}</div>'
 

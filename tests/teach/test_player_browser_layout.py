@@ -20,7 +20,8 @@ CJK = re.compile(r"[\u4e00-\u9fff]")
 
 # Step through `count` steps with the Next button, inside the page: per step, the time the
 # click took (the script's work) and the time until the next frame was drawn, what is
-# highlighted, the panel's title and first line, and whether the running node is in sight.
+# highlighted, the panel's title and first line, and whether the running node (and the edges
+# its gradients come in and go out along) are in sight.
 STEP_THROUGH = """
 const [count, done] = arguments;
 const next = document.querySelector('button[data-action="next"]');
@@ -35,13 +36,16 @@ const seen = [];
     const current = [...document.querySelectorAll("g.node.current")];
     const box = current.length ? current[0].getBoundingClientRect() : null;
     const room = graph.getBoundingClientRect();
+    const inside = (r) => r.top >= room.top && r.bottom <= room.bottom && r.left >= room.left
+      && r.right <= room.right;
+    const edges = [...document.querySelectorAll("g.edge.sent, g.edge.incoming")];
     seen.push({
       script: script, frame: performance.now() - start, step: document.body.dataset.step,
       current: current.map((g) => g.querySelector(":scope > title").textContent),
       title: document.getElementById("step-title").textContent,
       head: document.querySelector("#step-text strong").textContent,
-      inSight: box !== null && box.top >= room.top && box.bottom <= room.bottom
-        && box.left >= room.left && box.right <= room.right,
+      inSight: box !== null && inside(box),
+      edgesInSight: edges.every((g) => inside(g.getBoundingClientRect())),
     });
   }
   done(seen);
@@ -99,7 +103,7 @@ def test_a_tall_graph_fills_the_width_and_scrolls_down(browser, tmp_path):
     assert abs(browser.execute_script(size)[0] - natural) < 1
 
 
-def test_a_wide_deep_model_drawn_by_graphviz_starts_readable_at_the_step(browser, dot_bin,
+def test_a_wide_deep_model_drawn_by_graphviz_starts_zoomed_around_the_step(browser, dot_bin,
                                                                           tmp_path):
     minigrad.manual_seed(0)
     model = nn.Sequential(*[m for _ in range(12) for m in (nn.Linear(4, 4), nn.Tanh())])
@@ -109,12 +113,20 @@ def test_a_wide_deep_model_drawn_by_graphviz_starts_readable_at_the_step(browser
     open_player(browser, tmp_path / "deep.html", t)
     assert text_of(browser, "#layout-note") == "Drawn by graphviz (dot)."
     # graphviz draws it some 4,000 px wide: fitting its width would make it a sliver, so it
-    # starts at its natural size, scrolled to the step
+    # starts zoomed around the step: the node being run and its edges fill the box
     assert browser.execute_script(
-        "return document.querySelector('[aria-pressed=\"true\"]').dataset.zoom") == "actual"
+        "return document.querySelector('[aria-pressed=\"true\"]').dataset.zoom") == "step"
     browser.set_script_timeout(60)
     seen = browser.execute_async_script(STEP_THROUGH, 20)
-    assert all(at["inSight"] for at in seen), [at["step"] for at in seen if not at["inSight"]]
+    assert all(at["inSight"] and at["edgesInSight"] for at in seen), \
+        [at["step"] for at in seen if not (at["inSight"] and at["edgesInSight"])]
+    scale = browser.execute_script(
+        "const s = document.querySelector('#graph svg');"
+        "return s.getBoundingClientRect().width / (parseFloat(s.getAttribute('width')) * 4 / 3)")
+    assert 0.2 <= scale <= 1
+    browser.find_element(By.CSS_SELECTOR, '[data-zoom="actual"]').click()
+    seen = browser.execute_async_script(STEP_THROUGH, 3)  # at natural size it still follows
+    assert all(at["inSight"] for at in seen)
     browser.find_element(By.CSS_SELECTOR, '[data-zoom="width"]').click()
     fits = browser.execute_script(
         "const g = document.getElementById('graph'); return g.scrollWidth <= g.clientWidth")

@@ -206,7 +206,8 @@ SCRIPT = r"""
     viewPending = false;
     const changed = $("#leaf-grads tr.changed");
     if (changed) scrollWithin($("#leaves .table-box"), changed, "auto");
-    if (inSight) scrollWithin(graph, inSight, timer ? "smooth" : "auto");
+    if (inSight && zoomed === "step") aroundStep();
+    else if (inSight) scrollWithin(graph, inSight, timer ? "smooth" : "auto");
   }
   function scrollWithin(view, element, behavior) {
     const box = element.getBoundingClientRect();
@@ -247,23 +248,64 @@ SCRIPT = r"""
     height: (parseFloat(svg.getAttribute("height")) * 4) / 3,
   };
   let zoomed = "whole";
+  function room() {
+    const style = getComputedStyle(graph);
+    const inside = (size, a, b) => size - parseFloat(a) - parseFloat(b);
+    return {
+      width: inside(graph.clientWidth, style.paddingLeft, style.paddingRight),
+      height: inside(graph.clientHeight, style.paddingTop, style.paddingBottom),
+    };
+  }
   function scaleFor(how) {
     if (how === "actual") return 1;
-    const style = getComputedStyle(graph);
-    const room = (size, a, b) => size - parseFloat(a) - parseFloat(b);
-    const w = room(graph.clientWidth, style.paddingLeft, style.paddingRight);
-    const h = room(graph.clientHeight, style.paddingTop, style.paddingBottom);
-    return Math.min(1, w / natural.width, how === "whole" ? h / natural.height : Infinity);
+    const { width, height } = room();
+    return Math.min(1, width / natural.width, how === "whole" ? height / natural.height : 1);
   }
   function zoom(how) {
     if (!natural || !natural.width) return;
     zoomed = how;
-    const scale = scaleFor(how);
-    svg.style.width = natural.width * scale + "px";
-    svg.style.height = natural.height * scale + "px";
+    if (how === "step") aroundStep();
+    else resize(scaleFor(how));
     for (const button of document.querySelectorAll('[data-action="zoom"]')) {
       button.setAttribute("aria-pressed", String(button.dataset.zoom === how));
     }
+  }
+  function resize(scale) {
+    svg.style.width = natural.width * scale + "px";
+    svg.style.height = natural.height * scale + "px";
+  }
+  // "around the step": the node being run and the edges its gradients come in and go out
+  // along, as large as the box allows (at most their natural size), in the middle of it
+  function aroundStep() {
+    const s = steps[Math.max(step, 1) - 1];
+    if (!s) return;
+    const page = svg.getBoundingClientRect();
+    const scale = page.width / natural.width;
+    let box = null; // in the drawing's natural pixels
+    for (const key of [s.node, ...s.sent, ...s.incoming]) {
+      for (const g of elements(key)) {
+        const r = g.getBoundingClientRect();
+        const [left, top] = [(r.left - page.left) / scale, (r.top - page.top) / scale];
+        const [right, bottom] = [left + r.width / scale, top + r.height / scale];
+        box = box ? { left: Math.min(box.left, left), top: Math.min(box.top, top),
+          right: Math.max(box.right, right), bottom: Math.max(box.bottom, bottom) }
+          : { left: left, top: top, right: right, bottom: bottom };
+      }
+    }
+    if (!box) return;
+    const margin = 40;
+    const space = room();
+    const fits = Math.min(space.width / (box.right - box.left + margin),
+      space.height / (box.bottom - box.top + margin));
+    const now = Math.max(0.2, Math.min(1, fits));
+    resize(now);
+    const after = svg.getBoundingClientRect();
+    const view = graph.getBoundingClientRect();
+    graph.scrollBy({
+      left: after.left + ((box.left + box.right) / 2) * now - (view.left + view.right) / 2,
+      top: after.top + ((box.top + box.bottom) / 2) * now - (view.top + view.bottom) / 2,
+      behavior: "auto",
+    });
   }
 
   // -- language --------------------------------------------------------------------------------
@@ -336,8 +378,8 @@ SCRIPT = r"""
   setLanguage(lang);
   if (natural && natural.width) {
     // the whole graph if it can be read so; a tall one fills the width and scrolls down; a
-    // wide one starts at its natural size, scrolled to the step
-    zoom(scaleFor("whole") >= 0.6 ? "whole" : scaleFor("width") >= 0.5 ? "width" : "actual");
+    // wide one starts around the step (zoomed to the node being run and its edges)
+    zoom(scaleFor("whole") >= 0.6 ? "whole" : scaleFor("width") >= 0.5 ? "width" : "step");
   }
   go(0);
   document.body.dataset.ready = "true";
