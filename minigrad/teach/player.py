@@ -1,11 +1,12 @@
 """The backward player: one HTML page that steps through a Trace's backward pass on its graph.
 
-`page(trace)` draws the graph with graphviz (`viz.draw`: each node's SVG `<title>` is its
-node id), takes each step's narration from `explain` in English and in Chinese, works out
-what every step changes (the node run, the edges its gradients travel along, the leaves'
-`.grad`) and inlines all of it, with the script and style of `player_assets`, into one file
-that loads nothing from the network. The script in the page only switches between these
-precomputed steps, so a graph of a few hundred nodes steps without lag.
+`page(trace)` draws the graph (`player_drawing`: graphviz's drawing for a small graph, the
+player's own layered layout for a big one; each node's SVG `<title>` is its node id), takes
+each step's narration from `explain` in English and in Chinese, works out what every step
+changes (the node run, the edges its gradients travel along, the leaves' `.grad`) and inlines
+all of it, with the script and style of `player_assets` and the words of `player_words`, into
+one file that loads nothing from the network. The script in the page only switches between
+these precomputed steps, so a graph of a thousand nodes steps without lag.
 
 `Trace.to_html(path)` writes the page; `Trace._repr_html_` shows it in Jupyter (`jupyter`).
 """
@@ -21,58 +22,24 @@ import numpy as np
 
 from minigrad.teach.explain import PHRASES, SMALL, fast_repr, number, width
 from minigrad.teach.player_assets import SCRIPT, STYLE
+from minigrad.teach.player_drawing import drawing
+from minigrad.teach.player_words import UI
 
 __all__ = ["jupyter", "page"]
-
-# The page's own words; the narration itself comes from explain.py. "{k}"/"{n}" are filled in
-# by the script. The language switch shows the language it switches to.
-UI: dict[str, dict[str, str]] = {
-    "en": {
-        "title": "minigrad · backward player",
-        "prev": "◀ Previous", "next": "Next ▶", "play": "▶ Play", "pause": "❚❚ Pause",
-        "lang": "中文", "fit": "Fit to window", "actual": "Actual size", "speed": "speed",
-        "before": "Before backward", "step": "Step {k} of {n}", "of": "/ {n}",
-        "start": "Nothing has run yet. Press Next (or →) to run the first step.",
-        "finished": "Backward finished: every step has run.",
-        "no_steps": "No backward pass was run, so there is nothing to step through.",
-        "leaves": "Leaves' .grad so far", "changed": "changed in this step",
-        "legend_current": "running now", "legend_done": "already run",
-        "legend_sent": "gradient sent now", "legend_incoming": "gradient coming in",
-        "keys": "Keys: ← → step · space play/pause · Home/End · click a node to jump to it",
-        "no_graph": "The graph could not be drawn: graphviz's `dot` program was not found "
-                    "(Debian/Ubuntu: apt-get install graphviz; macOS: brew install graphviz). "
-                    "The steps still work; or pass a drawing: trace.to_html(path, svg=...).",
-    },
-    "zh": {
-        "title": "minigrad · 反向传播播放器",
-        "prev": "◀ 上一步", "next": "下一步 ▶", "play": "▶ 播放", "pause": "❚❚ 暂停",
-        "lang": "English", "fit": "适应窗口", "actual": "原始大小", "speed": "速度",
-        "before": "反向传播开始之前", "step": "第 {k} 步（共 {n} 步）", "of": "/ {n}",
-        "start": "还没有任何节点运行。按「下一步」（或 →）运行第一步。",
-        "finished": "反向传播结束：所有步骤都已运行。",
-        "no_steps": "没有运行反向传播，所以没有可以逐步查看的步骤。",
-        "leaves": "叶子节点目前的 .grad", "changed": "本步有变化",
-        "legend_current": "正在运行", "legend_done": "已运行",
-        "legend_sent": "本步传出的梯度", "legend_incoming": "传入的梯度",
-        "keys": "按键：← → 单步 · 空格 播放/暂停 · Home/End · 点击节点跳到它运行的那一步",
-        "no_graph": "无法画出计算图：没有找到 graphviz 的 `dot` 程序（Debian/Ubuntu："
-                    "apt-get install graphviz；macOS：brew install graphviz）。"
-                    "逐步讲解照常可用；也可以传入画好的图：trace.to_html(path, svg=...)。",
-    },
-}
-
 
 def page(trace: Any, svg: str | None = None, lang: str = "en") -> str:
     """The whole player page for `trace` as one self-contained HTML string.
 
     `svg`: a drawing of the trace made elsewhere (e.g. `viz.pipe(trace.to_dot())`), whose node
-    `<title>`s are the trace's node ids; by default it is drawn here ("" leaves it out). Without
-    graphviz's `dot` the page says so in place of the graph, and the steps still work.
+    `<title>`s are the trace's node ids; by default it is drawn here ("" leaves it out), and
+    the page says how: by graphviz, or by its own layout (a big graph, no `dot`, `dot` slow).
     """
     if lang not in UI:
         raise ValueError(f"to_html(): lang must be one of {sorted(UI)}, not {lang!r}")
+    note = ""
     if svg is None:
-        svg = _draw(trace)
+        svg, key, values = drawing(trace)
+        note = _words("p", key, UI[lang], ' id="layout-note"', values)
     data = {"lang": lang, "ui": UI, "steps": _steps(trace), "reveal": _reveals(trace),
             "leaves": _leaves(trace), "text": {code: _narration(trace, code) for code in UI}}
     ui = UI[lang]
@@ -94,8 +61,10 @@ def page(trace: Any, svg: str | None = None, lang: str = "en") -> str:
         "</header>",
         "<main>",
         '<div class="left">',
+        _zoom(ui) if svg else "",
         f'<div class="graph-box{"" if svg else " empty"}"><div id="graph">\n{graph}\n</div>',
-        _button("zoom", ui, "actual") if svg else "", "</div>",
+        "</div>",
+        note,
         _controls(ui, len(trace.steps)),
         _legend(ui) if svg else "",
         _words("p", "keys", ui, ' class="keys"'),
@@ -124,18 +93,6 @@ def jupyter(trace: Any, height: int = 760) -> str:
 
 
 # -- the drawing ------------------------------------------------------------------------------
-def _draw(trace: Any) -> str | None:
-    """The SVG of the trace's graph at its natural size (the page scales it), or None."""
-    from minigrad.teach import viz
-
-    try:
-        graph = trace.to_dot()
-        graph.graph_attr.pop("size", None)  # no 12-inch cap: the page zooms instead
-        return viz.pipe(graph, "svg").decode("utf-8")
-    except (ImportError, viz.GraphvizNotFound):
-        return None
-
-
 def _inline_svg(svg: str) -> str:
     """graphviz's SVG file as an element for HTML: no XML prologue, DOCTYPE or comments."""
     svg = re.sub(r"<\?xml.*?\?>|<!DOCTYPE[^>]*>|<!--.*?-->", "", svg, flags=re.S)
@@ -289,15 +246,29 @@ def _closed(text: str, tag: str) -> str:
     return text
 
 
-def _words(tag: str, key: str, ui: dict[str, str], attrs: str = "") -> str:
-    """An element whose text the script swaps when the language changes (`data-ui`)."""
-    return f'<{tag}{attrs} data-ui="{key}">{html.escape(ui[key])}</{tag}>'
+def _words(tag: str, key: str, ui: dict[str, str], attrs: str = "",
+           values: dict[str, Any] | None = None) -> str:
+    """An element whose text the script swaps when the language changes (`data-ui`), filled
+    in with `values` (kept in `data-fill` for the other language)."""
+    if values:
+        attrs += f' data-fill="{html.escape(_json(values), quote=True)}"'
+    text = ui[key].format(**values) if values else ui[key]
+    return f'<{tag}{attrs} data-ui="{key}">{html.escape(text)}</{tag}>'
 
 
-def _button(action: str, ui: dict[str, str], key: str | None = None) -> str:
+def _button(action: str, ui: dict[str, str], key: str | None = None, attrs: str = "") -> str:
     key = key or action
-    return f'<button type="button" data-action="{action}" data-ui="{key}">' \
+    return f'<button type="button" data-action="{action}"{attrs} data-ui="{key}">' \
         f"{html.escape(ui[key])}</button>"
+
+
+def _zoom(ui: dict[str, str]) -> str:
+    """The whole graph in the box, its width in the box (scroll down), the step's node and
+    edges in the box (zoomed anew at each step), or its natural size."""
+    buttons = "".join(_button("zoom", ui, f"zoom_{how}", f' data-zoom="{how}"')
+                      for how in ("whole", "width", "step", "actual"))
+    return f'<div class="zoom" role="group" data-ui-label="zoom" aria-label="' \
+        f'{html.escape(ui["zoom"])}">{buttons}</div>'
 
 
 def _controls(ui: dict[str, str], steps: int) -> str:
@@ -308,7 +279,7 @@ def _controls(ui: dict[str, str], steps: int) -> str:
         '<nav id="controls">',
         _button("prev", ui), _button("play", ui), _button("next", ui),
         f'<input type="range" id="step-slider" data-action="seek" min="0" max="{steps}" '
-        'value="0" aria-label="step">',
+        f'value="0" data-ui-label="slider" aria-label="{html.escape(ui["slider"])}">',
         '<span id="step-count">0</span>',
         f'<label class="speed">{_words("span", "speed", ui)}',
         f'<select data-action="speed">{speeds}</select></label>',

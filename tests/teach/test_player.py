@@ -13,17 +13,12 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from player_traces import chain, classic
 
 import minigrad
-from minigrad.teach import player, viz
+from minigrad.teach import player
 
 ROOT = Path(__file__).resolve().parents[2]
-
-
-def classic():
-    x = minigrad.tensor([1.0, 2.0, 3.0], requires_grad=True, name="x")
-    y = minigrad.tensor([4.0, 5.0, 6.0], requires_grad=True, name="y")
-    return minigrad.trace(lambda: (x * y).sum() * 3)
 
 
 def data_of(page: str) -> dict:
@@ -157,17 +152,28 @@ def test_language_and_labels_that_look_like_html():
 
 
 # -- no graphviz, a drawing given, Jupyter, the demo --------------------------------------------
-def test_without_dot_the_page_says_so_and_the_steps_remain(monkeypatch):
-    def no_dot(graph, fmt="svg"):
-        raise viz.GraphvizNotFound(viz.INSTALL_HINT)
-
-    monkeypatch.setattr(viz, "pipe", no_dot)
+def test_a_drawing_left_out_says_so_and_the_steps_remain():
     t = classic()
-    page = t.to_html()
+    page = t.to_html(svg="")
     assert "<svg" not in page and 'class="no-graph"' in page
-    assert "apt-get install graphviz" in page
-    assert 'button type="button" data-action="zoom"' not in page
+    assert 'The drawing was left out (svg=&quot;&quot;)' in page
+    assert '<button type="button" data-action="zoom"' not in page
     assert len(data_of(page)["steps"]) == 5
+
+
+def test_every_word_of_the_page_is_in_both_languages_and_chinese_reads_as_chinese():
+    assert set(player.UI["en"]) == set(player.UI["zh"])
+    cjk = re.compile(r"[\u4e00-\u9fff]")
+    code_only = {"prev", "next", "play", "pause", "of", "drawn_sep"}  # arrows, "/ {n}", "、"
+    for key, text in player.UI["zh"].items():
+        if key not in code_only and key != "lang":
+            assert cjk.search(text), (key, text)
+        for name in re.findall(r"\{(\w+)\}", player.UI["en"][key]):
+            assert "{" + name + "}" in text, (key, name)
+    assert player.UI["zh"]["title"] == "minigrad · 反向传播逐步演示"
+    page = classic().to_html(svg="", lang="zh")
+    assert "<title>minigrad · 反向传播逐步演示</title>" in page
+    assert 'aria-label="步骤"' in page
 
 
 def test_a_drawing_given_is_inlined_without_its_prologue():
@@ -229,6 +235,10 @@ def test_the_page_loads_nothing_from_the_network(dot_bin):
                                    minigrad.nn.Linear(4, 1))
     x = minigrad.randn(2, 3)
     no_network(minigrad.trace(lambda: model(x).pow(2).mean(), params=model).to_html())
+    big = chain(80)  # over 300 nodes: the player's own drawing
+    page = big.to_html()
+    assert '<svg class="layered"' in page
+    no_network(page)
 
 
 def test_the_page_without_a_drawing_loads_nothing_from_the_network():

@@ -6,17 +6,19 @@ Kept as a Python string so that it ships inside the package like any module.
 SCRIPT = r"""
 /* minigrad backward player: steps through a recorded backward pass on its drawn graph.
  *
- * minigrad/player.py builds the page around this script:
- *   - #graph holds graphviz's SVG: one <g class="node"> per node, whose <title> is the trace's
- *     node id ("n5"), and one <g class="edge"> per edge, titled "input->user" ("n4->n5");
+ * minigrad/teach/player.py builds the page around this script:
+ *   - #graph holds the drawing, graphviz's SVG or one shaped like it (player_layout.py): one
+ *     <g class="node"> per node, whose <title> is the trace's node id ("n5"), and one
+ *     <g class="edge"> per edge, titled "input->user" ("n4->n5");
  *   - #player-data holds everything precomputed in Python (see player.py): per step the node
  *     run, the edges its gradients leave and arrive along, the leaves' .grad accumulations,
  *     and the narration of every step from explain.py, in English and Chinese.
  * Moving to a step only toggles classes on the few elements that step touches and fills in
- * the panel, so the page stays quick on graphs of hundreds of nodes (nothing is laid out
+ * the panel, so the page stays quick on graphs of a thousand nodes (nothing is laid out
  * again).
  *
- * Hooks for tests: the controls carry data-action="prev" | "next" | "play" | "lang";
+ * Hooks for tests: the controls carry data-action="prev" | "next" | "play" | "lang" | "zoom"
+ * (with data-zoom="whole" | "width" | "actual");
  * document.body.dataset.step is the current step (0 = nothing run yet); the SVG group of the
  * node being run has the class "current"; the explanation is #step-panel.
  */
@@ -65,6 +67,25 @@ SCRIPT = r"""
     }
   }
 
+  // The drawing's own words ("step 3", "grad ...", "norm") in the page's language: the
+  // English text of each <text> that has some, put into words as the language changes.
+  const drawnWords = [];
+  if (svg) {
+    for (const text of svg.querySelectorAll("text")) {
+      const english = text.textContent;
+      if (/^steps? \d|^grad | norm /.test(english)) drawnWords.push([text, english]);
+    }
+  }
+  function drawn(english) {
+    const steps = /^(steps?) (\d+(?:, \d+)*)$/.exec(english);
+    if (steps) {
+      const k = steps[2].split(", ").join(ui("drawn_sep"));
+      return fill(ui(steps[1] === "step" ? "drawn_step" : "drawn_steps"), { k: k });
+    }
+    return english.replace(/^grad /, ui("drawn_grad") + " ")
+      .replace(/ norm /, " " + ui("drawn_norm") + " ");
+  }
+
   // Clicking a node jumps to the (next) step that runs it.
   const runs = new Map(); // node id -> the steps that run it
   steps.forEach((s, i) => {
@@ -85,7 +106,11 @@ SCRIPT = r"""
     const name = row.insertCell();
     name.className = "leaf-name";
     name.innerHTML = "<code></code> <small></small>";
-    name.firstChild.textContent = leaf.label + ".grad";
+    name.title = leaf.label + ".grad " + leaf.shape; // the full name, however it wraps
+    // a long name ("encoder.layers.0.self_attn.in_proj_weight") wraps after a dot or "_"
+    for (const part of (leaf.label + ".grad").split(/(?<=[._])/)) {
+      name.firstChild.append(part, document.createElement("wbr"));
+    }
     name.lastChild.textContent = leaf.shape;
     const value = row.insertCell();
     value.innerHTML = "<pre></pre>";
@@ -181,7 +206,8 @@ SCRIPT = r"""
     viewPending = false;
     const changed = $("#leaf-grads tr.changed");
     if (changed) scrollWithin($("#leaves .table-box"), changed, "auto");
-    if (inSight) scrollWithin(graph, inSight, timer ? "smooth" : "auto");
+    if (inSight && zoomed === "step") aroundStep();
+    else if (inSight) scrollWithin(graph, inSight, timer ? "smooth" : "auto");
   }
   function scrollWithin(view, element, behavior) {
     const box = element.getBoundingClientRect();
@@ -216,28 +242,70 @@ SCRIPT = r"""
     button.classList.toggle("playing", Boolean(timer));
   }
 
-  // -- zoom: the whole graph in the window, or its natural size (scroll to move around) -------
+  // -- zoom: the whole graph in the box, its width (scroll down), or its natural size ---------
   const natural = svg && {
     width: (parseFloat(svg.getAttribute("width")) * 4) / 3, // graphviz sizes in pt
     height: (parseFloat(svg.getAttribute("height")) * 4) / 3,
   };
-  let fit = true;
-  function fitScale() {
+  let zoomed = "whole";
+  function room() {
     const style = getComputedStyle(graph);
-    const room = (size, a, b) => size - parseFloat(a) - parseFloat(b);
-    const w = room(graph.clientWidth, style.paddingLeft, style.paddingRight);
-    const h = room(graph.clientHeight, style.paddingTop, style.paddingBottom);
-    return Math.min(1, w / natural.width, h / natural.height);
+    const inside = (size, a, b) => size - parseFloat(a) - parseFloat(b);
+    return {
+      width: inside(graph.clientWidth, style.paddingLeft, style.paddingRight),
+      height: inside(graph.clientHeight, style.paddingTop, style.paddingBottom),
+    };
   }
-  function zoom() {
+  function scaleFor(how) {
+    if (how === "actual") return 1;
+    const { width, height } = room();
+    return Math.min(1, width / natural.width, how === "whole" ? height / natural.height : 1);
+  }
+  function zoom(how) {
     if (!natural || !natural.width) return;
-    const scale = fit ? fitScale() : 1;
+    zoomed = how;
+    if (how === "step") aroundStep();
+    else resize(scaleFor(how));
+    for (const button of document.querySelectorAll('[data-action="zoom"]')) {
+      button.setAttribute("aria-pressed", String(button.dataset.zoom === how));
+    }
+  }
+  function resize(scale) {
     svg.style.width = natural.width * scale + "px";
     svg.style.height = natural.height * scale + "px";
-    const button = $('[data-action="zoom"]');
-    button.dataset.ui = fit ? "actual" : "fit";
-    button.textContent = ui(button.dataset.ui);
-    graph.classList.toggle("fitted", fit);
+  }
+  // "around the step": the node being run and the edges its gradients come in and go out
+  // along, as large as the box allows (at most their natural size), in the middle of it
+  function aroundStep() {
+    const s = steps[Math.max(step, 1) - 1];
+    if (!s) return;
+    const page = svg.getBoundingClientRect();
+    const scale = page.width / natural.width;
+    let box = null; // in the drawing's natural pixels
+    for (const key of [s.node, ...s.sent, ...s.incoming]) {
+      for (const g of elements(key)) {
+        const r = g.getBoundingClientRect();
+        const [left, top] = [(r.left - page.left) / scale, (r.top - page.top) / scale];
+        const [right, bottom] = [left + r.width / scale, top + r.height / scale];
+        box = box ? { left: Math.min(box.left, left), top: Math.min(box.top, top),
+          right: Math.max(box.right, right), bottom: Math.max(box.bottom, bottom) }
+          : { left: left, top: top, right: right, bottom: bottom };
+      }
+    }
+    if (!box) return;
+    const margin = 40;
+    const space = room();
+    const fits = Math.min(space.width / (box.right - box.left + margin),
+      space.height / (box.bottom - box.top + margin));
+    const now = Math.max(0.2, Math.min(1, fits));
+    resize(now);
+    const after = svg.getBoundingClientRect();
+    const view = graph.getBoundingClientRect();
+    graph.scrollBy({
+      left: after.left + ((box.left + box.right) / 2) * now - (view.left + view.right) / 2,
+      top: after.top + ((box.top + box.bottom) / 2) * now - (view.top + view.bottom) / 2,
+      behavior: "auto",
+    });
   }
 
   // -- language --------------------------------------------------------------------------------
@@ -246,8 +314,13 @@ SCRIPT = r"""
     document.documentElement.lang = code === "zh" ? "zh-CN" : code;
     document.title = ui("title");
     for (const element of document.querySelectorAll("[data-ui]")) {
-      element.textContent = ui(element.dataset.ui);
+      const values = element.dataset.fill ? JSON.parse(element.dataset.fill) : {};
+      element.textContent = fill(ui(element.dataset.ui), values);
     }
+    for (const element of document.querySelectorAll("[data-ui-label]")) {
+      element.setAttribute("aria-label", ui(element.dataset.uiLabel));
+    }
+    for (const [text, english] of drawnWords) text.textContent = drawn(english);
     grads.forEach((_, i) => showGrad(i));
     showPanel();
   }
@@ -258,16 +331,15 @@ SCRIPT = r"""
     next: () => go(step + 1),
     play: () => (timer ? stop() : play()),
     lang: () => setLanguage(lang === "en" ? "zh" : "en"),
-    zoom: () => {
-      fit = !fit;
-      zoom();
+    zoom: (button) => {
+      zoom(button.dataset.zoom);
       keepInView();
     },
   };
   for (const button of document.querySelectorAll("button[data-action]")) {
     button.addEventListener("click", () => {
       if (button.dataset.action !== "play") stop(); // a manual step pauses playing
-      actions[button.dataset.action]();
+      actions[button.dataset.action](button);
     });
   }
   $("#step-slider").addEventListener("input", (event) => {
@@ -299,14 +371,15 @@ SCRIPT = r"""
     if (event.key !== " ") stop();
     keys[event.key]();
   });
-  window.addEventListener("resize", () => fit && zoom());
+  window.addEventListener("resize", () => zoom(zoomed));
 
   // -- start: step 0, nothing run yet ----------------------------------------------------------
   grads.forEach((_, i) => showGrad(i));
   setLanguage(lang);
   if (natural && natural.width) {
-    fit = fitScale() >= 0.5; // a big graph starts at its natural size, scrolled to the step
-    zoom();
+    // the whole graph if it can be read so; a tall one fills the width and scrolls down; a
+    // wide one starts around the step (zoomed to the node being run and its edges)
+    zoom(scaleFor("whole") >= 0.6 ? "whole" : scaleFor("width") >= 0.5 ? "width" : "step");
   }
   go(0);
   document.body.dataset.ready = "true";

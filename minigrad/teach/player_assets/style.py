@@ -73,20 +73,21 @@ main {
 
 /* -- the graph ------------------------------------------------------------------------------ */
 .graph-box { position: relative; flex: 1 1 auto; min-height: 260px; }
-.graph-box button[data-action="zoom"] {
-  position: absolute;
-  top: 8px;
-  right: 8px;
-  padding: 3px 10px;
-  font-size: 12px;
-  opacity: 0.85;
-}
+/* zoom: three buttons in a row above the graph's top right corner, the one in use pressed */
+.zoom { display: flex; align-self: flex-end; margin-bottom: 6px; }
+.zoom button { padding: 2px 9px; font-size: 12px; border-radius: 0; }
+.zoom button:first-child { border-radius: 6px 0 0 6px; }
+.zoom button:last-child { border-radius: 0 6px 6px 0; }
+.zoom button + button { margin-left: -1px; }
+.zoom button[aria-pressed="true"] { color: #fff; background: var(--muted); }
+#layout-note { margin: 6px 0 0; color: var(--muted); font-size: 12px; }
 #graph {
   display: flex;
   position: absolute;
   inset: 0;
   padding: 12px;
   overflow: auto;
+  scrollbar-gutter: stable; /* "fit width" fits the room left beside a scroll bar */
   background: var(--card);
   border: 1px solid var(--line);
   border-radius: 8px;
@@ -105,6 +106,8 @@ main {
 }
 
 #graph g.runs { cursor: pointer; }
+/* the player's own layout: a light box behind each top-level module, labelled in its corner */
+#graph g.module text { font-size: 9px; }
 /* edge labels in the same type as the nodes' (graphviz measured them in a larger font) */
 #graph g.edge text { font-family: var(--mono); font-size: 9px; }
 #graph g.node polygon, #graph g.edge path, #graph g.edge polygon {
@@ -213,14 +216,26 @@ pre {
   border-radius: 4px;
 }
 
-#leaf-grads { width: 100%; border-collapse: collapse; }
+/* the table never scrolls sideways: a long name wraps (after a dot or "_", see the script;
+   anywhere if it must), and so does a long value */
+#leaves .table-box { overflow-x: hidden; }
+#leaf-grads { width: 100%; table-layout: fixed; border-collapse: collapse; }
 #leaf-grads td { padding: 4px 8px; vertical-align: top; border-top: 1px solid #edf0f4; }
 #leaf-grads tr:first-child td { border-top: none; }
-#leaf-grads .leaf-name { width: 1%; white-space: nowrap; }
+#leaf-grads .leaf-name { width: 34%; overflow-wrap: anywhere; }
 #leaf-grads .leaf-name code { font-family: var(--mono); font-weight: 600; }
-#leaf-grads .leaf-name small { color: var(--muted); font-family: var(--mono); }
-#leaf-grads td pre { overflow-x: auto; }
+#leaf-grads .leaf-name small { color: var(--muted); font-family: var(--mono); white-space: nowrap; }
+#leaf-grads td pre { font-size: 11px; white-space: pre-wrap; overflow-wrap: anywhere; }
 #leaf-grads tr.none pre { color: #9aa5b1; font-style: italic; }
 #leaf-grads tr.changed td { background: #fff4d1; }
 #leaf-grads tr.changed td:first-child { box-shadow: inset 4px 0 0 var(--current-edge); }
+
+/* a step changes the panel's text and rows of the leaves' table: with these boxes contained
+   (their size comes from the page, not their content), neither makes the browser lay the
+   drawing out again, which was most of a step's time on a graph of a thousand nodes */
+#graph, #leaves .table-box { contain: strict; }
+.graph-box.empty #graph { contain: none; }  /* sized by its message */
+@media (max-width: 1000px) {
+  #leaves .table-box { contain: none; }  /* one column: the table takes the height it needs */
+}
 """
