@@ -223,7 +223,8 @@ def trace(expr: Any = None, /, *, gradient: Any = None, retain_graph: bool | Non
         if inputs:
             raise TypeError("trace() with inputs needs an expression: trace('x*y', x=..., y=...)")
         return Trace(params=params)
-    recorder = Recorder(params)
+    code = getattr(expr, "__code__", None)  # (a callable's own lines are the user's code)
+    recorder = Recorder(params, [code.co_filename] if code is not None else [])
     made = Trace(params=params)
     names = frame_names(user_frame(sys._getframe(1)))  # the caller's variable names
     with events.listen(recorder):
