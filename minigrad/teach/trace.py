@@ -25,6 +25,7 @@ from minigrad import events
 from minigrad.teach import expr as expressions
 from minigrad.teach import player, viz
 from minigrad.teach.explain import explain_trace
+from minigrad.teach.focus import focus as focus_on
 from minigrad.teach.labels import callable_names, frame_names, user_frame
 from minigrad.teach.op_words import formula_for, source_form
 from minigrad.teach.recorder import Recorder
@@ -155,10 +156,19 @@ class Trace(TraceRecords):
         print(self.explanation(lang=lang, timing=timing, lines=lines))
 
     def to_dot(self, params: Any = None, show_grads: bool = True, show_values: bool = True,
-               show_saved: bool = False) -> Any:
-        """The graph as a `graphviz.Digraph` (see `minigrad.viz.draw`)."""
+               show_saved: bool = False, depth: int | None = None, collapse: bool = True,
+               lang: str = "en", legend: bool = True) -> Any:
+        """The graph as a `graphviz.Digraph` (see `minigrad.viz.draw`); `depth=k`: one box
+        per module at depth k, identical blocks in a row collapsed into one "x N" box."""
         return viz.draw(self, params=params, show_grads=show_grads, show_values=show_values,
-                        show_saved=show_saved)
+                        show_saved=show_saved, depth=depth, collapse=collapse, lang=lang,
+                        legend=legend)
+
+    def focus(self, modules: str | list[str]) -> Trace:
+        """The part of this Trace that `modules` made (`"layer3"`, or a list of paths), as a
+        Trace of its own: the tensors coming in are its leaves, those going out its roots
+        (`minigrad.teach.focus`)."""
+        return focus_on(self, modules)
 
     def render(self, path: str | os.PathLike, format: str | None = None, **options: Any
                ) -> Path:
