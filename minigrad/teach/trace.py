@@ -143,17 +143,21 @@ class Trace(TraceRecords):
         return json.dumps(data, indent=indent)
 
     # -- explaining and drawing ----------------------------------------------------------------
-    def explanation(self, lang: str = "en", timing: bool = True, lines: bool = False) -> str:
+    def explanation(self, lang: str = "en", timing: bool = True, lines: bool | None = None,
+                    summary: bool | None = None) -> str:
         """The narration `explain()` prints: forward graph, each backward step, the leaves.
 
         `timing=False` leaves the time out of the summary (for snapshots); `lines=True` also
-        shows the source line that ran each op.
+        shows the source line that ran each op (in the forward listing and in each step);
+        `summary=True` opens with a table of each module's gradient, suspects first, and
+        groups the ops and steps by module. Both are on by default past 50 backward steps.
         """
-        return explain_trace(self, lang=lang, timing=timing, lines=lines)
+        return explain_trace(self, lang=lang, timing=timing, lines=lines, summary=summary)
 
-    def explain(self, lang: str = "en", timing: bool = True, lines: bool = False) -> None:
+    def explain(self, lang: str = "en", timing: bool = True, lines: bool | None = None,
+                summary: bool | None = None) -> None:
         """Print the narration ("en" English, "zh" Chinese)."""
-        print(self.explanation(lang=lang, timing=timing, lines=lines))
+        print(self.explanation(lang=lang, timing=timing, lines=lines, summary=summary))
 
     def to_dot(self, params: Any = None, show_grads: bool = True, show_values: bool = True,
                show_saved: bool = False, depth: int | None = None, collapse: bool = True,
