@@ -14,7 +14,6 @@ op classes (read by `minigrad.teach.op_words`), the sentences in `minigrad.teach
 from __future__ import annotations
 
 import math
-import re
 from typing import Any
 
 import numpy as np
@@ -24,6 +23,7 @@ from minigrad.teach import op_words as op_text
 from minigrad.teach.phrases import PHRASES
 from minigrad.teach.summary import summary_lines
 from minigrad.teach.summary_phrases import SUMMARY_PHRASES
+from minigrad.teach.text_width import pad, width
 
 # also used by the HTML player: keep these names
 __all__ = ["PHRASES", "SMALL", "explain_trace", "fast_repr", "number", "pad", "width"]
@@ -52,23 +52,6 @@ def explain_trace(trace: Any, lang: str = "en", timing: bool = True, lines: bool
         lines = summary
     return _Narrator(trace, lang, grouped=summary and bool(trace.modules)).text(
         timing, lines, summary)
-
-
-# East Asian wide and fullwidth characters (CJK, Hangul, fullwidth forms) take two columns
-_WIDE = re.compile("[\u1100-\u115f\u2e80-\u303e\u3041-\u33ff\u3400-\u4dbf\u4e00-\u9fff"
-                   "\ua000-\ua4cf\uac00-\ud7a3\uf900-\ufaff\ufe30-\ufe4f\uff00-\uff60"
-                   "\uffe0-\uffe6]")
-
-
-def width(text: str) -> int:
-    """Columns `text` takes in a terminal: Chinese characters take two."""
-    if text.isascii():
-        return len(text)
-    return len(text) + len(_WIDE.findall(text))
-
-
-def pad(text: str, columns: int) -> str:
-    return text + " " * max(columns - width(text), 0)
 
 
 def number(v: float) -> str:

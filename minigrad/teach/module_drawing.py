@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from minigrad.teach import viz
+from minigrad.teach import drawing_parts as parts
 from minigrad.teach.module_tree import norm
 from minigrad.teach.module_view import Box, ModuleView, module_view
 
@@ -22,7 +22,7 @@ def draw_modules(dot: Any, trace: Any, depth: int, collapse: bool, words: dict[s
     steps = trace.step_numbers()
     drawn: dict[str, Any] = {}  # what is drawn at the top level or in a cluster
     for box in view.boxes.values():
-        drawn[box.id] = (box.id, _box_label(box, words), dict(fillcolor=viz.COLORS["module"],
+        drawn[box.id] = (box.id, _box_label(box, words), dict(fillcolor=parts.COLORS["module"],
                                                                tooltip=" ".join(box.paths)))
     for node_id, where in view.place.items():
         if where == node_id:
@@ -39,9 +39,9 @@ def _box_label(box: Box, words: dict[str, str]) -> str:
     lines = [head]
     lines.append(words["params"].format(n=f"{box.params:,}") if box.params else
                  words["no_params"])
-    outs = ", ".join(viz._shape(s) for s in box.outputs) or "?"
+    outs = ", ".join(parts.shape_text(s) for s in box.outputs) or "?"
     if box.inputs:
-        lines.append(words["in_out"].format(a=", ".join(viz._shape(s) for s in box.inputs),
+        lines.append(words["in_out"].format(a=", ".join(parts.shape_text(s) for s in box.inputs),
                                             b=outs))
     else:
         lines.append(words["out"].format(b=outs))
@@ -53,7 +53,7 @@ def _box_label(box: Box, words: dict[str, str]) -> str:
         first, last = box.steps[0], box.steps[-1]
         span = str(first) if first == last else f"{first}–{last}"
         lines.append(words["steps" if first != last else "step"].format(i=span))
-    return viz._fit(lines)
+    return parts.fit(lines)
 
 
 def _loose(trace: Any, node: Any, steps: dict, words: dict[str, str]) -> tuple[str, dict]:
@@ -63,12 +63,12 @@ def _loose(trace: Any, node: Any, steps: dict, words: dict[str, str]) -> tuple[s
         i=", ".join(map(str, numbers)))] if numbers else []
     if node.is_leaf:
         leaf = next((x for x in trace.leaves if x.node == node.id), None)
-        lines = [node.label, viz._shape(node.shape)]
+        lines = [node.label, parts.shape_text(node.shape)]
         if leaf is not None and leaf.grad is not None:
-            lines.append(f"{words['grad']} " + viz._compact(leaf.grad))
-        return viz._fit(lines + when), dict(fillcolor=viz.COLORS["leaf"])
-    return viz._fit([node.name, f"{node.label} = {node.source}"] + when), dict(
-        fillcolor=viz.COLORS["op"], tooltip=viz._fit([node.line or node.source]))
+            lines.append(f"{words['grad']} " + parts.compact(leaf.grad))
+        return parts.fit(lines + when), dict(fillcolor=parts.COLORS["leaf"])
+    return parts.fit([node.name, f"{node.label} = {node.source}"] + when), dict(
+        fillcolor=parts.COLORS["op"], tooltip=parts.fit([node.line or node.source]))
 
 
 def _clusters(dot: Any, view: ModuleView, drawn: dict[str, Any]) -> None:
@@ -109,7 +109,7 @@ def _edges(dot: Any, trace: Any, view: ModuleView, show_grads: bool,
     grads: dict[tuple[str, str], list] = {}
     shapes: dict[tuple[str, str], list] = {}
     order: list[tuple[str, str]] = []
-    edge_grads = viz._edge_gradients(trace)
+    edge_grads = parts.edge_gradients(trace)
     for n in trace.nodes:
         b = view.place[n.id]
         for i, src in enumerate(n.inputs):
@@ -127,8 +127,8 @@ def _edges(dot: Any, trace: Any, view: ModuleView, show_grads: bool,
                 shapes[key].append(tuple(shape))
             grads[key].append(edge_grads.get((n.id, i)))
     for key in order:
-        lines = [", ".join(viz._shape(s) for s in shapes[key][:2])]
+        lines = [", ".join(parts.shape_text(s) for s in shapes[key][:2])]
         total = norm(grads[key])
         if show_grads and total is not None:
             lines.append(words["grad_norm"].format(v=f"{total:.3g}"))
-        dot.edge(*key, label=viz._fit([x for x in lines if x]))
+        dot.edge(*key, label=parts.fit([x for x in lines if x]))

@@ -39,8 +39,8 @@ from minigrad.events import (
 )
 from minigrad.node import AccumulateGrad, gradient_edge, owner_id
 from minigrad.teach.copies import Copies, compact_copy
-from minigrad.teach.modules import ModuleCalls
 from minigrad.teach.labels import UNKNOWN, UniqueLabels, constant_text, source_line, user_frame
+from minigrad.teach.modules import ModuleCalls
 from minigrad.teach.op_words import source_form
 from minigrad.teach.records import (
     TraceAccumulation,

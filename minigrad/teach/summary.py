@@ -24,6 +24,7 @@ import numpy as np
 
 from minigrad.teach.module_tree import ModuleTree, norm
 from minigrad.teach.summary_phrases import SUMMARY_PHRASES
+from minigrad.teach.text_width import pad, width
 
 EXPLODING = 1e3  # |grad| / |weight| above this: exploding (as grad_report)
 VANISHING = 1e-7  # below this: vanishing (as grad_report)
@@ -87,8 +88,6 @@ def module_rows(trace: Any) -> list[Row]:
 
 def summary_lines(trace: Any, lang: str = "en") -> list[str]:
     """The table as text lines (a title, a header, a row per module)."""
-    from minigrad.teach.explain import pad, width
-
     p = SUMMARY_PHRASES[lang]
     rows = module_rows(trace)
     if not rows:

@@ -17,8 +17,8 @@ VIEW_PHRASES: dict[str, dict[str, str]] = {
         "legend_constant": "a constant: it gets no gradient",
         "legend_module": "a module: class, parameters, gradient norm, steps; "
                          "x N = N identical blocks in a row",
-        "legend_arrow": "arrow a → b: b used a in the forward pass (as torchviz draws it).\n"
-                        "Gradients flow back against the arrows, in the numbered steps:\n"
+        "legend_arrow": "arrow a → b: b used a in the forward pass (as torchviz draws it).",
+        "legend_steps": "Gradients flow back against the arrows, in the numbered steps:\n"
                         "step 1 is at the top.",
         "params": "{n} params", "no_params": "no parameters",
         "grad_norm": "grad norm {v}", "calls": "called {n} times",
@@ -36,8 +36,8 @@ VIEW_PHRASES: dict[str, dict[str, str]] = {
         "legend_constant": "常数：它不需要梯度",
         "legend_module": "一个模块：类名、参数个数、梯度范数、反向步骤；"
                          "x N 表示连续 N 个相同的块",
-        "legend_arrow": "箭头 a → b：前向传播时 b 用到了 a（与 torchviz 的画法相同）。\n"
-                        "梯度逆着箭头往回传，按步骤编号依次进行：第 1 步在最上面。",
+        "legend_arrow": "箭头 a → b：前向传播时 b 用到了 a（与 torchviz 的画法相同）。",
+        "legend_steps": "梯度逆着箭头往回传，按步骤编号依次进行：\n第 1 步在最上面。",
         "params": "{n} 个参数", "no_params": "没有参数",
         "grad_norm": "梯度范数 {v}", "calls": "调用了 {n} 次",
         "in_out": "输入 {a} → 输出 {b}", "out": "输出 {b}",

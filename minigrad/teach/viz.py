@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from minigrad.printing import format_values
+from minigrad.teach.drawing_parts import COLORS, compact, edge_gradients, fit, shape_text
 from minigrad.teach.labels import frame_names, user_frame
 from minigrad.teach.recorder import Recorder
 from minigrad.teach.records import TraceRecords
@@ -41,8 +41,6 @@ NODE_STYLE = dict(style="filled", shape="box", align="left", fontsize="10", rank
 # (no size cap: the drawing grows with the graph, and the viewer zooms; output at the top)
 GRAPH_STYLE = dict(rankdir="BT", fontname="monospace", fontsize="10")
 EDGE_STYLE = dict(fontname="monospace", fontsize="10")
-COLORS = {"op": "lightgrey", "leaf": "lightblue", "param": "lightblue",
-          "output": "darkolivegreen1", "saved": "orange", "module": "lightyellow"}
 LIGHT = 300  # flat graphs with more nodes get one-line labels (see draw)
 
 
@@ -77,11 +75,11 @@ def draw(tensor_or_trace: Any, params: Any = None, show_grads: bool = True,
         draw_modules(dot, trace, depth, collapse, words, show_grads)
         _outputs_of(dot, trace, show_grads, show_values, words["grad"])
         if legend:
-            add_legend(dot, words, modules=True)
+            add_legend(dot, words, modules=True, steps=bool(trace.backwards))
         return dot
     names = _param_names(trace, params)
     steps = trace.step_numbers()
-    edge_grads = _edge_gradients(trace)
+    edge_grads = edge_gradients(trace)
     light = len(trace.nodes) > LIGHT
     if light:
         show_values = show_grads = show_saved = False
@@ -93,17 +91,17 @@ def draw(tensor_or_trace: Any, params: Any = None, show_grads: bool = True,
         if n.is_leaf:
             leaf = next((x for x in trace.leaves if x.node == n.id), None)
             label = names.get(n.id, n.label)
-            lines = [label] if light else [label, _shape(n.shape)]
+            lines = [label] if light else [label, shape_text(n.shape)]
             if show_values and n.value is not None:
-                lines.append("= " + _compact(n.value))
+                lines.append("= " + compact(n.value))
             if show_grads and leaf is not None and leaf.grad is not None:
-                lines.append(f"{words['grad']} " + _compact(leaf.grad))
+                lines.append(f"{words['grad']} " + compact(leaf.grad))
             kind = "param" if (leaf is not None and leaf.is_param) or n.id in names else "leaf"
-            dot.node(n.id, _fit(lines + when), fillcolor=COLORS[kind])
+            dot.node(n.id, fit(lines + when), fillcolor=COLORS[kind])
             continue
         lines = [n.name] if light else [n.name, f"{n.label} = {n.source}"]
-        dot.node(n.id, _fit(lines + when), fillcolor=COLORS["op"],
-                 tooltip=_fit([n.line or f"{n.label} = {n.source}"]))
+        dot.node(n.id, fit(lines + when), fillcolor=COLORS["op"],
+                 tooltip=fit([n.line or f"{n.label} = {n.source}"]))
         for i, src in enumerate(n.inputs):
             if src is None:
                 if not light and i < len(n.args) and n.args[i] not in ("", "?"):
@@ -115,12 +113,12 @@ def draw(tensor_or_trace: Any, params: Any = None, show_grads: bool = True,
         if show_saved:
             for k, (what, value) in enumerate(n.saved):
                 sid = f"{n.id}_s{k}"
-                dot.node(sid, _fit([f"saved {what}", _shape(np.shape(value))]),
+                dot.node(sid, fit([f"saved {what}", shape_text(np.shape(value))]),
                          fillcolor=COLORS["saved"])
                 dot.edge(sid, n.id, style="dashed", arrowhead="none")
     _outputs_of(dot, trace, show_grads, show_values, words["grad"])
     if legend:
-        add_legend(dot, words, modules=False)
+        add_legend(dot, words, modules=False, steps=bool(trace.backwards))
     return dot
 
 
@@ -138,21 +136,22 @@ def _outputs_of(dot: Any, trace: Any, show_grads: bool, show_values: bool,
 def _constant(dot: Any, node: Any, i: int, words: dict[str, str]) -> None:
     """A constant input (`3` in `t2 * 3`): a white dashed box, no gradient goes to it."""
     cid = f"{node.id}_c{i}"
-    dot.node(cid, _fit([node.args[i], words["constant"]]), fillcolor="white",
+    dot.node(cid, fit([node.args[i], words["constant"]]), fillcolor="white",
              style="dashed,filled")
     dot.edge(cid, node.id, style="dashed")
 
 
-def add_legend(dot: Any, words: dict[str, str], modules: bool) -> None:
-    """One node that says what the colours and the arrows mean."""
+def add_legend(dot: Any, words: dict[str, str], modules: bool, steps: bool = True) -> None:
+    """One node that says what the colours and the arrows mean (and, when a backward pass
+    ran, how the steps go)."""
     rows = [(COLORS["leaf"], words["legend_leaf"]), (COLORS["op"], words["legend_op"]),
             (COLORS["output"], words["legend_output"])]
     rows.append((COLORS["module"], words["legend_module"]) if modules else
                 ("white", words["legend_constant"]))
     cells = "".join(f'<tr><td bgcolor="{color}" width="18"> </td>'
                     f'<td align="left">{html.escape(text)}</td></tr>' for color, text in rows)
-    arrow = '<br align="left"/>'.join(html.escape(part) for part in
-                                       words["legend_arrow"].split("\n")) + '<br align="left"/>'
+    text = words["legend_arrow"] + ("\n" + words["legend_steps"] if steps else "")
+    arrow = "".join(html.escape(part) + '<br align="left"/>' for part in text.split("\n"))
     table = (f'<<table border="0" cellborder="1" cellspacing="0" cellpadding="3">'
              f'<tr><td colspan="2"><b>{html.escape(words["legend"])}</b></td></tr>{cells}'
              f'<tr><td colspan="2" align="left">{arrow}</td></tr></table>>')
@@ -220,36 +219,26 @@ def _param_names(trace: Any, params: Any) -> dict[str, str]:
     return names
 
 
-def _edge_gradients(trace: Any) -> dict[tuple[str, int], Any]:
-    """(op id, input index) -> the gradient the op sent along that edge (last pass)."""
-    grads = {}
-    for step in trace.steps:
-        for i, g in enumerate(step.grad_inputs):
-            if g is not None:
-                grads[(step.node, i)] = g
-    return grads
-
-
 def _edge_label(src: Any, grad: Any, show_grads: bool, show_values: bool,
                 words: dict[str, str]) -> str:
     lines = []
     if not src.is_leaf:
-        lines.append(f"{src.label} {_shape(src.shape)}")
+        lines.append(f"{src.label} {shape_text(src.shape)}")
         if show_values and src.value is not None:
-            lines.append("= " + _compact(src.value))
+            lines.append("= " + compact(src.value))
     if show_grads and grad is not None:
-        lines.append(f"{words['grad']} " + _compact(grad))
-    return _fit(lines)
+        lines.append(f"{words['grad']} " + compact(grad))
+    return fit(lines)
 
 
 def _output_box(dot: Any, node: Any, seed: Any, show_grads: bool, show_values: bool,
                 grad_word: str = "grad") -> None:
-    lines = [node.label, _shape(node.shape)]
+    lines = [node.label, shape_text(node.shape)]
     if show_values and node.value is not None:
-        lines.append("= " + _compact(node.value))
+        lines.append("= " + compact(node.value))
     if show_grads and seed is not None:
-        lines.append(f"{grad_word} " + _compact(seed))
-    dot.node(f"{node.id}_out", _fit(lines), fillcolor=COLORS["output"], tooltip=node.label)
+        lines.append(f"{grad_word} " + compact(seed))
+    dot.node(f"{node.id}_out", fit(lines), fillcolor=COLORS["output"], tooltip=node.label)
     dot.edge(node.id, f"{node.id}_out")
 
 
@@ -257,26 +246,3 @@ def _outputs(trace: Any) -> list[str]:
     """Without a backward pass: the op nodes nothing else uses."""
     used = {i for n in trace.nodes for i in n.inputs if i is not None}
     return [n.id for n in trace.nodes if n.id not in used and not n.is_leaf]
-
-
-MAX_LINE = 200  # characters per line of a box (graphviz refuses strings of ~16 kB)
-
-
-def _fit(lines: list[str]) -> str:
-    """A box's lines, each cut to MAX_LINE characters: any label can be drawn."""
-    return "\n".join(line if len(line) <= MAX_LINE else line[:MAX_LINE - 1] + "…"
-                     for line in lines)
-
-
-def _shape(shape: Any) -> str:
-    return "?" if shape is None else str(tuple(int(n) for n in shape))
-
-
-def _compact(a: Any) -> str:
-    """`[3., 3., 3.]` when small, else `(128, 256) norm 1.234`."""
-    a = np.asarray(a)
-    if a.size <= 6 and a.ndim <= 1:
-        return format_values(a)
-    with np.errstate(all="ignore"):
-        norm = float(np.sqrt(np.sum(np.square(a.astype(np.float64)))))
-    return f"{_shape(a.shape)} norm {norm:.4g}"
