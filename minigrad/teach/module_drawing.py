@@ -96,7 +96,8 @@ def _clusters(dot: Any, view: ModuleView, drawn: dict[str, Any]) -> None:
                 kind = tree.type_of(sub)
                 c.attr(label=f"{sub}  {kind}".rstrip(), style="rounded,dashed",
                        fontname="monospace", fontsize="10", labeljust="l",
-                       labelloc="b")  # (the graph runs bottom to top: "b" is the top)
+                       labelloc="b" if dot.graph_attr.get("rankdir") == "BT" else "t")
+                # (a graph drawn bottom to top puts "b" at the top)
                 fill(c, sub)
 
     fill(dot, None)

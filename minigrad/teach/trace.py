@@ -161,9 +161,10 @@ class Trace(TraceRecords):
 
     def to_dot(self, params: Any = None, show_grads: bool = True, show_values: bool = True,
                show_saved: bool = False, depth: int | None = None, collapse: bool = True,
-               lang: str = "en", legend: bool = True) -> Any:
+               lang: str = "en", legend: bool = False) -> Any:
         """The graph as a `graphviz.Digraph` (see `minigrad.viz.draw`); `depth=k`: one box
-        per module at depth k, identical blocks in a row collapsed into one "x N" box."""
+        per module at depth k, identical blocks in a row collapsed into one "x N" box;
+        `legend=True`: the picture `render` draws (legend, constants, output at the top)."""
         return viz.draw(self, params=params, show_grads=show_grads, show_values=show_values,
                         show_saved=show_saved, depth=depth, collapse=collapse, lang=lang,
                         legend=legend)
@@ -180,7 +181,7 @@ class Trace(TraceRecords):
         return viz.render(self, path, format=format, **options)
 
     def _repr_svg_(self) -> str | None:
-        return viz.svg_or_none(self.to_dot())
+        return viz.svg_or_none(self.to_dot(legend=True))
 
     def to_html(self, path: str | os.PathLike | None = None, svg: str | None = None,
                 lang: str = "en") -> str:

@@ -38,8 +38,9 @@ INSTALL_HINT = (
 )
 NODE_STYLE = dict(style="filled", shape="box", align="left", fontsize="10", ranksep="0.1",
                   height="0.2", fontname="monospace")
-# (no size cap: the drawing grows with the graph, and the viewer zooms; output at the top)
-GRAPH_STYLE = dict(rankdir="BT", fontname="monospace", fontsize="10")
+# the picture to read on its own (legend=True): no size cap, the drawing grows with the graph
+# and the viewer zooms; the output at the top
+READER_STYLE = dict(rankdir="BT", fontname="monospace", fontsize="10")
 EDGE_STYLE = dict(fontname="monospace", fontsize="10")
 LIGHT = 300  # flat graphs with more nodes get one-line labels (see draw)
 
@@ -50,17 +51,21 @@ class GraphvizNotFound(RuntimeError):
 
 def draw(tensor_or_trace: Any, params: Any = None, show_grads: bool = True,
          show_values: bool = True, show_saved: bool = False, depth: int | None = None,
-         collapse: bool = True, lang: str = "en", legend: bool = True) -> Any:
+         collapse: bool = True, lang: str = "en", legend: bool = False) -> Any:
     """The graph of a Tensor (as recorded, without running backward) or of a Trace.
 
     `params` (dict name -> tensor, e.g. `dict(model.named_parameters())`, or a module)
     names the parameters. `depth=k` draws one box per module at depth k (`module_drawing`),
     with runs of identical blocks collapsed into one "x N" box unless `collapse=False`.
-    `lang="zh"` writes the drawing's words in Chinese; `legend=False` leaves the legend out.
-    Arrows run as in torchviz, from a tensor to the op that used it; the output is at the
-    top, so that reading down follows the backward steps. Graphs of more than LIGHT nodes
-    get one-line labels (the layout of a few hundred full labels takes minutes), and say so.
-    Returns a `graphviz.Digraph`; `.source` is the DOT text.
+    `lang="zh"` writes the drawing's words in Chinese. Arrows run as in torchviz, from a
+    tensor to the op that used it (so that torchviz users read them as they are used to).
+    `legend=True` (what `render` and Jupyter draw) makes a picture to be read on its own: a
+    legend says what colours and arrows mean, constants are drawn, the output is at the top
+    so that reading down follows the backward steps 1, 2, 3, and there is no size cap (the
+    drawing grows with the graph); without it, the DOT is torchviz's layout, output at the
+    bottom, as code and the HTML player (which has its own legend) expect. Graphs of more
+    than LIGHT nodes get one-line labels (the layout of a few hundred full labels takes
+    minutes), and say so. Returns a `graphviz.Digraph`; `.source` is the DOT text.
     """
     import graphviz
 
@@ -68,7 +73,8 @@ def draw(tensor_or_trace: Any, params: Any = None, show_grads: bool = True,
         raise ValueError(f"draw(): lang must be one of {sorted(VIEW_PHRASES)}, not {lang!r}")
     words = VIEW_PHRASES[lang]
     trace = _as_trace(tensor_or_trace, params)
-    dot = graphviz.Digraph(node_attr=NODE_STYLE, graph_attr=GRAPH_STYLE, edge_attr=EDGE_STYLE)
+    dot = graphviz.Digraph(node_attr=NODE_STYLE, graph_attr=READER_STYLE if legend else
+                           dict(size="12,12"), edge_attr=EDGE_STYLE if legend else None)
     if depth is not None:
         from minigrad.teach.module_drawing import draw_modules
 
@@ -104,7 +110,7 @@ def draw(tensor_or_trace: Any, params: Any = None, show_grads: bool = True,
                  tooltip=fit([n.line or f"{n.label} = {n.source}"]))
         for i, src in enumerate(n.inputs):
             if src is None:
-                if not light and i < len(n.args) and n.args[i] not in ("", "?"):
+                if legend and not light and i < len(n.args) and n.args[i] not in ("", "?"):
                     _constant(dot, n, i, words)
                 continue
             label = "" if light else _edge_label(trace.node(src), edge_grads.get((n.id, i)),
@@ -163,6 +169,7 @@ def render(tensor_or_trace: Any, path: str | os.PathLike, format: str | None = N
     """Draw into `path` as "svg", "png", ... (from the suffix by default), or "dot" text."""
     path = Path(path)
     fmt = (format or path.suffix.lstrip(".") or "svg").lower()
+    options.setdefault("legend", True)  # (a picture file is read on its own)
     graph = tensor_or_trace if hasattr(tensor_or_trace, "pipe") else draw(tensor_or_trace,
                                                                            **options)
     if fmt in ("dot", "gv"):
@@ -238,7 +245,7 @@ def _output_box(dot: Any, node: Any, seed: Any, show_grads: bool, show_values: b
         lines.append("= " + compact(node.value))
     if show_grads and seed is not None:
         lines.append(f"{grad_word} " + compact(seed))
-    dot.node(f"{node.id}_out", fit(lines), fillcolor=COLORS["output"], tooltip=node.label)
+    dot.node(f"{node.id}_out", fit(lines), fillcolor=COLORS["output"])
     dot.edge(node.id, f"{node.id}_out")
 
 

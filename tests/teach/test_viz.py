@@ -33,8 +33,7 @@ def test_draw_shows_names_steps_and_gradients():
                  "= [1., 2., 3.]", "fillcolor=darkolivegreen1", "fillcolor=lightblue"]:
         assert text in src, text
     # ids are the trace's node ids: stable, in forward order
-    assert re.findall(r"^\t(n\d+\w*) \[", src, re.M) == ["n1", "n2", "n3", "n4", "n5",
-                                                         "n5_c1", "n5_out"]
+    assert re.findall(r"^\t(n\d+\w*) \[", src, re.M) == ["n1", "n2", "n3", "n4", "n5", "n5_out"]
     assert "\tn1 -> n3" in src and "\tn2 -> n3" in src and "\tn5 -> n5_out" in src
 
 
@@ -145,10 +144,13 @@ def test_demo_picture_in_chinese(dot_bin, tmp_path, capsys):
     assert ">常数</text>" in svg and "梯度 [12., 15., 18.]" in svg
 
 
-def test_constants_are_drawn_dashed_with_no_gradient():
-    src = classic().to_dot().source
+def test_the_picture_to_read_has_constants_a_legend_and_the_output_on_top():
+    src = classic().to_dot(legend=True).source
+    assert "rankdir=BT" in src and "size=\"" not in src and "How to read this graph" in src
     assert 'n5_c1 [label="3\nconstant" fillcolor=white style="dashed,filled"]' in src
     assert "n5_c1 -> n5 [style=dashed]" in src
     assert "第 3 步" in classic().to_dot(lang="zh").source
+    plain = classic().to_dot().source  # (the DOT for code and the player: torchviz's layout)
+    assert 'size="12,12"' in plain and "legend" not in plain and "_c1" not in plain
     with pytest.raises(ValueError, match="lang must be one of"):
         classic().to_dot(lang="fr")
