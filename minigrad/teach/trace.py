@@ -161,10 +161,11 @@ class Trace(TraceRecords):
 
     def to_dot(self, params: Any = None, show_grads: bool = True, show_values: bool = True,
                show_saved: bool = False, depth: int | None = None, collapse: bool = True,
-               lang: str = "en", legend: bool = False) -> Any:
+               lang: str = "en", legend: bool | None = None) -> Any:
         """The graph as a `graphviz.Digraph` (see `minigrad.viz.draw`); `depth=k`: one box
         per module at depth k, identical blocks in a row collapsed into one "x N" box;
-        `legend=True`: the picture `render` draws (legend, constants, output at the top)."""
+        `legend=True` (the default with `depth`): a picture to read on its own (legend,
+        constants, output at the top)."""
         return viz.draw(self, params=params, show_grads=show_grads, show_values=show_values,
                         show_saved=show_saved, depth=depth, collapse=collapse, lang=lang,
                         legend=legend)

@@ -51,7 +51,7 @@ class GraphvizNotFound(RuntimeError):
 
 def draw(tensor_or_trace: Any, params: Any = None, show_grads: bool = True,
          show_values: bool = True, show_saved: bool = False, depth: int | None = None,
-         collapse: bool = True, lang: str = "en", legend: bool = False) -> Any:
+         collapse: bool = True, lang: str = "en", legend: bool | None = None) -> Any:
     """The graph of a Tensor (as recorded, without running backward) or of a Trace.
 
     `params` (dict name -> tensor, e.g. `dict(model.named_parameters())`, or a module)
@@ -59,11 +59,12 @@ def draw(tensor_or_trace: Any, params: Any = None, show_grads: bool = True,
     with runs of identical blocks collapsed into one "x N" box unless `collapse=False`.
     `lang="zh"` writes the drawing's words in Chinese. Arrows run as in torchviz, from a
     tensor to the op that used it (so that torchviz users read them as they are used to).
-    `legend=True` (what `render` and Jupyter draw) makes a picture to be read on its own: a
-    legend says what colours and arrows mean, constants are drawn, the output is at the top
-    so that reading down follows the backward steps 1, 2, 3, and there is no size cap (the
-    drawing grows with the graph); without it, the DOT is torchviz's layout, output at the
-    bottom, as code and the HTML player (which has its own legend) expect. Graphs of more
+    `legend=True` (the default for module views, the demo and Jupyter) makes a picture to be
+    read on its own: a legend says what colours and arrows mean, constants are drawn, the
+    output is at the top so that reading down follows the backward steps 1, 2, 3, and there
+    is no size cap (the drawing grows with the graph). Without it (the default for the flat
+    graph) the DOT is torchviz's layout, output at the bottom, as code, the lessons and the
+    HTML player (which has its own legend) expect. Graphs of more
     than LIGHT nodes get one-line labels (the layout of a few hundred full labels takes
     minutes), and say so. Returns a `graphviz.Digraph`; `.source` is the DOT text.
     """
@@ -73,6 +74,8 @@ def draw(tensor_or_trace: Any, params: Any = None, show_grads: bool = True,
         raise ValueError(f"draw(): lang must be one of {sorted(VIEW_PHRASES)}, not {lang!r}")
     words = VIEW_PHRASES[lang]
     trace = _as_trace(tensor_or_trace, params)
+    if legend is None:
+        legend = depth is not None
     dot = graphviz.Digraph(node_attr=NODE_STYLE, graph_attr=READER_STYLE if legend else
                            dict(size="12,12"), edge_attr=EDGE_STYLE if legend else None)
     if depth is not None:
@@ -169,9 +172,11 @@ def render(tensor_or_trace: Any, path: str | os.PathLike, format: str | None = N
     """Draw into `path` as "svg", "png", ... (from the suffix by default), or "dot" text."""
     path = Path(path)
     fmt = (format or path.suffix.lstrip(".") or "svg").lower()
-    options.setdefault("legend", True)  # (a picture file is read on its own)
-    graph = tensor_or_trace if hasattr(tensor_or_trace, "pipe") else draw(tensor_or_trace,
-                                                                           **options)
+    graph = tensor_or_trace
+    if not hasattr(graph, "pipe"):
+        graph = draw(tensor_or_trace, **options)
+        if fmt not in ("dot", "gv"):  # (an image grows with the graph: no 12-inch cap)
+            graph.graph_attr.pop("size", None)
     if fmt in ("dot", "gv"):
         path.write_text(graph.source, encoding="utf-8")
     else:

@@ -126,3 +126,9 @@ def test_a_371_node_lstm_cell_renders_fast(dot_bin, tmp_path):
     start = time.perf_counter()
     t.render(tmp_path / "lstm1.svg", depth=1)
     assert time.perf_counter() - start < 5
+
+
+def test_a_drawn_file_grows_with_the_graph(dot_bin, tmp_path, resnet):
+    svg = resnet.render(tmp_path / "resnet.svg").read_text()
+    height = float(re.search(r'<svg width="[\d.]+pt" height="([\d.]+)pt"', svg).group(1))
+    assert height > 12 * 72 * 2  # (it was capped at 12 inches: a 214x864 pt sliver)
