@@ -103,12 +103,12 @@ class _Narrator:
 
     # -- the whole text ------------------------------------------------------------------------
     def text(self, timing: bool, lines: bool, summary: bool = False) -> str:
-        out = []
-        if summary:
-            table = summary_lines(self.trace, self.lang)
-            out += table + [""] if table else []
         self.lines = lines
-        out += self.forward(lines)
+        forward = self.forward(lines)
+        table = summary_lines(self.trace, self.lang) if summary else []
+        if table:  # (the table and the listing make one first part: the player's intro)
+            forward = table + [""] + ["  " + forward[0]] + forward[1:]
+        out = forward
         if not self.trace.backwards:
             out += ["", self.say("no_backward")]
         for k, backward in enumerate(self.trace.backwards):
