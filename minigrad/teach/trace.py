@@ -2,8 +2,9 @@
 
 A `Trace` holds data, not live objects: `TraceNode`s (the graph in forward order, leaves'
 `AccumulateGrad` nodes included), `TraceLeaf`s, and `TraceBackward` passes made of
-`TraceStep`s. Everything a Trace does (`explain()`, `graph`, `to_json()`, `to_dot()`,
-`render()`) reads only these records, so a Trace can also be built from what was observed
+`TraceStep`s, and the `TraceModule`s that ran (each node names its module). Everything a
+Trace does (`explain()`, `graph`, `to_json()`, `to_dot()`, `render()`, `focus()`) reads only
+these records, so a Trace can also be built from what was observed
 elsewhere: `Trace.from_records(nodes, leaves, backwards, engine="PyTorch")`.
 
 The records are defined in `minigrad.teach.records` (re-exported here); recording from

@@ -132,3 +132,18 @@ def test_a_drawn_file_grows_with_the_graph(dot_bin, tmp_path, resnet):
     svg = resnet.render(tmp_path / "resnet.svg").read_text()
     height = float(re.search(r'<svg width="[\d.]+pt" height="([\d.]+)pt"', svg).group(1))
     assert height > 12 * 72 * 2  # (it was capped at 12 inches: a 214x864 pt sliver)
+
+
+@pytest.mark.parametrize("make, part", [(models.transformer_trace, "encoder.layers.1"),
+                                        (models.lstm_trace, "lstm"),
+                                        (models.cnn_trace, "classifier")])
+def test_focus_on_a_part_of_each_model(make, part):
+    t = make()
+    focused = t.focus(part)
+    made = {n.module for n in focused.nodes if not n.is_leaf}
+    assert made and all(m == part or m.startswith(part + ".") for m in made)
+    ids = {n.id for n in focused.nodes}
+    assert all(i in ids for n in focused.nodes for i in n.inputs if i is not None)
+    outside = [n.label for n in focused.nodes if n.attrs.get("boundary") == "input"]
+    assert outside and all(focused.leaf(label).grad is not None for label in outside)
+    assert {s.node for s in focused.steps} <= ids and focused.explanation(timing=False)
