@@ -112,19 +112,20 @@ def run_demo(args: argparse.Namespace) -> int:
     print(t.explanation(lang=args.lang, timing=not args.no_timing))
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    draw_to(t, out / "graph.svg")
-    t.to_html(out / "player.html")
+    draw_to(t, out / "graph.svg", lang=args.lang, legend=True)
+    t.to_html(out / "player.html", lang=args.lang)
     print(f"Backward player written to {out / 'player.html'} (open it in a browser).")
     return 0
 
 
-def draw_to(t: Trace, path: Path) -> bool:
-    """Render `t` to `path`; without graphviz's `dot`, write the DOT text next to it."""
+def draw_to(t: Trace, path: Path, **options: Any) -> bool:
+    """Render `t` to `path` (`options` as `viz.draw`'s); without graphviz's `dot`, write the
+    DOT text next to it."""
     try:
-        render(t, path)
+        render(t, path, **options)
     except GraphvizNotFound as exc:
         fallback = path.with_suffix(".dot")
-        render(t, fallback)
+        render(t, fallback, **options)
         print(f"\nCould not draw {path}: {exc}\nWrote the DOT text to {fallback} instead; "
               f"turn it into an SVG with `dot -Tsvg {fallback} -o {path}`.", file=sys.stderr)
         return False

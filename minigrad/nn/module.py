@@ -9,11 +9,13 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from collections.abc import Callable, Iterator
+from itertools import count
 from typing import Any
 
 import numpy as np
 
 from minigrad import dtypes
+from minigrad.events import _listeners
 from minigrad.grad_mode import no_grad
 from minigrad.nn.module_hooks import HooksMixin
 from minigrad.nn.module_registry import RegistryMixin
@@ -25,6 +27,14 @@ from minigrad.tensor import Tensor
 def _addindent(text: str, spaces: int) -> str:
     lines = text.split("\n")
     return "\n".join([lines[0]] + [" " * spaces + line for line in lines[1:]])
+
+
+# The modules whose forward is running, outermost first, as (module, call number): kept only
+# while someone listens to the engine's events, so that a trace can tell which module made
+# each op (`minigrad.teach.recorder`). Each call gets a new number, so two calls of one module
+# (an LSTMCell unrolled over time) are told apart.
+CALL_STACK: list[tuple[Module, int]] = []
+_call_numbers = count(1)
 
 
 class Module(HooksMixin, RegistryMixin, StateDictMixin):
@@ -47,11 +57,24 @@ class Module(HooksMixin, RegistryMixin, StateDictMixin):
             f'Module [{type(self).__name__}] is missing the required "forward" function')
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if _listeners:  # (a trace may be recording: it reads which module runs, CALL_STACK)
+            return self._call_on_stack(args, kwargs)
         if self._forward_pre_hooks or self._forward_hooks or self._backward_hooks \
                 or self._backward_pre_hooks:  # (checked first: most modules have none)
             return self._call_with_hooks(args, kwargs)
         # (no keyword arguments, the usual case: calling without ** copies no empty dict)
         return self.forward(*args, **kwargs) if kwargs else self.forward(*args)
+
+    def _call_on_stack(self, args: tuple, kwargs: dict) -> Any:
+        """`__call__` with this module on CALL_STACK while it runs."""
+        CALL_STACK.append((self, next(_call_numbers)))
+        try:
+            if self._forward_pre_hooks or self._forward_hooks or self._backward_hooks \
+                    or self._backward_pre_hooks:
+                return self._call_with_hooks(args, kwargs)
+            return self.forward(*args, **kwargs)
+        finally:
+            CALL_STACK.pop()
 
     # -- registration ----------------------------------------------------------------------
     def __setattr__(self, name: str, value: Any) -> None:

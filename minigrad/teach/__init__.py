@@ -12,7 +12,13 @@ It reads the engine's events and the nodes' public API (the private reads left a
   class's `source` (`t3 = x * y`) and `gradients` (`grad * y`), with a teacher's remarks;
 - `phrases`: the sentences of the narration in English and Chinese;
 - `explain`: the narration itself, laid out from the records;
-- `viz`: the graph as graphviz DOT; `player` (+ `player_assets/`): the HTML page that plays it;
+- `modules`: which module made each op (read from `nn.Module`'s call stack while recording);
+  `module_tree`, `module_view`, `module_drawing`: the modules as a tree, one box per module at
+  a depth with repeated blocks folded, drawn; `focus`: one module's part as a Trace of its
+  own; `summary` (+ `summary_phrases`): the table of each module's gradient a long
+  explanation opens with;
+- `viz` (+ `drawing_parts`, `view_phrases`): the graph as graphviz DOT; `player`
+  (+ `player_assets/`): the HTML page that plays it;
 - `expr`: the safe expression parser behind `trace("sum(x*y)*3", ...)` and the command line;
 - `tutorial`: the runner that checks the lessons' printed outputs.
 """

@@ -14,7 +14,6 @@ op classes (read by `minigrad.teach.op_words`), the sentences in `minigrad.teach
 from __future__ import annotations
 
 import math
-import re
 from typing import Any
 
 import numpy as np
@@ -22,6 +21,9 @@ import numpy as np
 from minigrad.printing import format_values, tensor_repr
 from minigrad.teach import op_words as op_text
 from minigrad.teach.phrases import PHRASES
+from minigrad.teach.summary import summary_lines
+from minigrad.teach.summary_phrases import SUMMARY_PHRASES
+from minigrad.teach.text_width import pad, width
 
 # also used by the HTML player: keep these names
 __all__ = ["PHRASES", "SMALL", "explain_trace", "fast_repr", "number", "pad", "width"]
@@ -30,29 +32,26 @@ SMALL = 20  # tensors with more elements are shown as shape and statistics
 INLINE = 6  # incoming gradients up to this size are written into the gradient expressions
 
 
-def explain_trace(trace: Any, lang: str = "en", timing: bool = True, lines: bool = False
-                  ) -> str:
-    """The whole narration of `trace` as one string."""
+SUMMARY_STEPS = 50  # longer explanations open with the module summary (`summary`)
+
+
+def explain_trace(trace: Any, lang: str = "en", timing: bool = True, lines: bool | None = None,
+                  summary: bool | None = None) -> str:
+    """The whole narration of `trace` as one string.
+
+    `summary` (default: when there are more than SUMMARY_STEPS backward steps) opens it with
+    the table of each module's gradient and groups the ops and steps under their modules;
+    `lines` (default: with the summary) shows the source line that made each op, in the
+    forward listing and in each backward step.
+    """
     if lang not in PHRASES:
         raise ValueError(f"explain(): lang must be one of {sorted(PHRASES)}, not {lang!r}")
-    return _Narrator(trace, lang).text(timing, lines)
-
-
-# East Asian wide and fullwidth characters (CJK, Hangul, fullwidth forms) take two columns
-_WIDE = re.compile("[\u1100-\u115f\u2e80-\u303e\u3041-\u33ff\u3400-\u4dbf\u4e00-\u9fff"
-                   "\ua000-\ua4cf\uac00-\ud7a3\uf900-\ufaff\ufe30-\ufe4f\uff00-\uff60"
-                   "\uffe0-\uffe6]")
-
-
-def width(text: str) -> int:
-    """Columns `text` takes in a terminal: Chinese characters take two."""
-    if text.isascii():
-        return len(text)
-    return len(text) + len(_WIDE.findall(text))
-
-
-def pad(text: str, columns: int) -> str:
-    return text + " " * max(columns - width(text), 0)
+    if summary is None:
+        summary = len(trace.steps) > SUMMARY_STEPS
+    if lines is None:
+        lines = summary
+    return _Narrator(trace, lang, grouped=summary and bool(trace.modules)).text(
+        timing, lines, summary)
 
 
 def number(v: float) -> str:
@@ -62,8 +61,9 @@ def number(v: float) -> str:
 class _Narrator:
     """Writes one Trace in one language; remembers formatted arrays (graphs repeat them)."""
 
-    def __init__(self, trace: Any, lang: str) -> None:
+    def __init__(self, trace: Any, lang: str, grouped: bool = False) -> None:
         self.trace, self.lang, self.p = trace, lang, PHRASES[lang]
+        self.grouped = grouped  # module headings over the ops and steps of each module
         self.nodes = {n.id: n for n in trace.nodes}
         self._values: dict[int, str] = {}
         self._inline: dict[int, str | None] = {}
@@ -102,8 +102,13 @@ class _Narrator:
         return self._inline[key]
 
     # -- the whole text ------------------------------------------------------------------------
-    def text(self, timing: bool, lines: bool) -> str:
-        out = self.forward(lines)
+    def text(self, timing: bool, lines: bool, summary: bool = False) -> str:
+        self.lines = lines
+        forward = self.forward(lines)
+        table = summary_lines(self.trace, self.lang) if summary else []
+        if table:  # (the table and the listing make one first part: the player's intro)
+            forward = table + [""] + ["  " + forward[0]] + forward[1:]
+        out = forward
         if not self.trace.backwards:
             out += ["", self.say("no_backward")]
         for k, backward in enumerate(self.trace.backwards):
@@ -125,8 +130,11 @@ class _Narrator:
                 max([12] + [width(r[1]) + 1 for r in rows]),
                 max([15] + [width(r[2]) + 1 for r in rows]), max([0] + [width(r[3]) for r in rows])]
         cols = [min(c, limit) for c, limit in zip(cols, (12, 36, 24, 24))]
-        out, last_line = [head], None
+        out, last_line, module = [head], None, None
         for n, (label, source, name, shape, value) in zip(ops, rows):
+            if self.grouped and n.module != module:
+                module = n.module
+                out.append(" " + self.heading(module))
             if lines and n.line and n.line != last_line:
                 out.append("  " + self.say("at", line=n.line))
                 last_line = n.line
@@ -150,9 +158,22 @@ class _Narrator:
             return out
         number_width = max(width(self.say("step", i=s.index)) for s in backward.steps)
         name_width = max([14] + [len(self.nodes[s.node].name) for s in backward.steps]) + 1
+        module = None
         for step in backward.steps:
+            node = self.nodes[step.node]
+            if self.grouped and node.module != module:
+                module = node.module
+                out.append(" " + self.heading(module))
             out += self.step(step, root, number_width, name_width)
         return out
+
+    def heading(self, path: str) -> str:
+        """`▸ layer2.0.conv1  Conv2d`: the module the next ops or steps belong to."""
+        words = SUMMARY_PHRASES[self.lang]
+        record = self.trace.modules.get(path)
+        if not path:  # ("" is the model itself, or no module at all)
+            return words["heading"].format(path=words["top"], type="").rstrip()
+        return words["heading"].format(path=path, type=record.type if record else "").rstrip()
 
     def step(self, step: Any, root: str, number_width: int, name_width: int) -> list[str]:
         node = self.nodes[step.node]
@@ -165,6 +186,8 @@ class _Narrator:
                                                                                    "prehook"))
             return [head + name + _hang(self.accumulated(step, node), start)] + hooks
         out = [head + name + f"{node.label} = {node.source}"]
+        if self.lines and node.line:
+            out.append(indent + SUMMARY_PHRASES[self.lang]["at"].format(line=node.line))
         constant = [src is None for src in node.inputs]
         labels = [self.say("to", label=node.args[i] if i < len(node.args) else "?")
                   for i, c in enumerate(constant) if not c]

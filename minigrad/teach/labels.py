@@ -19,9 +19,11 @@ from minigrad.tensor import Tensor
 _PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep  # minigrad/
 
 
-def user_frame(frame: Any) -> Any:
-    """The first frame, from `frame` outwards, that is not minigrad's own code."""
-    while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE):
+def user_frame(frame: Any, user_files: frozenset[str] = frozenset()) -> Any:
+    """The first frame, from `frame` outwards, that is not minigrad's own code (files in
+    `user_files` count as the user's even inside minigrad: the demo's own lines)."""
+    while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE) \
+            and frame.f_code.co_filename not in user_files:
         frame = frame.f_back
     return frame
 

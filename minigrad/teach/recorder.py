@@ -40,6 +40,7 @@ from minigrad.events import (
 from minigrad.node import AccumulateGrad, gradient_edge, owner_id
 from minigrad.teach.copies import Copies, compact_copy
 from minigrad.teach.labels import UNKNOWN, UniqueLabels, constant_text, source_line, user_frame
+from minigrad.teach.modules import ModuleCalls
 from minigrad.teach.op_words import source_form
 from minigrad.teach.records import (
     TraceAccumulation,
@@ -56,7 +57,7 @@ from minigrad.tensor import Tensor
 class _Live:
     """What is known of one node while recording (before backward frees its saved values)."""
 
-    __slots__ = ("consts", "out", "value", "shape", "line", "attrs", "saved")
+    __slots__ = ("consts", "out", "value", "shape", "line", "attrs", "saved", "call")
 
     def __init__(self) -> None:
         self.consts: dict[int, Any] = {}
@@ -66,12 +67,16 @@ class _Live:
         self.line: str | None = None
         self.attrs: dict[str, Any] = {}
         self.saved: list[tuple[Any, Any]] = []
+        self.call = 0  # the number of the innermost module call that made it (0: none)
 
 
 class Recorder:
     """An events listener that keeps what the records need, then `build()`s them."""
 
-    def __init__(self, params: Any = None) -> None:
+    def __init__(self, params: Any = None, user_files: Iterable[str] = ()) -> None:
+        self.module_calls = ModuleCalls(params)
+        # files inside the minigrad package whose lines count as the user's (the demo's own)
+        self.user_files = frozenset(user_files)
         if params is not None and hasattr(params, "named_parameters"):
             params = dict(params.named_parameters())
         self.params = {id(t): name for name, t in (params or {}).items()}
@@ -124,11 +129,12 @@ class Recorder:
             elif nxt not in self.live and _is_leaf(nxt):
                 self._register(nxt)  # (the leaf's value as this op read it)
         live.line = self._caller_line()
+        live.call = self.module_calls.innermost()
 
     def _caller_line(self) -> str | None:
         """`file.py:12: y = x * w`: the line of the user's code that ran the op being recorded
         (the first frame outside the minigrad package; a loop runs the same line again)."""
-        frame = user_frame(sys._getframe(1))
+        frame = user_frame(sys._getframe(1), self.user_files)
         if frame is None:
             return None
         key = (frame.f_code, frame.f_lineno)
@@ -254,8 +260,13 @@ class Recorder:
 
     # -- build ---------------------------------------------------------------------------------
     def build(self, names: dict[int, str]) -> tuple:
-        """The records: nodes (forward order), leaves, backward passes, live leaf refs."""
+        """The records: nodes (forward order), leaves, backward passes, live leaf refs,
+        modules."""
         self._register_reachable(list(self.live))
+        paths, modules, param_names = self.module_calls.build()
+        for key, name in param_names.items():
+            self.params.setdefault(key, name)
+        owners = {name: m.path for m in modules for name in m.params}
         # Past the block nobody says what changes in place any more: what the records share
         # with a leaf's .grad is copied now.
         for t in self._accumulated_leaves():
@@ -270,9 +281,10 @@ class Recorder:
         for node in order:
             live = self.live[node]
             if _is_leaf(node):
-                nodes.append(TraceNode(ids[node], "AccumulateGrad", labels[node],
-                                       formula=node.formula, shape=live.shape, value=live.value))
                 leaf = live.out
+                nodes.append(TraceNode(ids[node], "AccumulateGrad", labels[node],
+                                       formula=node.formula, shape=live.shape, value=live.value,
+                                       module=owners.get(self.params.get(id(leaf)), "")))
                 grad = leaf.grad
                 leaves.append(TraceLeaf(labels[node], ids[node], live.shape, live.value,
                                         None if grad is None else compact_copy(grad.array),
@@ -288,7 +300,7 @@ class Recorder:
                 source_form(node.display_name(), args, live.attrs, live.shape),
                 type(node).formula, live.shape, live.value,
                 [None if nxt is None else ids.get(nxt) for nxt, _ in node.next_functions],
-                args, live.attrs, live.line, saved))
+                args, live.attrs, live.line, saved, paths.get(live.call, "")))
         backwards = []
         for roots, seeds, steps, seconds in self.passes:
             records = []
@@ -304,7 +316,7 @@ class Recorder:
                 leaf.grad = last[leaf.label]
         self.copies.clear()  # (the records hold what they need)
         self.watched.clear()
-        return nodes, leaves, backwards, live_leaves
+        return nodes, leaves, backwards, live_leaves, modules
 
     def _forward_order(self) -> list:
         """Ops by creation order; each leaf's AccumulateGrad just before its first user."""

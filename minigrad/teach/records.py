@@ -57,7 +57,9 @@ class TraceNode:
     attrs: dict[str, Any] = field(default_factory=dict)
     line: str | None = None
     saved: list[tuple[str, Any]] = field(default_factory=list)
-    module: str = ""  # the dotted path of the innermost module whose forward made it ("" if none)
+    # the dotted path of the innermost module whose forward made it ("" if none); for a
+    # parameter's AccumulateGrad, the module that owns the parameter
+    module: str = ""
 
     @property
     def is_leaf(self) -> bool:
@@ -157,8 +159,10 @@ class TraceRecords:
         self.live_leaves: dict[str, Any] = {}  # leaf node id -> weakref to the leaf tensor
 
     def _load(self, records: tuple) -> None:
-        """Take what `Recorder.build` returns: nodes, leaves, backwards, live leaf refs."""
-        self.nodes, self.leaves, self.backwards, self.live_leaves = records
+        """Take what `Recorder.build` returns: nodes, leaves, backwards, live leaf refs,
+        modules."""
+        self.nodes, self.leaves, self.backwards, self.live_leaves, modules = records
+        self.modules = {m.path: m for m in modules}
         self._by_id = {n.id: n for n in self.nodes}
 
     def node(self, node_id: str) -> TraceNode:

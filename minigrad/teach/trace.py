@@ -2,8 +2,9 @@
 
 A `Trace` holds data, not live objects: `TraceNode`s (the graph in forward order, leaves'
 `AccumulateGrad` nodes included), `TraceLeaf`s, and `TraceBackward` passes made of
-`TraceStep`s. Everything a Trace does (`explain()`, `graph`, `to_json()`, `to_dot()`,
-`render()`) reads only these records, so a Trace can also be built from what was observed
+`TraceStep`s, and the `TraceModule`s that ran (each node names its module). Everything a
+Trace does (`explain()`, `graph`, `to_json()`, `to_dot()`, `render()`, `focus()`) reads only
+these records, so a Trace can also be built from what was observed
 elsewhere: `Trace.from_records(nodes, leaves, backwards, engine="PyTorch")`.
 
 The records are defined in `minigrad.teach.records` (re-exported here); recording from
@@ -25,6 +26,7 @@ from minigrad import events
 from minigrad.teach import expr as expressions
 from minigrad.teach import player, viz
 from minigrad.teach.explain import explain_trace
+from minigrad.teach.focus import focus as focus_on
 from minigrad.teach.labels import callable_names, frame_names, user_frame
 from minigrad.teach.op_words import formula_for, source_form
 from minigrad.teach.recorder import Recorder
@@ -142,23 +144,38 @@ class Trace(TraceRecords):
         return json.dumps(data, indent=indent)
 
     # -- explaining and drawing ----------------------------------------------------------------
-    def explanation(self, lang: str = "en", timing: bool = True, lines: bool = False) -> str:
+    def explanation(self, lang: str = "en", timing: bool = True, lines: bool | None = None,
+                    summary: bool | None = None) -> str:
         """The narration `explain()` prints: forward graph, each backward step, the leaves.
 
         `timing=False` leaves the time out of the summary (for snapshots); `lines=True` also
-        shows the source line that ran each op.
+        shows the source line that ran each op (in the forward listing and in each step);
+        `summary=True` opens with a table of each module's gradient, suspects first, and
+        groups the ops and steps by module. Both are on by default past 50 backward steps.
         """
-        return explain_trace(self, lang=lang, timing=timing, lines=lines)
+        return explain_trace(self, lang=lang, timing=timing, lines=lines, summary=summary)
 
-    def explain(self, lang: str = "en", timing: bool = True, lines: bool = False) -> None:
+    def explain(self, lang: str = "en", timing: bool = True, lines: bool | None = None,
+                summary: bool | None = None) -> None:
         """Print the narration ("en" English, "zh" Chinese)."""
-        print(self.explanation(lang=lang, timing=timing, lines=lines))
+        print(self.explanation(lang=lang, timing=timing, lines=lines, summary=summary))
 
     def to_dot(self, params: Any = None, show_grads: bool = True, show_values: bool = True,
-               show_saved: bool = False) -> Any:
-        """The graph as a `graphviz.Digraph` (see `minigrad.viz.draw`)."""
+               show_saved: bool = False, depth: int | None = None, collapse: bool = True,
+               lang: str = "en", legend: bool | None = None) -> Any:
+        """The graph as a `graphviz.Digraph` (see `minigrad.viz.draw`); `depth=k`: one box
+        per module at depth k, identical blocks in a row collapsed into one "x N" box;
+        `legend=True` (the default with `depth`): a picture to read on its own (legend,
+        constants, output at the top)."""
         return viz.draw(self, params=params, show_grads=show_grads, show_values=show_values,
-                        show_saved=show_saved)
+                        show_saved=show_saved, depth=depth, collapse=collapse, lang=lang,
+                        legend=legend)
+
+    def focus(self, modules: str | list[str]) -> Trace:
+        """The part of this Trace that `modules` made (`"layer3"`, or a list of paths), as a
+        Trace of its own: the tensors coming in are its leaves, those going out its roots
+        (`minigrad.teach.focus`)."""
+        return focus_on(self, modules)
 
     def render(self, path: str | os.PathLike, format: str | None = None, **options: Any
                ) -> Path:
@@ -166,7 +183,7 @@ class Trace(TraceRecords):
         return viz.render(self, path, format=format, **options)
 
     def _repr_svg_(self) -> str | None:
-        return viz.svg_or_none(self.to_dot())
+        return viz.svg_or_none(self.to_dot(legend=True))
 
     def to_html(self, path: str | os.PathLike | None = None, svg: str | None = None,
                 lang: str = "en") -> str:
@@ -223,7 +240,8 @@ def trace(expr: Any = None, /, *, gradient: Any = None, retain_graph: bool | Non
         if inputs:
             raise TypeError("trace() with inputs needs an expression: trace('x*y', x=..., y=...)")
         return Trace(params=params)
-    recorder = Recorder(params)
+    code = getattr(expr, "__code__", None)  # (a callable's own lines are the user's code)
+    recorder = Recorder(params, [code.co_filename] if code is not None else [])
     made = Trace(params=params)
     names = frame_names(user_frame(sys._getframe(1)))  # the caller's variable names
     with events.listen(recorder):

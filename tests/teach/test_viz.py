@@ -99,6 +99,7 @@ def test_render_real_svg_with_node_titles(dot_bin, tmp_path):
     assert svg.lstrip().startswith("<?xml") and "<svg" in svg
     titles = re.findall(r'<g id="node\d+" class="node">\s*<title>(\w+)</title>', svg)
     assert sorted(titles) == sorted([n.id for n in t.nodes] + ["n5_out"])
+
     assert "MulBackward0" in svg and "step 3" in svg
     assert t._repr_svg_().lstrip().startswith("<?xml")
 
@@ -112,3 +113,45 @@ def test_render_png(dot_bin, tmp_path):
 def test_draw_refuses_other_things():
     with pytest.raises(TypeError, match="Tensor or a Trace"):
         viz.draw([1, 2, 3])
+
+
+def demo_svg(tmp_path, lang: str = "en") -> str:
+    from minigrad.__main__ import main
+
+    assert main(["demo", "--out", str(tmp_path), "--lang", lang, "--no-timing"]) == 0
+    return (tmp_path / "graph.svg").read_text(encoding="utf-8")
+
+
+def text_y(svg: str, text: str) -> float:
+    """The y of the SVG text element that reads `text`."""
+    return float(re.search(r'<text [^>]*y="([-\d.]+)"[^>]*>' + re.escape(text) + "</text>",
+                           svg).group(1))
+
+
+def test_demo_picture_has_a_legend_the_constant_and_steps_in_reading_order(dot_bin, tmp_path,
+                                                                           capsys):
+    svg = demo_svg(tmp_path)
+    assert "How to read this graph" in svg and "Gradients flow back against the arrows" in svg
+    assert "<title>n5_c1</title>" in svg and ">constant</text>" in svg  # the 3 of `t2 * 3`
+    assert text_y(svg, "step 1") < text_y(svg, "step 2") < text_y(svg, "step 3")
+    tooltips = set(re.findall(r'xlink:title="([^"]*)"', svg))
+    assert "__main__.py:108: t = trace(lambda: (x * y).sum() * 3)" in tooltips
+    assert not any("runpy" in t for t in tooltips)
+
+
+def test_demo_picture_in_chinese(dot_bin, tmp_path, capsys):
+    svg = demo_svg(tmp_path, "zh")
+    assert "第 1 步" in svg and "step 1" not in svg and "怎样读这张图" in svg
+    assert ">常数</text>" in svg and "梯度 [12., 15., 18.]" in svg
+
+
+def test_the_picture_to_read_has_constants_a_legend_and_the_output_on_top():
+    src = classic().to_dot(legend=True).source
+    assert "rankdir=BT" in src and "size=\"" not in src and "How to read this graph" in src
+    assert 'n5_c1 [label="3\nconstant" fillcolor=white style="dashed,filled"]' in src
+    assert "n5_c1 -> n5 [style=dashed]" in src
+    assert "第 3 步" in classic().to_dot(lang="zh").source
+    plain = classic().to_dot().source  # (the DOT for code and the player: torchviz's layout)
+    assert 'size="12,12"' in plain and "legend" not in plain and "_c1" not in plain
+    with pytest.raises(ValueError, match="lang must be one of"):
+        classic().to_dot(lang="fr")
