@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import itertools
 import traceback
+import weakref
 from typing import Any
 
 import numpy as np
@@ -92,7 +93,7 @@ class Function:
                 # the common case, one float array out: the new tensor points at the node
                 if cls.is_view:  # it shares input 0's memory, and so its version counter
                     result = _tensor.make(out, ctx, 0, args[0]._vc or args[0]._shared_version())
-                    result._base = args[0]
+                    _view_of(args[0], result, record)
                 else:
                     result = _tensor.make(out, ctx, 0)
                 if record:
@@ -131,12 +132,26 @@ class Function:
                                          else ((), np.dtype(bool)) for o in results)
         if cls.is_view:
             for r in results:
-                r._vc, r._base = args[0]._shared_version(), args[0]
+                r._vc = args[0]._shared_version()
+                _view_of(args[0], r, record)
         if record:
             first = results[0]
             ctx._shape = first.array.shape if isinstance(first, _tensor.Tensor) else ()
             _after_record(cls, ctx, args, kwargs, result, results)
         return result
+
+
+def _view_of(source: Any, view: Any, record: bool) -> None:
+    """`view` shares the memory of `source`'s base (`source` itself, unless a view too, as in
+    PyTorch `_base` is never a view); a recorded view is noted on the base, so that it can
+    follow when an in-place op rebases the base (ops/view_rebase.py)."""
+    base = source if source._base is None else source._base
+    view._base = base
+    if record and type(view.array) is ndarray:
+        views = base.__dict__.get("_views")
+        if views is None:
+            views = base._views = weakref.WeakSet()
+        views.add(view)
 
 
 def _after_record(cls: type, ctx: Node, args: tuple, kwargs: dict, result: Any,

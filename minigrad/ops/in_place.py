@@ -13,10 +13,11 @@ from typing import Any
 
 import numpy as np
 
-from minigrad import broadcast, dtypes, events, hooks
+from minigrad import broadcast, dtypes, events
 from minigrad import tensor as _tensor  # (resolved at call time: tensor.py imports the ops)
 from minigrad.function import Function
 from minigrad.grad_mode import no_grad, state
+from minigrad.ops import view_rebase
 from minigrad.ops.arithmetic import add, div, mul, sub
 from minigrad.ops.base import as_operand, constant, unwrap
 from minigrad.ops.reduce import sum_to_size
@@ -172,7 +173,12 @@ def inplace(target: Any, op: Any, arg: Any) -> Any:
     ufunc = None if recording else _IN_PLACE_UFUNCS.get(op)
     if events.listening():  # (a trace copies what it shows of target before it changes)
         events.emit(events.InPlaceChange(target))
-    if recording:
+    if recording and target._base is not None:  # a view: its base is rebased
+        target._shared_version()
+        _write_check(target, target.array.shape)  # (an expanded view: not writable)
+        if not view_rebase.rebase_view(target, op, arg):
+            raise RuntimeError(UNPLACED_VIEW)
+    elif recording:
         target._shared_version()  # (before it takes over the new node: its node may have saved it)
         old = _tensor.make(target.array.copy(), target.grad_fn, target._output_nr)
         old._requires_grad = target._requires_grad
@@ -180,10 +186,8 @@ def inplace(target: Any, op: Any, arg: Any) -> Any:
             old._grad_acc = target._accumulator()
         new = op(old, arg)
         _write(target, new.array)
-        old_fn, old_nr = target.grad_fn, target._output_nr
-        target.grad_fn, target._output_nr, target._requires_grad = new.grad_fn, 0, True
-        if target._retains_grad:  # .grad is the new value's gradient now, as in PyTorch
-            hooks.move_retained(target, old_fn, old_nr)
+        view_rebase.take_over(target, new)
+        view_rebase.follow_base(target)  # its views read from the new node too
     elif ufunc is not None and (tensor_arg or isinstance(arg, (int, float))):
         # nothing to record: let numpy write straight into the tensor (an optimizer's update)
         value, data = arg.array if tensor_arg else arg, target.array
@@ -220,16 +224,13 @@ def _check_may_write(target: Any, recording: bool) -> None:
     if base is not None and base._requires_grad and not target._requires_grad \
             and target.grad_fn is None and base.grad_fn is not None:
         raise RuntimeError(NO_GRAD_VIEW_INPLACE)
-    if recording and base is not None and base._requires_grad:
-        raise RuntimeError(
-            "minigrad does not record in-place operations on a view of a tensor that requires "
-            "grad; use the out-of-place op (e.g. `y = y * 2` instead of `y.mul_(2)`).")
-    if recording and base is not None:  # PyTorch would record CopySlices on the base
-        raise RuntimeError(
-            "minigrad does not record an in-place operation on a view (such as "
-            "`a[1:].copy_(x)`) when a gradient must flow: the tensor it is a view of would "
-            "not know. Write into the tensor itself, `a[1:] = x`, which records CopySlices "
-            "as PyTorch does.")
+    if recording and base is not None:
+        view_rebase.check_view_write(target)
+
+
+UNPLACED_VIEW = ("minigrad cannot record this in-place operation on a view: the tensor it is a "
+                 "view of is not laid out in order (not C-contiguous). Use the out-of-place op "
+                 "(e.g. `y = y * 2` instead of `y.mul_(2)`).")
 
 
 # add/sub/mul/div and the numpy ufuncs that write their result straight into an array
@@ -248,7 +249,7 @@ def _write_check(target: Any, result_shape: tuple) -> None:
                            f"broadcast shape {list(result_shape)}")
     if not target.array.flags.writeable:
         raise RuntimeError("unsupported operation: more than one element of the written-to "
-                           "tensor refers to a single memory location (an expanded tensor). "
+                           "tensor refers to a single memory location. "
                            "Please clone() the tensor before performing the operation.")
 
 
