@@ -1,0 +1,1 @@
+GradeReport = grade = None
