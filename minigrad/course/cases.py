@@ -10,14 +10,17 @@ them apart so that the feedback says which one is wrong.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
 from hypothesis import strategies as st
 
 from minigrad.tensor import Tensor
+from minigrad.testing.domains import Domain
 from minigrad.testing.tensor_strategies import arrays, broadcastable_shapes, shapes
 
+from minigrad.course.catalog import OPS
 from minigrad.course.entry import Op
 
 MAX_SIDE = 3
@@ -52,13 +55,20 @@ def _cases(op: Op, hard: bool, small: bool = False) -> st.SearchStrategy[Case]:
     @st.composite
     def build(draw: Any) -> Case:
         in_shapes = draw(_shapes(op.kind, hard, side))
-        params = draw(_params(op, hard, in_shapes[0]))
-        values = tuple(draw(arrays(s, domain=op.domain(i))) for i, s in enumerate(in_shapes))
+        params = draw(_params(op.name, hard, in_shapes[0]))
+        values = tuple(draw(_values(s, op.domain(i))) for i, s in enumerate(in_shapes))
         return Case(values, params)
 
     return build()
 
 
+# (the strategies are cached: hypothesis validates each new strategy object, which is slow)
+@lru_cache(maxsize=None)
+def _values(shape: tuple, domain: Domain) -> st.SearchStrategy[np.ndarray]:
+    return arrays(shape, domain=domain)
+
+
+@lru_cache(maxsize=None)
 def _shapes(kind: str, hard: bool, side: int) -> st.SearchStrategy[tuple]:
     one = lambda lo, hi: shapes(lo, hi, max_side=side).map(lambda s: (s,))  # noqa: E731
     n = st.integers(1, side)
@@ -78,8 +88,9 @@ def _shapes(kind: str, hard: bool, side: int) -> st.SearchStrategy[tuple]:
     return one(0, 3)  # unary, power, reshape
 
 
-def _params(op: Op, hard: bool, shape: tuple) -> st.SearchStrategy[dict]:
-    ndim = len(shape)
+@lru_cache(maxsize=None)
+def _params(name: str, hard: bool, shape: tuple) -> st.SearchStrategy[dict]:
+    op, ndim = OPS[name], len(shape)
     if op.kind == "power":
         return st.fixed_dictionaries({"exponent": st.sampled_from(EXPONENTS)})
     if op.kind == "reshape":

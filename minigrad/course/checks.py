@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, Phase, given, settings
 
 from minigrad import autograd
 from minigrad.function import Function
@@ -35,8 +35,10 @@ from minigrad.course.entry import Op
 
 EXAMPLES = {"forward": 20, "backward": 25, "broadcasting": 25, "dim": 25, "batched": 20,
             "second": 8, "pytorch": 10}
+# (no "explain" phase: it reruns a failing example a hundred times to say which part matters)
 PROFILE = dict(derandomize=True, database=None, deadline=None, print_blob=False,
-               report_multiple_bugs=False, suppress_health_check=list(HealthCheck))
+               report_multiple_bugs=False, suppress_health_check=list(HealthCheck),
+               phases=(Phase.explicit, Phase.reuse, Phase.generate, Phase.shrink))
 RTOL, ATOL = 1e-6, 1e-8
 MAX_TEXT = 300  # characters kept of an exception's message
 
