@@ -8,7 +8,7 @@
 
 from __future__ import annotations
 
-from minigrad.course.grade import GradeReport, grade
+from minigrad.course.grading import GradeReport, grade
 from minigrad.course.make import new_assignment, read_manifest, strip_solutions
 
 __all__ = ["GradeReport", "grade", "new_assignment", "read_manifest", "strip_solutions"]

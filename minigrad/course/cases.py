@@ -10,18 +10,17 @@ them apart so that the feedback says which one is wrong.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache
 from typing import Any
 
 import numpy as np
 from hypothesis import strategies as st
 
+from minigrad.course.catalog import OPS
+from minigrad.course.entry import Op
 from minigrad.tensor import Tensor
 from minigrad.testing.domains import Domain
 from minigrad.testing.tensor_strategies import arrays, broadcastable_shapes, shapes
-
-from minigrad.course.catalog import OPS
-from minigrad.course.entry import Op
 
 MAX_SIDE = 3
 HARD = ("broadcasting", "dim", "batched")  # the kinds' harder-shapes checks
@@ -63,12 +62,12 @@ def _cases(op: Op, hard: bool, small: bool = False) -> st.SearchStrategy[Case]:
 
 
 # (the strategies are cached: hypothesis validates each new strategy object, which is slow)
-@lru_cache(maxsize=None)
+@cache
 def _values(shape: tuple, domain: Domain) -> st.SearchStrategy[np.ndarray]:
     return arrays(shape, domain=domain)
 
 
-@lru_cache(maxsize=None)
+@cache
 def _shapes(kind: str, hard: bool, side: int) -> st.SearchStrategy[tuple]:
     one = lambda lo, hi: shapes(lo, hi, max_side=side).map(lambda s: (s,))  # noqa: E731
     n = st.integers(1, side)
@@ -88,7 +87,7 @@ def _shapes(kind: str, hard: bool, side: int) -> st.SearchStrategy[tuple]:
     return one(0, 3)  # unary, power, reshape
 
 
-@lru_cache(maxsize=None)
+@cache
 def _params(name: str, hard: bool, shape: tuple) -> st.SearchStrategy[dict]:
     op, ndim = OPS[name], len(shape)
     if op.kind == "power":

@@ -38,7 +38,7 @@ class Op:
     cls: str
     kind: str
     signature: str  # forward's parameters after ctx: "a, b" or "x, dim=None, keepdim=False"
-    maths: str  # the derivative, language-neutral: "out = a * b;  da = grad * b"
+    maths: str | dict[str, str]  # the derivative: "out = a * b;  d out/da = b" (or per language)
     what: dict[str, str]  # {"en": "...", "zh": "..."}: one line, what the op computes
     forward: str  # the teacher's forward body (solution), dedented
     backward: str  # the teacher's backward body (solution), dedented
@@ -56,6 +56,9 @@ class Op:
     @property
     def checks(self) -> tuple[str, ...]:
         return tuple(c for c in CHECKS[self.kind] if c != "second" or self.second)
+
+    def maths_in(self, lang: str) -> str:
+        return self.maths if isinstance(self.maths, str) else self.maths[lang]
 
     def domain(self, i: int) -> Domain:
         return self.domains[min(i, len(self.domains) - 1)]
@@ -89,8 +92,8 @@ KIND_NOTES: dict[str, dict[str, str]] = {
               "(negative counts from the end) that dimension is reduced, and kept with size 1 "
               "when keepdim=True. The gradient has x's shape: put the reduced dimension back "
               "(`grad.unsqueeze(dim)` when keepdim=False), then spread it over x.",
-        "zh": "形状：dim=None 时对所有元素归约，out 是标量；给定 dim（负数从后往前数）时只归约这一维，"
-              "keepdim=True 时这一维保留为 1。梯度与 x 同形：先把被归约的那一维放回去"
+        "zh": "形状：dim=None 时对所有元素归约，out 是标量；给定 dim（负数从后往前数）时"
+              "只归约这一维，keepdim=True 时这一维保留为 1。梯度与 x 同形：先把被归约的那一维放回去"
               "（keepdim=False 时用 `grad.unsqueeze(dim)`），再铺满 x 的形状。",
     },
     "along": {

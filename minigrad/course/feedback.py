@@ -71,7 +71,8 @@ T: dict[str, dict[str, str]] = {
                                "你的是 {got}。"},
     "not_implemented": {"en": "{function} is not written yet (it raises NotImplementedError).",
                         "zh": "{function} 还没有写（它抛出了 NotImplementedError）。"},
-    "exception": {"en": "your code raised {type}: {message}", "zh": "你的代码抛出了 {type}：{message}"},
+    "exception": {"en": "your code raised {type}: {message}",
+                  "zh": "你的代码抛出了 {type}：{message}"},
     "where": {"en": "in {file}, line {line}: {code}", "zh": "位置：{file} 第 {line} 行：{code}"},
     "no_torch": {"en": "not run: PyTorch is not installed.", "zh": "没有运行：没有安装 PyTorch。"},
     "timeout": {
@@ -119,35 +120,29 @@ def at(name: str, element: list) -> str:
     return f"{name}[{', '.join(str(i) for i in element)}]" if element else name
 
 
-def check_lines(result: dict[str, Any], op: Op, lang: str) -> list[str]:
-    """What is wrong in one failed (or skipped) check, then its smallest example."""
+def check_message(result: dict[str, Any], op: Op, lang: str) -> str:
+    """What is wrong in one failed (or skipped) check, in a sentence or two."""
     reason, d = result.get("reason", ""), result
-    if reason == "no_torch":
-        return [say("no_torch", lang)]
     if reason in ("forward_value", "torch_value", "torch_grad"):
         key = f"{reason}/{d.get('problem', 'value')}"
         target = d.get("input", "out")
-        text = say(key, lang, got=_fmt(d.get("got"), key), expected=_fmt(d.get("expected"), key),
+        return say(key, lang, got=_fmt(d.get("got"), key), expected=_fmt(d.get("expected"), key),
                    input=target, at=at(target, d.get("element") or []))
-    elif reason in ("jacobian", "second_jacobian"):
-        text = say(reason, lang, input=d.get("input"), gradient_of=d.get("gradient_of"),
+    if reason in ("jacobian", "second_jacobian"):
+        return say(reason, lang, input=d.get("input"), gradient_of=d.get("gradient_of"),
                    at=at(str(d.get("input")), d.get("element") or []),
                    numerical=number(d.get("numerical")), analytical=number(d.get("analytical")))
-    elif reason == "grad_shape":
+    if reason == "grad_shape":
         text = say(reason, lang, input=d.get("input"), got=shape(d.get("got")),
                    expected=shape(d.get("expected")))
         if op.kind in ("binary", "matmul"):
             text += say("grad_shape_broadcast", lang, input=d.get("input"))
-    elif reason == "exception":
-        text = exception_text(d, lang)
-    elif reason in T:
-        text = say(reason, lang, **{**d, "op": op.name})
-    else:
-        text = str(d.get("message", reason))
-    lines = text.splitlines()
-    if "example" in result:
-        lines += example_lines(result["example"], lang)
-    return lines
+        return text
+    if reason == "exception":
+        return exception_text(d, lang)
+    if reason in T:
+        return say(reason, lang, **{**d, "op": op.name})
+    return str(d.get("message", reason))
 
 
 def _fmt(v: Any, key: str) -> str:
@@ -162,7 +157,10 @@ def exception_text(d: dict[str, Any], lang: str) -> str:
     return text
 
 
-def example_lines(example: dict[str, Any], lang: str) -> list[str]:
+def example_lines(example: dict[str, Any] | None, lang: str) -> list[str]:
+    """The smallest failing example: each input's values and shape, then the settings."""
+    if not example:
+        return []
     lines = [say("example", lang)]
     for x in example.get("inputs", []):
         values = str(x.get("values", "")).splitlines() or [""]
@@ -180,6 +178,10 @@ def example_lines(example: dict[str, Any], lang: str) -> list[str]:
 
 def check_name(check: str, lang: str) -> str:
     return CHECK_NAMES[check][lang]
+
+
+def check_names(checks: list[str], lang: str) -> str:
+    return LIST_SEP[lang].join(check_name(c, lang) for c in checks)
 
 
 def printed_lines(text: str, dropped: int, limit: int, lang: str) -> list[str]:

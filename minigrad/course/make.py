@@ -57,13 +57,12 @@ def assignment_files(ops: list[Op], lang: str) -> dict[str, str]:
 def op_source(op: Op, lang: str) -> str:
     """The teacher's `homework/<op>.py`: the class, its docstrings and the solution regions."""
     notes = [KIND_NOTES[op.kind][lang]] + ([op.hint[lang]] if op.hint else [])
-    wrapped = "\n\n".join(textwrap.fill(n, 88, initial_indent="    ",
-                                        subsequent_indent="    ") for n in notes)
+    wrapped = "\n\n".join("\n".join(texts.wrap(n, 92, "    ")) for n in notes)
     word = lambda key: texts.word(key, lang).format(cls=op.cls, name=op.name)  # noqa: E731
     return (f'"""{word("module_doc")}\n"""\n\n'
             "import numpy as np\n\nimport minigrad\n\n\n"
             f"class {op.cls}(minigrad.Function):\n"
-            f'    r"""{op.what[lang]}\n\n        {op.maths}\n\n{wrapped}\n    """\n\n'
+            f'    r"""{op.what[lang]}\n\n        {op.maths_in(lang)}\n\n{wrapped}\n    """\n\n'
             "    @staticmethod\n"
             f"    def forward(ctx, {op.signature}):\n"
             f'        """{word("forward_doc")}"""\n'

@@ -6,9 +6,8 @@ operations, so that the backward can itself be differentiated (the "second" chec
 
 from __future__ import annotations
 
-from minigrad.testing.domains import AWAY_FROM_ZERO, NONZERO, POSITIVE, REAL
-
 from minigrad.course.entry import Op
+from minigrad.testing.domains import AWAY_FROM_ZERO, NONZERO, POSITIVE, REAL
 
 SAVE_AB = "ctx.save_for_backward(a, b)\n"
 
@@ -22,8 +21,8 @@ def _binary(name: str, cls: str, maths: str, en: str, zh: str, forward: str, gra
               SAVE_AB + f"return {forward}", backward, reference, domains, hint=hint or {})
 
 
-def _unary(name: str, cls: str, maths: str, en: str, zh: str, forward: str, grad: str,
-           reference, domains=(REAL,), second=True, hint=None) -> Op:
+def _unary(name: str, cls: str, maths: str | dict[str, str], en: str, zh: str, forward: str,
+           grad: str, reference, domains=(REAL,), second=True, hint=None) -> Op:
     return Op(name, cls, "unary", "x", maths, {"en": en, "zh": zh},
               f"ctx.save_for_backward(x)\nreturn {forward}",
               f"(x,) = ctx.saved_tensors\nreturn {grad}", reference, domains, second,
@@ -75,10 +74,12 @@ POINTWISE = [
            "The hyperbolic tangent of x, element by element.", "x 的双曲正切，逐元素计算。",
            "np.tanh(x.array)", "grad * (1 - x.tanh() ** 2)", lambda x: x.tanh()),
     _unary("sigmoid", "Sigmoid", "out = s(x) = 1 / (1 + exp(-x));   d out/dx = s(x) * (1 - s(x))",
-           "The logistic sigmoid of x, element by element.", "x 的 sigmoid（逻辑函数），逐元素计算。",
+           "The logistic sigmoid of x, element by element.",
+           "x 的 sigmoid（逻辑函数），逐元素计算。",
            "1 / (1 + np.exp(-x.array))", "grad * x.sigmoid() * (1 - x.sigmoid())",
            lambda x: x.sigmoid()),
-    _unary("relu", "ReLU", "out = max(x, 0);   d out/dx = 1 where x > 0, else 0",
+    _unary("relu", "ReLU", {"en": "out = max(x, 0);   d out/dx = 1 where x > 0, else 0",
+                            "zh": "out = max(x, 0);   d out/dx 在 x > 0 处为 1，其余为 0"},
            "x where x is positive, 0 elsewhere.", "x 为正时取 x，否则取 0。",
            "np.maximum(x.array, 0.0)", "grad * (x > 0)", lambda x: x.relu(), (AWAY_FROM_ZERO,),
            second=False,

@@ -14,7 +14,7 @@ from minigrad.course import feedback
 from minigrad.course.entry import POINTS
 
 if TYPE_CHECKING:
-    from minigrad.course.grade import GradeReport
+    from minigrad.course.grading import GradeReport
 
 
 def gradescope(report: GradeReport) -> dict[str, Any]:
@@ -44,8 +44,8 @@ def junit(report: GradeReport) -> str:
                              name=c["check"], time=f"{g.seconds / len(g.checks):.3f}")
         if c["status"] == "failed":
             lines = g.lines(report.lang, report.timeout)
-            first = feedback.check_lines(c, g.op, report.lang)[0] if g.status == "graded" \
-                else lines[1].strip()
+            first = feedback.check_message(c, g.op, report.lang).splitlines()[0] \
+                if g.status == "graded" else lines[1].strip()
             failure = ET.SubElement(case, "failure", message=first,
                                     type=f"{c['check']}: 0/{POINTS[c['check']]}")
             failure.text = "\n".join(lines)

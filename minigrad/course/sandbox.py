@@ -2,7 +2,7 @@
 
     python -m minigrad.course.sandbox REQUEST.json RESULTS.json
 
-`grade.py` starts this runner as a subprocess. The runner never imports the submission: it
+`grading.py` starts this runner as a subprocess. The runner never imports the submission: it
 imports minigrad, hypothesis and (when installed) torch once, then forks one child per op, a
 few at a time. Each child lowers its limits before it touches the student's code (CPU
 seconds, address space, file size, no core dumps), sends fds 0-2 to /dev/null and keeps what

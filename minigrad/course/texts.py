@@ -3,7 +3,7 @@ of the stubs, and the tests file that runs the grader's checks."""
 
 from __future__ import annotations
 
-from minigrad.course.entry import CHECKS, POINTS, Op
+from minigrad.course.entry import POINTS, Op
 
 LANGS = ("en", "zh")
 
@@ -40,12 +40,44 @@ def word(key: str, lang: str) -> str:
     return WORDS[key][lang]
 
 
+BREAK_AFTER = "，。；：、）"  # where a Chinese line may end
+
+
+def wrap(text: str, width: int, indent: str = "") -> list[str]:
+    """Lines of at most `width` columns (a Chinese character takes two), each after `indent`.
+    Breaks at spaces and after Chinese punctuation, else between two Chinese characters."""
+    lines: list[str] = []
+    line = ""
+    strong = weak = 0  # where `line` may be cut: after a space or punctuation; between CJK
+    for ch in text:
+        if _width(indent + line + ch) > width and max(strong, weak) > 0:
+            cut = strong if strong > len(line) // 2 or weak <= strong else weak
+            lines.append(line[:cut].rstrip())
+            line = line[cut:].lstrip()
+            strong = weak = 0
+        if line and _wide(ch) and _wide(line[-1]):
+            weak = len(line)
+        line += ch
+        if ch == " " or ch in BREAK_AFTER:
+            strong = len(line)
+    lines.append(line)
+    return [indent + row for row in lines if row]
+
+
+def _wide(ch: str) -> bool:
+    return "\u2e80" <= ch <= "\uffef"
+
+
+def _width(text: str) -> int:
+    return sum(2 if _wide(ch) else 1 for ch in text)
+
+
 CHECK_NAMES: dict[str, dict[str, str]] = {
     "forward": {"en": "forward", "zh": "前向"},
     "backward": {"en": "backward", "zh": "反向"},
     "broadcasting": {"en": "broadcasting", "zh": "广播"},
-    "dim": {"en": "another dim", "zh": "换一个 dim"},
-    "batched": {"en": "a batch", "zh": "批次"},
+    "dim": {"en": "any dim", "zh": "任意 dim"},
+    "batched": {"en": "a batch", "zh": "带批次"},
     "second": {"en": "second derivative", "zh": "二阶导数"},
     "pytorch": {"en": "against PyTorch", "zh": "对照 PyTorch"},
 }
@@ -152,7 +184,8 @@ def readme(ops: list[Op], lang: str) -> str:
     """The student's README.md for these ops."""
     rows = "\n".join(f"| `homework/{op.name}.py` | `{op.cls}` | {op.what[lang]} |"
                      for op in ops)
-    shown = [c for c in dict.fromkeys(c for op in ops for c in CHECKS[op.kind])]
+    used = {c for op in ops for c in op.checks}
+    shown = [c for c in POINTS if c in used]
     sep = "; " if lang == "en" else "；"
     items = sep.join(POINT_WORD[lang].format(name=CHECK_NAMES[c][lang], n=POINTS[c])
                      for c in shown)

@@ -23,11 +23,13 @@ from minigrad.course import feedback, reports
 from minigrad.course.catalog import OPS, select
 from minigrad.course.entry import POINTS, Op
 from minigrad.course.make import read_manifest
+from minigrad.course.texts import wrap
 
 TIMEOUT = 30.0  # seconds per op, wall clock (the CPU limit is the same)
 MEMORY_MB = 1024  # address space per op, on top of what the grader itself uses
 WORKERS = 2  # ops graded at the same time
 ROOT = Path(__file__).resolve().parents[2]  # where the minigrad package is importable from
+WIDTH = 96  # columns of the feedback's prose
 STATUSES = ("graded", "timeout", "crashed", "import_error")
 
 
@@ -63,27 +65,37 @@ class OpGrade:
         say = feedback.say
         lines = [f"{'✓' if self.passed else '✗'} {self.op.name}  {self.score}/{self.max_score}"]
         if self.status == "timeout":
-            lines.append("  " + say("timeout", lang, limit=feedback.number(timeout)))
+            lines += wrap(say("timeout", lang, limit=feedback.number(timeout)), WIDTH, "  ")
         elif self.status == "crashed":
             how = self.details.get("signal") or self.details.get("message") or \
                 f"exit code {self.details.get('exit_code')}"
-            lines += ["  " + row for row in say("crashed", lang, how=how).splitlines()]
+            lines += wrap(say("crashed", lang, how=how), WIDTH, "  ")
         elif self.status == "import_error":
-            lines += ["  " + row for row in _import_text(self.op, self.details, lang)]
+            lines += [row for text in _import_text(self.op, self.details, lang)
+                      for row in wrap(text, WIDTH, "  ")]
         else:
-            passed = [feedback.check_name(c["check"], lang) for c in self.checks
-                      if c["status"] == "passed"]
-            if passed:
-                lines.append("  ✓ " + feedback.LIST_SEP[lang].join(passed))
-            for c in self.checks:
-                if c["status"] == "passed":
-                    continue
-                mark = "✗" if c["status"] == "failed" else "-"
-                body = feedback.check_lines(c, self.op, lang)
-                lines.append(f"  {mark} {feedback.check_name(c['check'], lang)}: {body[0]}")
-                lines += ["      " + row for row in body[1:]]
+            lines += self._check_lines(lang)
         lines += ["  " + row for row in feedback.printed_lines(
             self.printed, self.printed_dropped, feedback.MAX_PRINTED, lang)]
+        return lines
+
+
+    def _check_lines(self, lang: str) -> list[str]:
+        """Passed checks on one line; failed ones grouped by message, each group with the
+        smallest example of its first check."""
+        passed = [c["check"] for c in self.checks if c["status"] == "passed"]
+        lines = [f"  ✓ {feedback.check_names(passed, lang)}"] if passed else []
+        groups: dict[str, list[dict[str, Any]]] = {}
+        for c in self.checks:
+            if c["status"] != "passed":
+                groups.setdefault(feedback.check_message(c, self.op, lang), []).append(c)
+        for message, group in groups.items():
+            mark = "✗" if group[0]["status"] == "failed" else "-"
+            lines.append(f"  {mark} {feedback.check_names([c['check'] for c in group], lang)}")
+            for paragraph in message.splitlines():
+                lines += wrap(paragraph, WIDTH, " " * 6)
+            lines += ["      " + row for row in feedback.example_lines(group[0].get("example"),
+                                                                       lang)]
         return lines
 
 
