@@ -13,16 +13,16 @@ MAX_PRINTED = 2000  # characters of the student's printed output kept per op
 
 T: dict[str, dict[str, str]] = {
     "jacobian": {
-        "en": "the gradient of {input} is wrong at {at}: finite differences give {numerical}, "
+        "en": "the gradient of {input} is wrong{at}: finite differences give {numerical}, "
               "your backward gives {analytical}.",
-        "zh": "{input} 的梯度在 {at} 处不对：有限差分得到 {numerical}，你的 backward 给出 "
+        "zh": "{input} 的梯度{at}不对：有限差分得到 {numerical}，你的 backward 给出 "
               "{analytical}。"},
     "second_jacobian": {
         "en": "the second derivative is wrong: the gradient of {gradient_of}, differentiated "
-              "with respect to {input} at {at}, is {numerical} by finite differences and "
+              "with respect to {input}{at}, is {numerical} by finite differences and "
               "{analytical} through your backward. Write backward with Tensor operations (no "
               "numpy, no .array), so that it can be differentiated in turn.",
-        "zh": "二阶导数不对：{gradient_of} 的梯度对 {input} 在 {at} 处求导，有限差分得到 "
+        "zh": "二阶导数不对：{gradient_of} 的梯度对 {input} {at}求导，有限差分得到 "
               "{numerical}，沿你的 backward 求出的却是 {analytical}。backward 要用 Tensor 运算"
               "来写（不用 numpy，也不取 .array），这样它才能再求一次导。"},
     "not_multiplied": {
@@ -52,22 +52,22 @@ T: dict[str, dict[str, str]] = {
                      "zh": "forward 返回的是 {got}：应当返回 numpy 数组。"},
     "forward_value/shape": {"en": "forward returned shape {got}, the right shape is {expected}.",
                             "zh": "forward 返回的形状是 {got}，正确的形状是 {expected}。"},
-    "forward_value/value": {"en": "forward is wrong at {at}: yours is {got}, the right value "
+    "forward_value/value": {"en": "forward is wrong{at}: yours is {got}, the right value "
                                   "is {expected}.",
-                            "zh": "forward 在 {at} 处算错了：你的结果是 {got}，正确值是 "
+                            "zh": "forward {at}算错了：你的结果是 {got}，正确值是 "
                                   "{expected}。"},
     "torch_value/shape": {"en": "out has shape {got}, PyTorch's has {expected}.",
                           "zh": "out 的形状是 {got}，PyTorch 的是 {expected}。"},
-    "torch_value/value": {"en": "out differs from PyTorch's at {at}: PyTorch {expected}, "
+    "torch_value/value": {"en": "out differs from PyTorch's{at}: PyTorch {expected}, "
                                 "yours {got}.",
-                          "zh": "out 在 {at} 处与 PyTorch 不同：PyTorch 得 {expected}，你的是 "
+                          "zh": "out {at}与 PyTorch 不同：PyTorch 得 {expected}，你的是 "
                                 "{got}。"},
     "torch_grad/shape": {"en": "the gradient of {input} has shape {got}, PyTorch's has "
                                "{expected}.",
                          "zh": "{input} 的梯度形状是 {got}，PyTorch 的是 {expected}。"},
-    "torch_grad/value": {"en": "the gradient of {input} differs from PyTorch's at {at}: "
+    "torch_grad/value": {"en": "the gradient of {input} differs from PyTorch's{at}: "
                                "PyTorch {expected}, yours {got}.",
-                         "zh": "{input} 的梯度在 {at} 处与 PyTorch 不同：PyTorch 得 {expected}，"
+                         "zh": "{input} 的梯度{at}与 PyTorch 不同：PyTorch 得 {expected}，"
                                "你的是 {got}。"},
     "not_implemented": {"en": "{function} is not written yet (it raises NotImplementedError).",
                         "zh": "{function} 还没有写（它抛出了 NotImplementedError）。"},
@@ -83,6 +83,9 @@ T: dict[str, dict[str, str]] = {
     "crashed": {"en": "the process grading this op died ({how}). This op gets no points; the "
                       "other ops were graded as usual.",
                 "zh": "评分这个运算的进程意外终止了（{how}）。这个运算不得分，其他运算照常评分。"},
+    "at": {"en": " at {where}", "zh": "在 {where} 处"},
+    "exit_code": {"en": "exit code {code}", "zh": "退出码 {code}"},
+    "signal": {"en": "killed by {signal}", "zh": "被信号 {signal} 终止"},
     "import": {"en": "{file} could not be imported: ", "zh": "无法导入 {file}："},
     "no_class": {"en": "{file} has no class {cls} (a subclass of minigrad.Function).",
                  "zh": "{file} 里没有 {cls} 类（它应当是 minigrad.Function 的子类）。"},
@@ -115,9 +118,12 @@ def shape(s: Any) -> str:
     return str(tuple(s)) if isinstance(s, list) else str(s)
 
 
-def at(name: str, element: list) -> str:
-    """x[0, 1], or x alone for a scalar."""
-    return f"{name}[{', '.join(str(i) for i in element)}]" if element else name
+def at(name: str, element: list, lang: str) -> str:
+    """Where in a tensor: " at x[0, 1]" (zh "在 x[0, 1] 处"), nothing for a scalar."""
+    if not element:
+        return ""
+    where = f"{name}[{', '.join(str(i) for i in element)}]"
+    return say("at", lang, where=where)
 
 
 def check_message(result: dict[str, Any], op: Op, lang: str) -> str:
@@ -127,10 +133,10 @@ def check_message(result: dict[str, Any], op: Op, lang: str) -> str:
         key = f"{reason}/{d.get('problem', 'value')}"
         target = d.get("input", "out")
         return say(key, lang, got=_fmt(d.get("got"), key), expected=_fmt(d.get("expected"), key),
-                   input=target, at=at(target, d.get("element") or []))
+                   input=target, at=at(target, d.get("element") or [], lang))
     if reason in ("jacobian", "second_jacobian"):
         return say(reason, lang, input=d.get("input"), gradient_of=d.get("gradient_of"),
-                   at=at(str(d.get("input")), d.get("element") or []),
+                   at=at(str(d.get("input")), d.get("element") or [], lang),
                    numerical=number(d.get("numerical")), analytical=number(d.get("analytical")))
     if reason == "grad_shape":
         text = say(reason, lang, input=d.get("input"), got=shape(d.get("got")),

@@ -67,8 +67,9 @@ class OpGrade:
         if self.status == "timeout":
             lines += wrap(say("timeout", lang, limit=feedback.number(timeout)), WIDTH, "  ")
         elif self.status == "crashed":
-            how = self.details.get("signal") or self.details.get("message") or \
-                f"exit code {self.details.get('exit_code')}"
+            d = self.details
+            how = say("signal", lang, signal=d["signal"]) if d.get("signal") else \
+                d.get("message") or say("exit_code", lang, code=d.get("exit_code"))
             lines += wrap(say("crashed", lang, how=how), WIDTH, "  ")
         elif self.status == "import_error":
             lines += [row for text in _import_text(self.op, self.details, lang)
