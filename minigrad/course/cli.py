@@ -1,6 +1,7 @@
 """`python -m minigrad course new|grade`: the coursework kit on the command line.
 
     python -m minigrad course new DIR [--ops mul,div,exp,sum,matmul] [--lang zh]
+    python -m minigrad course release TEACHER STUDENT
     python -m minigrad course grade DIR [--json results.json] [--junit report.xml]
                                         [--lang zh] [--timeout S] [--memory MB] [--workers N]
 
@@ -35,6 +36,13 @@ def add_course(commands: Any) -> None:
     new.add_argument("--lang", choices=LANGS, default="en",
                      help="language of the README and docstrings (zh: Chinese)")
     new.set_defaults(run=run_new)
+    release = sub.add_parser("release", help="make the student's copy again from the "
+                                             "teacher's (after editing it)",
+                             description="Copy TEACHER to STUDENT with every solution region "
+                                         "replaced by raise NotImplementedError.")
+    release.add_argument("teacher", metavar="TEACHER", help="the teacher's copy")
+    release.add_argument("student", metavar="STUDENT", help="a new (or empty) folder")
+    release.set_defaults(run=run_release)
     grade = sub.add_parser("grade", help="grade a submission, op by op, in a sandbox",
                            description="Check every op of the submission in DIR and print "
                                        "the feedback and a score per op.")
@@ -67,6 +75,16 @@ def run_new(args: argparse.Namespace) -> int:
           f"### END SOLUTION\n"
           f"  {student}   the student's copy: hand this one out\n"
           f"Check the solutions: python -m minigrad course grade {teacher}")
+    return 0
+
+
+def run_release(args: argparse.Namespace) -> int:
+    try:
+        student = make.release(args.teacher, args.student)
+    except (ValueError, OSError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    print(f"Wrote the student's copy to {student}: hand this one out")
     return 0
 
 

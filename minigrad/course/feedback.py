@@ -100,7 +100,7 @@ T: dict[str, dict[str, str]] = {
     "total": {"en": "total", "zh": "总分"},
     "all_passed": {"en": "every check passed", "zh": "全部检查通过"},
     "failed": {"en": "failed: {checks}", "zh": "没通过：{checks}"},
-    "title": {"en": "Grading {folder}: {count} ops", "zh": "评分 {folder}：共 {count} 个运算"},
+    "title": {"en": "Grading {folder}: {count} op{s}", "zh": "评分 {folder}：共 {count} 个运算"},
     "time": {"en": "graded in {seconds:.1f} s", "zh": "评分用时 {seconds:.1f} 秒"},
 }
 LIST_SEP = {"en": ", ", "zh": "、"}

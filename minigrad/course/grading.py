@@ -134,7 +134,8 @@ class GradeReport:
     def text(self, lang: str | None = None, timing: bool = False) -> str:
         lang = lang or self.lang
         say = feedback.say
-        lines = [say("title", lang, folder=self.folder, count=len(self.ops)), ""]
+        lines = [say("title", lang, folder=self.folder, count=len(self.ops),
+                     s="" if len(self.ops) == 1 else "s"), ""]
         for g in self.ops:
             if not g.passed:
                 lines += g.lines(lang, self.timeout) + [""]

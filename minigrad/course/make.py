@@ -3,7 +3,8 @@
     DIR/teacher/   homework/<op>.py with the solutions between ### BEGIN SOLUTION and
                    ### END SOLUTION, README.md, tests/, course.json
     DIR/student/   the same files with every solution region replaced by
-                   `raise NotImplementedError(...)`: the copy to hand out
+                   `raise NotImplementedError(...)`: the copy to hand out (`release` makes
+                   it again from an edited teacher's copy)
 
 As in nbgrader and otter-grader, the solution lives in the source and the student version is
 made from it by stripping (`strip_solutions`), so the two can never drift apart.
@@ -32,15 +33,34 @@ def new_assignment(folder: str | Path, ops: str | list[str] | None = None,
         raise ValueError(f"--lang {lang}: the languages are {', '.join(texts.LANGS)}")
     chosen = select(ops)
     root = Path(folder)
-    if root.exists() and (not root.is_dir() or any(root.iterdir())):
-        raise FileExistsError(f"{root} already exists and is not an empty folder: choose a "
-                              "new one (course new never overwrites an assignment)")
-    files = assignment_files(chosen, lang)
+    _refuse_to_overwrite(root)
     teacher, student = root / "teacher", root / "student"
-    for rel, text in files.items():
+    for rel, text in assignment_files(chosen, lang).items():
         _write(teacher / rel, text)
-        _write(student / rel, strip_solutions(text, rel, texts.word("your_code", lang)))
+    release(teacher, student)
     return teacher, student
+
+
+def release(teacher: str | Path, student: str | Path) -> Path:
+    """Make the student's copy from the teacher's: every file, solutions stripped. Run it
+    again (into a new folder) after editing the teacher's copy."""
+    teacher, student = Path(teacher), Path(student)
+    lang = read_manifest(teacher)["lang"]
+    _refuse_to_overwrite(student)
+    for path in sorted(p for p in teacher.rglob("*") if p.is_file()):
+        rel = path.relative_to(teacher)
+        if "__pycache__" in rel.parts:
+            continue
+        text = path.read_text(encoding="utf-8")
+        _write(student / rel, strip_solutions(text, rel.as_posix(),
+                                              texts.word("your_code", lang)))
+    return student
+
+
+def _refuse_to_overwrite(folder: Path) -> None:
+    if folder.exists() and (not folder.is_dir() or any(folder.iterdir())):
+        raise FileExistsError(f"{folder} already exists and is not an empty folder: choose a "
+                              "new one (the course commands never overwrite a copy)")
 
 
 def assignment_files(ops: list[Op], lang: str) -> dict[str, str]:

@@ -131,3 +131,21 @@ def test_chinese_lines_wrap_by_width_and_after_punctuation() -> None:
     assert all(len(line) + len(re.findall(r"[\u4e00-\uffef]", line)) <= 40 for line in lines)
     assert "".join(line.strip() for line in lines) == text.replace("out 是", "out是")
     assert wrap("one two three", 9) == ["one two", "three"]
+
+
+def test_release_makes_the_student_copy_again_after_an_edit(tmp_path: Path,
+                                                           capsys: pytest.CaptureFixture) -> None:
+    teacher, student = new_assignment(tmp_path / "hw", "exp")
+    path = teacher / "homework/exp.py"
+    path.write_text(path.read_text().replace("    @staticmethod\n    def backward",
+                                             f"    # a hint for everyone\n    {BEGIN}\n"
+                                             "    SECRET = 1\n"
+                                             f"    {END}\n\n    @staticmethod\n    def backward"))
+    assert main(["course", "release", str(teacher), str(tmp_path / "v2")]) == 0
+    assert "hand this one out" in capsys.readouterr().out
+    again = (tmp_path / "v2/homework/exp.py").read_text()
+    assert "# a hint for everyone" in again and "SECRET" not in again
+    assert again.count("raise NotImplementedError") == 3
+    assert (tmp_path / "v2/README.md").read_text() == (student / "README.md").read_text()
+    assert main(["course", "release", str(teacher), str(student)]) == 2  # never overwrites
+    assert "already exists" in capsys.readouterr().err
