@@ -19,7 +19,7 @@ from typing import Any
 
 from minigrad.course import grading, make
 from minigrad.course.catalog import OPS
-from minigrad.course.texts import LANGS
+from minigrad.course.texts import LANGS, word
 
 
 def add_course(commands: Any) -> None:
@@ -70,11 +70,7 @@ def run_new(args: argparse.Namespace) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     count = len(make.read_manifest(teacher)["ops"])
-    print(f"Wrote an assignment of {count} ops:\n"
-          f"  {teacher}   the teacher's copy: the solutions, between ### BEGIN SOLUTION and "
-          f"### END SOLUTION\n"
-          f"  {student}   the student's copy: hand this one out\n"
-          f"Check the solutions: python -m minigrad course grade {teacher}")
+    print(word("wrote", args.lang).format(count=count, teacher=teacher, student=student))
     return 0
 
 
@@ -84,7 +80,7 @@ def run_release(args: argparse.Namespace) -> int:
     except (ValueError, OSError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    print(f"Wrote the student's copy to {student}: hand this one out")
+    print(word("released", make.read_manifest(student)["lang"]).format(student=student))
     return 0
 
 

@@ -23,7 +23,7 @@ from minigrad.course import feedback, reports
 from minigrad.course.catalog import OPS, select
 from minigrad.course.entry import POINTS, Op
 from minigrad.course.make import read_manifest
-from minigrad.course.texts import wrap
+from minigrad.course.texts import display_width, wrap
 
 TIMEOUT = 30.0  # seconds per op, wall clock (the CPU limit is the same)
 MEMORY_MB = 1024  # address space per op, on top of what the grader itself uses
@@ -146,7 +146,9 @@ class GradeReport:
                                                   for c in g.failed_checks())
             note = say("failed", lang, checks=failed) if failed else ""
             lines.append(f"  {g.op.name:<{width}}{g.score:>3}/{g.max_score:<3} {note}".rstrip())
-        lines.append(f"  {say('total', lang):<{width}}{self.score:>3}/{self.max_score}")
+        total = say("total", lang)
+        pad = " " * (width - display_width(total))
+        lines.append(f"  {total}{pad}{self.score:>3}/{self.max_score}")
         if timing:
             lines.append(say("time", lang, seconds=self.seconds))
         return "\n".join(lines) + "\n"

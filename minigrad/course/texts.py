@@ -33,6 +33,19 @@ WORDS: dict[str, dict[str, str]] = {
               "        乘上 grad，与输入同形，并且用 Tensor 运算来算。",
     },
     "your_code": {"en": "your code here", "zh": "在这里写你的代码"},
+    "wrote": {
+        "en": "Wrote an assignment of {count} ops:\n"
+              "  {teacher}   the teacher's copy: the solutions, between ### BEGIN SOLUTION and "
+              "### END SOLUTION\n"
+              "  {student}   the student's copy: hand this one out\n"
+              "Check the solutions: python -m minigrad course grade {teacher}",
+        "zh": "已写好一份作业，共 {count} 个运算：\n"
+              "  {teacher}   老师的版本：答案写在 ### BEGIN SOLUTION 和 ### END SOLUTION 之间\n"
+              "  {student}   学生的版本：发给学生的就是这一份\n"
+              "检查答案：python -m minigrad course grade {teacher}",
+    },
+    "released": {"en": "Wrote the student's copy to {student}: hand this one out",
+                 "zh": "学生的版本已写到 {student}：发给学生的就是这一份"},
 }
 
 
@@ -50,7 +63,7 @@ def wrap(text: str, width: int, indent: str = "") -> list[str]:
     line = ""
     strong = weak = 0  # where `line` may be cut: after a space or punctuation; between CJK
     for ch in text:
-        if _width(indent + line + ch) > width and max(strong, weak) > 0:
+        if display_width(indent + line + ch) > width and max(strong, weak) > 0:
             cut = strong if strong > len(line) // 2 or weak <= strong else weak
             lines.append(line[:cut].rstrip())
             line = line[cut:].lstrip()
@@ -68,7 +81,8 @@ def _wide(ch: str) -> bool:
     return "\u2e80" <= ch <= "\uffef"
 
 
-def _width(text: str) -> int:
+def display_width(text: str) -> int:
+    """Columns `text` takes in a terminal: a Chinese character takes two."""
     return sum(2 if _wide(ch) else 1 for ch in text)
 
 
