@@ -63,7 +63,9 @@ def wrap(text: str, width: int, indent: str = "") -> list[str]:
     line = ""
     strong = weak = 0  # where `line` may be cut: after a space or punctuation; between CJK
     for ch in text:
-        if display_width(indent + line + ch) > width and max(strong, weak) > 0:
+        # (punctuation never starts a line: it may stick out past `width` instead)
+        if display_width(indent + line + ch) > width and max(strong, weak) > 0 and \
+                ch not in BREAK_AFTER:
             cut = strong if strong > len(line) // 2 or weak <= strong else weak
             lines.append(line[:cut].rstrip())
             line = line[cut:].lstrip()

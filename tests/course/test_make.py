@@ -131,6 +131,7 @@ def test_chinese_lines_wrap_by_width_and_after_punctuation() -> None:
     assert all(len(line) + len(re.findall(r"[\u4e00-\uffef]", line)) <= 40 for line in lines)
     assert "".join(line.strip() for line in lines) == text.replace("out 是", "out是")
     assert wrap("one two three", 9) == ["one two", "three"]
+    assert wrap("每一项都要乘上 grad）。", 22) == ["每一项都要乘上 grad）。"]  # never "。" alone
 
 
 def test_release_makes_the_student_copy_again_after_an_edit(tmp_path: Path,
