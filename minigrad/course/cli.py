@@ -17,7 +17,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from minigrad.course import grading, make
+from minigrad.course import grading, make, reports
 from minigrad.course.catalog import OPS
 from minigrad.course.texts import LANGS, word
 
@@ -92,13 +92,13 @@ def run_grade(args: argparse.Namespace) -> int:
                                  f"{Path(option).parent}")
         report = grading.grade(args.folder, args.ops, args.timeout, args.memory, args.workers,
                                args.lang)
-    except (ValueError, OSError) as exc:
+    except (ValueError, OSError, RuntimeError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     print(report.text(timing=not args.no_timing), end="")
     if args.json:
-        Path(args.json).write_text(json.dumps(report.gradescope(), ensure_ascii=False,
+        Path(args.json).write_text(json.dumps(reports.gradescope(report), ensure_ascii=False,
                                               indent=2) + "\n", encoding="utf-8")
     if args.junit:
-        Path(args.junit).write_text(report.junit(), encoding="utf-8")
+        Path(args.junit).write_text(reports.junit(report), encoding="utf-8")
     return 0 if report.passed else 1

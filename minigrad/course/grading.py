@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from minigrad.course import feedback, reports
+from minigrad.course import feedback
 from minigrad.course.catalog import OPS, select
 from minigrad.course.entry import POINTS, Op
 from minigrad.course.make import read_manifest
@@ -110,7 +110,7 @@ def _import_text(op: Op, d: dict[str, Any], lang: str) -> list[str]:
 
 @dataclass
 class GradeReport:
-    """Every op's grade; `text()` is the feedback, `gradescope()` and `junit()` the files."""
+    """Every op's grade; `text()` is the feedback (reports.py makes the files from it)."""
 
     folder: Path
     ops: list[OpGrade]
@@ -153,12 +153,6 @@ class GradeReport:
             lines.append(say("time", lang, seconds=self.seconds))
         return "\n".join(lines) + "\n"
 
-    def gradescope(self) -> dict[str, Any]:
-        return reports.gradescope(self)
-
-    def junit(self) -> str:
-        return reports.junit(self)
-
 
 def grade(folder: str | Path, ops: list[str] | None = None, timeout: float = TIMEOUT,
           memory_mb: int = MEMORY_MB, workers: int = WORKERS, lang: str | None = None
@@ -198,9 +192,12 @@ def _run_sandbox(folder: Path, package: str, names: list[str], timeout: float,
                "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT),
                                                            os.environ.get("PYTHONPATH")]))}
         limit = timeout * math.ceil(len(names) / workers) + 120
-        proc = subprocess.run([sys.executable, "-m", "minigrad.course.sandbox", str(request),
-                               str(results)], cwd=scratch, env=env, capture_output=True,
-                              text=True, timeout=limit)
+        try:
+            proc = subprocess.run([sys.executable, "-m", "minigrad.course.sandbox",
+                                   str(request), str(results)], cwd=scratch, env=env,
+                                  capture_output=True, text=True, timeout=limit)
+        except subprocess.TimeoutExpired:
+            raise RuntimeError(f"the grader's sandbox did not finish in {limit:g} s") from None
         if proc.returncode != 0 or not results.is_file():
             raise RuntimeError("the grader's sandbox failed (not the submission):\n"
                                + proc.stderr[-2000:])

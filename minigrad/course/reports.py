@@ -8,13 +8,11 @@ Gradescope's autograder reads `score` and `tests[]` (`name`, `score`, `max_score
 from __future__ import annotations
 
 import xml.etree.ElementTree as ET
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from minigrad.course import feedback
 from minigrad.course.entry import POINTS
-
-if TYPE_CHECKING:
-    from minigrad.course.grading import GradeReport
+from minigrad.course.grading import GradeReport
 
 
 def gradescope(report: GradeReport) -> dict[str, Any]:
