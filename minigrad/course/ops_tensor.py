@@ -8,6 +8,10 @@ from minigrad.testing.domains import DISTINCT
 
 PUT_BACK = ("if ctx.dim is not None and not ctx.keepdim:\n"
             "    grad = grad.unsqueeze(ctx.dim)  # the reduced dimension back, with size 1\n")
+SAVE_X_DIM = "ctx.save_for_backward(x)\nctx.dim = dim\n"
+SOFTMAX_AGAIN = ("(x,) = ctx.saved_tensors\n"
+                 "e = x.exp()  # the softmax again, with Tensor operations: differentiable\n"
+                 "y = e / e.sum(ctx.dim, keepdim=True)\n")
 
 TENSOR_OPS = [
     Op("sum", "Sum", "reduce", "x, dim=None, keepdim=False",
@@ -55,13 +59,8 @@ TENSOR_OPS = [
        {"en": "The softmax of x along dimension `dim`: positive values that sum to 1.",
         "zh": "x 沿 `dim` 这一维的 softmax：一组和为 1 的正数。"},
        "e = np.exp(x.array - x.array.max(axis=dim, keepdims=True))  # (no overflow)\n"
-       "ctx.save_for_backward(x)\n"
-       "ctx.dim = dim\n"
-       "return e / e.sum(axis=dim, keepdims=True)",
-       "(x,) = ctx.saved_tensors\n"
-       "e = x.exp()  # y again, with Tensor operations: backward stays differentiable\n"
-       "y = e / e.sum(ctx.dim, keepdim=True)\n"
-       "return y * (grad - (grad * y).sum(ctx.dim, keepdim=True))",
+       + SAVE_X_DIM + "return e / e.sum(axis=dim, keepdims=True)",
+       SOFTMAX_AGAIN + "return y * (grad - (grad * y).sum(ctx.dim, keepdim=True))",
        lambda x, dim=-1: x.softmax(dim)),
     Op("log_softmax", "LogSoftmax", "along", "x, dim=-1",
        {"en": "out = x - log(sum(exp(x))) along dim;   "
@@ -71,13 +70,8 @@ TENSOR_OPS = [
        {"en": "The log of the softmax of x along dimension `dim`, computed without overflow.",
         "zh": "x 沿 `dim` 这一维的 softmax 的对数，计算时不能溢出。"},
        "shifted = x.array - x.array.max(axis=dim, keepdims=True)\n"
-       "ctx.save_for_backward(x)\n"
-       "ctx.dim = dim\n"
-       "return shifted - np.log(np.exp(shifted).sum(axis=dim, keepdims=True))",
-       "(x,) = ctx.saved_tensors\n"
-       "e = x.exp()\n"
-       "softmax = e / e.sum(ctx.dim, keepdim=True)\n"
-       "return grad - softmax * grad.sum(ctx.dim, keepdim=True)",
+       + SAVE_X_DIM + "return shifted - np.log(np.exp(shifted).sum(axis=dim, keepdims=True))",
+       SOFTMAX_AGAIN + "return grad - y * grad.sum(ctx.dim, keepdim=True)",
        lambda x, dim=-1: x.log_softmax(dim)),
     Op("matmul", "MatMul", "matmul", "a, b",
        {"en": "out = a @ b;   da = grad @ b^T,   db = a^T @ grad (summed over a's batch)",
