@@ -101,7 +101,7 @@ CHECK_NAMES: dict[str, dict[str, str]] = {
 README = {
     "en": """# Homework: write the backward pass
 
-You write the forward and the backward of {count} operations, each a `minigrad.Function`,
+You write the forward and the backward of {count} operation{s}, each a `minigrad.Function`,
 one per file in `homework/`. A grader then checks them the way a careful engineer would.
 
 ## What to do
@@ -206,7 +206,8 @@ def readme(ops: list[Op], lang: str) -> str:
     items = sep.join(POINT_WORD[lang].format(name=CHECK_NAMES[c][lang], n=POINTS[c])
                      for c in shown)
     points = POINTS_LINE[lang].format(items=items)
-    return README[lang].format(count=len(ops), rows=rows, points=points)
+    return README[lang].format(count=len(ops), s="" if len(ops) == 1 else "s", rows=rows,
+                               points=points)
 
 
 TESTS = '''"""The grader's checks, one test per op: `pytest tests` (or `python -m minigrad course
