@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy as np
 
+from minigrad.course.cli import add_course
 from minigrad.teach.expr import ExpressionError
 from minigrad.teach.trace import Trace, trace
 from minigrad.teach.tutorial import add_tutorial
@@ -177,7 +178,7 @@ def parse_input(text: str) -> tuple[str, Any]:
 
 
 COMMANDS: dict[str, Callable[[Any], None]] = {"explain": add_explain, "demo": add_demo,
-                                              "tutorial": add_tutorial}
+                                              "tutorial": add_tutorial, "course": add_course}
 
 if __name__ == "__main__":
     sys.exit(main())

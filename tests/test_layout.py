@@ -87,7 +87,8 @@ def import_graph(root: Path, package: str) -> dict[str, set[str]]:
 
 def upward_imports(root: Path) -> list[str]:
     """'module -> module' for each core or ops module that imports a layer built on it."""
-    upper = ("minigrad.teach", "minigrad.nn", "minigrad.optim", "minigrad.testing")
+    upper = ("minigrad.teach", "minigrad.nn", "minigrad.optim", "minigrad.testing",
+             "minigrad.course")
     found = []
     for mod, imports in sorted(import_graph(root, "minigrad").items()):
         if mod in ("minigrad", "minigrad.__main__") or mod.startswith(upper):
