@@ -15,14 +15,8 @@ from typing import Any
 
 import numpy as np
 
-from compare.torch_nodes import (
-    BROADCASTING,
-    RESHAPES,
-    NodeFacts,
-    read,
-    recompute,
-    saved_values,
-)
+from compare.torch_nodes import BROADCASTING, NodeFacts, minigrad_function, read, saved_values
+from compare.torch_recompute import RESHAPES, recompute
 from minigrad.broadcast import sum_to_array
 from minigrad.node import AccumulateGrad as _MinigradAccumulate
 from minigrad.teach.labels import UniqueLabels, constant_text
@@ -41,25 +35,14 @@ ACCUMULATE = "AccumulateGrad"
 
 
 class _Observer:
-    """The hooks' side: each step's gradients, in the order PyTorch runs the nodes."""
+    """The hooks' side: each node's gradients as PyTorch runs it, kept as torch tensors until
+    the backward ends (copied to numpy then: the hook itself only appends)."""
 
     def __init__(self) -> None:
-        self.steps: list[list] = []  # [node, grad_outputs, grad_inputs, before, after, t0, t1]
-        self.open: dict[Any, list] = {}
+        self.steps: list[tuple] = []  # (node, grad_inputs, grad_outputs, time it ended)
 
-    def before(self, node: Any, grad_outputs: tuple, leaf: Any) -> None:
-        grad = None if leaf is None or leaf.grad is None else array(leaf.grad)
-        step = [node, arrays(grad_outputs), [], grad, None, time.perf_counter(), None]
-        self.steps.append(step)
-        self.open[node] = step
-
-    def after(self, node: Any, grad_inputs: tuple, leaf: Any) -> None:
-        step = self.open.pop(node, None)
-        if step is None:
-            return
-        step[2] = arrays(grad_inputs)
-        step[4] = None if leaf is None or leaf.grad is None else array(leaf.grad)
-        step[6] = time.perf_counter()
+    def after(self, node: Any, grad_inputs: tuple, grad_outputs: tuple) -> None:
+        self.steps.append((node, grad_inputs, grad_outputs, time.perf_counter()))
 
 
 class TorchGraph:
@@ -194,17 +177,22 @@ class TorchGraph:
 
     # -- the backward pass ---------------------------------------------------------------
     def observe(self, gradient: Any, retain_graph: bool) -> list:
-        """Hook every node, run the backward, unhook; return [(steps, seed, seconds)]."""
+        """Hook every node, run the backward, unhook; return [(steps, seed, seconds)].
+
+        One hook per node, after it ran: PyTorch hands it both the gradients the node received
+        (after any tensor hooks) and those it sent. A step's time is the time since the step
+        before it ended (PyTorch's CPU engine runs one node at a time).
+        """
         observer = _Observer()
         handles = []
         seed = self._seed(gradient)
+        leaves = [n for n in self.order if self.name[n] == ACCUMULATE]
+        before = {n: array(n.variable.grad) for n in leaves if n.variable.grad is not None}
         try:
             for node in self.order:
-                leaf = node.variable if self.name[node] == ACCUMULATE else None
-                handles.append(node.register_prehook(
-                    lambda g, node=node, leaf=leaf: observer.before(node, g, leaf)))
+                # speed: one hook per node, not a pre-hook and a hook (a Python call fewer)
                 handles.append(node.register_hook(
-                    lambda g_in, g_out, node=node, leaf=leaf: observer.after(node, g_in, leaf)))
+                    lambda g_in, g_out, node=node: observer.after(node, g_in, g_out)))
             start = time.perf_counter()
             self.loss.backward(seed, retain_graph=retain_graph)
             seconds = time.perf_counter() - start
@@ -213,7 +201,13 @@ class TorchGraph:
                 handle.remove()
         seed_array = array(seed) if seed is not None else np.ones(
             tuple(self.loss.shape), _np_dtype(self.loss.dtype, self.torch))
-        return [(observer.steps, seed_array, seconds)]
+        steps, t0 = [], start
+        for node, g_in, g_out, t1 in observer.steps:
+            leaf = node.variable if self.name[node] == ACCUMULATE else None
+            after = None if leaf is None or leaf.grad is None else array(leaf.grad)
+            steps.append([node, arrays(g_out), arrays(g_in), before.get(node), after, t0, t1])
+            t0 = t1
+        return [(steps, seed_array, seconds)]
 
     def _seed(self, gradient: Any) -> Any:
         if gradient is None or isinstance(gradient, self.torch.Tensor):
@@ -250,7 +244,7 @@ class TorchGraph:
                 for i, (nxt, nr) in enumerate(node.next_functions)]
         return TraceNode(
             self.ids[node], facts.name, label,
-            source_form(facts.name, args, reading.attrs, facts.out_shape), reading.formula,
+            _source(facts.name, args, reading.attrs, facts.out_shape), reading.formula,
             facts.out_shape, value,
             [None if nxt is None else self.ids[nxt] for nxt, _ in node.next_functions],
             args, reading.attrs, self.line.get(node), self._saved(node, args))
@@ -312,6 +306,15 @@ def _summed(facts: NodeFacts, grads: list) -> list[tuple | None]:
 
 
 # -- small pieces --------------------------------------------------------------------------
+def _source(name: str, args: list[str], attrs: dict, shape: tuple | None) -> str:
+    """The op as code (`op_words.source_form`); a node minigrad has no op for reads
+    `Name(a, b)`, written here: speed: source_form looks for a user's Function of that name
+    among every Function class, each time (a tenth of a Transformer trace)."""
+    if minigrad_function(name) is None and not name.endswith("Backward"):
+        return f"{name}({', '.join(args)})"
+    return source_form(name, args, attrs, shape)
+
+
 def _name(node: Any) -> str:
     return ACCUMULATE if hasattr(node, "variable") else node.name().removeprefix(
         "torch::autograd::")
@@ -324,22 +327,30 @@ def _metadata(node: Any) -> list[tuple]:
         return []
 
 
+_NP_DTYPES: dict[Any, Any] = {}
+
+
 def _np_dtype(dtype: Any, torch: Any) -> Any:
     if dtype is None:
         return None
-    try:
-        return torch.empty((), dtype=dtype).numpy().dtype
-    except (TypeError, RuntimeError):
-        return np.dtype(np.float32)
+    found = _NP_DTYPES.get(dtype)  # speed: a dict look-up, not a tensor made per node
+    if found is None:
+        try:
+            found = torch.empty((), dtype=dtype).numpy().dtype
+        except (TypeError, RuntimeError):
+            found = np.dtype(np.float32)
+        _NP_DTYPES[dtype] = found
+    return found
 
 
 def array(t: Any) -> np.ndarray:
     """A numpy copy of a torch tensor (bfloat16 and such as float32)."""
-    t = t.detach().cpu()
     try:
-        return t.numpy(force=True).copy()  # (force: a ZeroTensor, as SgnBackward0 sends)
+        # speed: numpy(force=True) detaches, moves to the CPU and resolves conj/neg bits (a
+        # ZeroTensor too, as SgnBackward0 sends) in one call
+        return t.numpy(force=True).copy()
     except TypeError:
-        return t.float().numpy().copy()
+        return t.detach().cpu().float().numpy().copy()
 
 
 def arrays(values: Any) -> list[np.ndarray | None]:

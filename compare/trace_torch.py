@@ -44,7 +44,7 @@ __all__ = ["explain_main", "trace_torch"]
 ENGINE = "PyTorch"
 _HERE = os.path.dirname(os.path.abspath(__file__)) + os.sep
 _OWN_FILES = tuple(_HERE + f for f in ("trace_torch.py", "torch_graph.py", "torch_nodes.py",
-                                       "source.py", "torch_bridge.py"))
+                                       "torch_modules.py", "source.py", "torch_bridge.py"))
 
 
 def trace_torch(loss: Any, params: Any = None, gradient: Any = None, retain_graph: bool = False,

@@ -340,7 +340,6 @@ def test_cnn_grads_equal_a_plain_backward_and_no_hook_is_left(cnn_trace, monkeyp
     module = importlib.import_module("compare.torch_graph")
 
     calls = []
-    monkeypatch.setattr(module._Observer, "before", lambda *a: calls.append(a))
     monkeypatch.setattr(module._Observer, "after", lambda *a: calls.append(a))
     loss.backward()  # the retained graph, a second time: nobody watching any more
     assert calls == []
