@@ -57,6 +57,10 @@ class TorchGraph:
         self.names = names
         calls = forward.calls if forward is not None else {}
         self.line: dict[Any, str | None] = dict(forward.lines) if forward is not None else {}
+        self.module: dict[Any, str] = dict(forward.modules) if forward is not None else {}
+        watch = forward.watch if forward is not None else None
+        self.owner = {} if watch is None else {  # parameter name -> the module holding it
+            name: _ran(path, watch.calls) for name, path in watch.params.items()}
         self.root = torch.autograd.graph.get_gradient_edge(loss).node
         self.name: dict[Any, str] = {}
         self.facts: dict[Any, NodeFacts] = {}
@@ -238,7 +242,7 @@ class TorchGraph:
         if facts.name == ACCUMULATE:
             return TraceNode(self.ids[node], ACCUMULATE, label,
                              formula=_MinigradAccumulate.formula, shape=facts.out_shape,
-                             value=value)
+                             value=value, module=self.owner.get(label, ""))
         reading = self.reading[node]
         args = [self._arg_text(reading.consts, i, nxt, nr)
                 for i, (nxt, nr) in enumerate(node.next_functions)]
@@ -247,7 +251,8 @@ class TorchGraph:
             _source(facts.name, args, reading.attrs, facts.out_shape), reading.formula,
             facts.out_shape, value,
             [None if nxt is None else self.ids[nxt] for nxt, _ in node.next_functions],
-            args, reading.attrs, self.line.get(node), self._saved(node, args))
+            args, reading.attrs, self.line.get(node), self._saved(node, args),
+            self.module.get(node, ""))
 
     def _arg_text(self, consts: dict, i: int, nxt: Any, nr: int) -> str:
         if nxt is not None:
@@ -306,6 +311,14 @@ def _summed(facts: NodeFacts, grads: list) -> list[tuple | None]:
 
 
 # -- small pieces --------------------------------------------------------------------------
+def _ran(path: str, ran: dict[str, int]) -> str:
+    """`path`, or its nearest ancestor whose forward ran (MultiheadAttention uses its
+    out_proj's weight without calling out_proj), or ""."""
+    while path and path not in ran:
+        path = path.rpartition(".")[0]
+    return path if path in ran else ""
+
+
 def _source(name: str, args: list[str], attrs: dict, shape: tuple | None) -> str:
     """The op as code (`op_words.source_form`); a node minigrad has no op for reads
     `Name(a, b)`, written here: speed: source_form looks for a user's Function of that name

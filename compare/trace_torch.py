@@ -26,6 +26,7 @@ line saying the rule is PyTorch's own.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 import types
@@ -36,6 +37,7 @@ import numpy as np
 
 from compare.torch_bridge import import_torch
 from compare.torch_graph import ACCUMULATE, TorchGraph, array, tensors
+from compare.torch_modules import ModuleWatch
 from minigrad.teach.labels import callable_names, frame_names, source_line
 from minigrad.teach.trace import Trace
 
@@ -72,8 +74,9 @@ def trace_torch(loss: Any, params: Any = None, gradient: Any = None, retain_grap
             fn = loss
             names.update(callable_names(loss, torch.Tensor))
         names.update((id(t), k) for k, t in leaves.items())
-        forward = _forward_recorder(torch)
-        with forward:
+        watch = ModuleWatch(params) if isinstance(params, torch.nn.Module) else None
+        forward = _forward_recorder(torch, watch)
+        with watch or contextlib.nullcontext(), forward:
             loss = fn(**leaves)
         if not isinstance(loss, torch.Tensor):
             raise TypeError(f"trace_torch(): the expression gave a {type(loss).__name__}, "
@@ -87,7 +90,9 @@ def trace_torch(loss: Any, params: Any = None, gradient: Any = None, retain_grap
     graph = TorchGraph(torch, loss, forward, params, names)
     passes = graph.observe(gradient, retain_graph)
     nodes, leaves, backwards = graph.records(passes)
-    made = Trace.from_records(nodes, leaves, backwards, engine=ENGINE)
+    made = Trace.from_records(nodes, leaves, backwards, engine=ENGINE,
+                              modules=forward.watch.records() if forward and forward.watch
+                              else ())
     made.output = loss
     made.live_leaves = {graph.ids[n]: weakref.ref(n.variable) for n in graph.order
                          if graph.name[n] == ACCUMULATE}
@@ -95,8 +100,9 @@ def trace_torch(loss: Any, params: Any = None, gradient: Any = None, retain_grap
 
 
 # -- the forward recorder --------------------------------------------------------------------
-def _forward_recorder(torch: Any) -> Any:
-    """A TorchFunctionMode noting, per node made, the call's args, its result and the line.
+def _forward_recorder(torch: Any, watch: ModuleWatch | None = None) -> Any:
+    """A TorchFunctionMode noting, per node made, the call's args, its result and the line,
+    and (given a `ModuleWatch`) the module whose forward was running.
 
     A call that makes several nodes (`F.linear`: t, addmm) gives its line to all of them;
     their values, if torch keeps them, come from the saved tensors.
@@ -108,6 +114,8 @@ def _forward_recorder(torch: Any) -> Any:
             super().__init__()
             self.calls: dict[Any, tuple] = {}
             self.lines: dict[Any, str | None] = {}
+            self.modules: dict[Any, str] = {}  # node -> path of the module that made it
+            self.watch = watch
             probe = torch.ones(1, requires_grad=True)
             self.first = (probe * 1).grad_fn._sequence_nr()  # nodes made from now on
 
@@ -125,6 +133,7 @@ def _forward_recorder(torch: Any) -> Any:
             return result
 
         def _made_by(self, node: Any, line: str | None) -> None:
+            module = (self.watch.current() or "") if self.watch is not None else ""
             stack = [node]
             while stack:
                 n = stack.pop()
@@ -132,6 +141,7 @@ def _forward_recorder(torch: Any) -> Any:
                         n._sequence_nr() <= self.first:
                     continue
                 self.lines[n] = line
+                self.modules[n] = module
                 stack.extend(m for m, _ in n.next_functions)
 
     return Forward()
