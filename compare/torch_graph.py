@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from compare.torch_nodes import BROADCASTING, NodeFacts, minigrad_function, read, saved_values
+from compare.torch_nodes_layers import layer_source
 from compare.torch_recompute import RESHAPES, recompute
 from minigrad.broadcast import sum_to_array
 from minigrad.node import AccumulateGrad as _MinigradAccumulate
@@ -51,7 +52,9 @@ class TorchGraph:
     def __init__(self, torch: Any, loss: Any, forward: Any, params: Any,
                  names: dict[int, str]) -> None:
         self.torch, self.loss = torch, loss
+        self.buffers = {}  # id -> name of a module's buffers (`bn1.running_mean`)
         if params is not None and hasattr(params, "named_parameters"):
+            self.buffers = {id(b): name for name, b in params.named_buffers()}
             params = dict(params.named_parameters())
         self.params = {id(t): name for name, t in (params or {}).items()}
         self.names = names
@@ -73,10 +76,10 @@ class TorchGraph:
                 if made_by is not None and tensor.output_nr == 0 and made_by in self.name:
                     self.value.setdefault(made_by, array(tensor))
                     self.out.setdefault(made_by, tensor)
-        for node, (args, kwargs, value, out, line) in calls.items():
+        for node, (args, kwargs, value, out, line, func) in calls.items():
             if node in self.name:
                 self.value[node], self.out[node], self.line[node] = value, out, line
-                self.facts[node].call = (args, kwargs)
+                self.facts[node].call = (args, kwargs, func)
         if self.root not in self.value and self.name[self.root] != ACCUMULATE:
             self.value[self.root] = array(loss)
         self.order = self._forward_order(found)
@@ -246,13 +249,28 @@ class TorchGraph:
         reading = self.reading[node]
         args = [self._arg_text(reading.consts, i, nxt, nr)
                 for i, (nxt, nr) in enumerate(node.next_functions)]
+        source = layer_source(facts.name, args, reading.attrs, self._layer_inputs(node, args))
         return TraceNode(
             self.ids[node], facts.name, label,
-            _source(facts.name, args, reading.attrs, facts.out_shape), reading.formula,
+            source or _source(facts.name, args, reading.attrs, facts.out_shape), reading.formula,
             facts.out_shape, value,
             [None if nxt is None else self.ids[nxt] for nxt, _ in node.next_functions],
             args, reading.attrs, self.line.get(node), self._saved(node, args),
             self.module.get(node, ""))
+
+    def _layer_inputs(self, node: Any, args: list[str]) -> dict[str, Any]:
+        """A norm's running statistics by name, and whether it was given a weight and bias."""
+        facts = self.facts[node]
+        out: dict[str, Any] = {}
+        for key in ("running_mean", "running_var"):
+            v = facts.saved.get(key)
+            if isinstance(v, self.torch.Tensor) and v.numel():
+                out[key] = self.buffers.get(id(v)) or self.names.get(id(v)) or \
+                    constant_text(array(v))
+        if "weight" in facts.saved:
+            out["has_weight"] = facts.saved["weight"] is not None
+            out["has_bias"] = len(args) < 3 or args[2] != "c" or facts.call is None
+        return out
 
     def _arg_text(self, consts: dict, i: int, nxt: Any, nr: int) -> str:
         if nxt is not None:

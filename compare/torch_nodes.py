@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 
+from compare.torch_nodes_layers import LAYER_SETTINGS
 from compare.torch_nodes_shaping import SHAPING_SETTINGS
 from minigrad.function import Function
 
@@ -125,22 +126,36 @@ def read(facts: NodeFacts, is_tensor: Callable[[Any], bool]) -> Reading:
 
 
 def constants(facts: NodeFacts, is_tensor: Callable[[Any], bool]) -> dict[int, Any]:
-    """The values of the inputs that need no gradient: from the forward call, else saved."""
+    """The values of the inputs that need no gradient, matched to the inputs by identity.
+
+    The tensor a node saved for input i is that input; a number is taken from the forward
+    call, as written (`x * 3`), where the call's arguments are in the node's input order. A
+    call may be in another order (`F.linear(x, w, b)` makes `addmm(b, x, w.t())`): a tensor
+    from the call is used only if it is the tensor the node saved, or nothing was saved.
+    """
     free = [i for i, s in enumerate(facts.in_shapes) if s is None]
     if not free:
         return {}
-    found: dict[int, Any] = {}
+    data: list = []
     if facts.call is not None:
         data = [a for a in facts.call[0] if is_tensor(a) or isinstance(a, int | float)
                 and not isinstance(a, bool)]
         if facts.name == "WhereBackward0" and len(data) == len(facts.in_shapes) + 1:
             data = data[1:]  # where(condition, a, b): the condition is not an input
-        if len(data) == len(facts.in_shapes):
-            found.update((i, data[i]) for i in free)
+    in_order = len(data) == len(facts.in_shapes)
     names = INPUT_NAMES.get(facts.name, ("self", "other"))
+    found: dict[int, Any] = {}
     for i in free:
-        if i not in found and i < len(names) and facts.saved.get(names[i]) is not None:
-            found[i] = facts.saved[names[i]]
+        saved = facts.saved.get(names[i]) if i < len(names) else None
+        called = data[i] if in_order else None
+        if called is not None and not is_tensor(called):
+            found[i] = called
+        elif is_tensor(saved):
+            found[i] = next((a for a in data if a is saved), saved)
+        elif called is not None:
+            found[i] = called
+        elif saved is not None:
+            found[i] = saved
     return found
 
 
@@ -292,6 +307,7 @@ SETTINGS: dict[str, Callable[[NodeFacts], dict[str, Any]]] = {
     "BinaryCrossEntropyBackward0": _loss,
     "BinaryCrossEntropyWithLogitsBackward0": _loss,
     **SHAPING_SETTINGS,
+    **LAYER_SETTINGS,
 }
 
 

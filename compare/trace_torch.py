@@ -128,7 +128,7 @@ def _forward_recorder(torch: Any, watch: ModuleWatch | None = None) -> Any:
                 if node is None or node in self.calls:
                     continue
                 line = line or _user_line()
-                self.calls[node] = (args, kwargs or {}, array(out), out, line)
+                self.calls[node] = (args, kwargs or {}, array(out), out, line, func)
                 self._made_by(node, line)
             return result
 
