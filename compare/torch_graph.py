@@ -15,9 +15,11 @@ from typing import Any
 
 import numpy as np
 
+from compare.torch_hooks import CHECKPOINT, checkpoint_rule, narrate_hooks
 from compare.torch_nodes import BROADCASTING, NodeFacts, minigrad_function, read, saved_values
 from compare.torch_nodes_layers import layer_source
 from compare.torch_recompute import RESHAPES, recompute
+from compare.torch_values import array, arrays, dtype_name, metadata, np_dtype, tensors
 from minigrad.broadcast import sum_to_array
 from minigrad.node import AccumulateGrad as _MinigradAccumulate
 from minigrad.teach.labels import UniqueLabels, constant_text
@@ -30,7 +32,7 @@ from minigrad.teach.records import (
     TraceStep,
 )
 
-__all__ = ["ACCUMULATE", "TorchGraph", "array", "tensors"]
+__all__ = ["ACCUMULATE", "TorchGraph"]
 
 ACCUMULATE = "AccumulateGrad"
 
@@ -50,7 +52,7 @@ class TorchGraph:
     """PyTorch's graph behind `loss`, read before its backward frees what it saved."""
 
     def __init__(self, torch: Any, loss: Any, forward: Any, params: Any,
-                 names: dict[int, str]) -> None:
+                 names: dict[int, str], bound: list | None = None) -> None:
         self.torch, self.loss = torch, loss
         self.buffers = {}  # id -> name of a module's buffers (`bn1.running_mean`)
         if params is not None and hasattr(params, "named_parameters"):
@@ -70,6 +72,9 @@ class TorchGraph:
         self.value: dict[Any, np.ndarray] = {}
         self.out: dict[Any, Any] = {self.root: loss}
         found = self._walk()
+        for t in bound or ():  # the caller's tensors: their names, and the hooks on them
+            if t.grad_fn is not None and t.output_nr == 0 and t.grad_fn in self.name:
+                self.out.setdefault(t.grad_fn, t)
         for node in found:  # what each node saved: values of the tensors that made them
             for tensor in tensors(self.facts[node].saved.values(), torch):
                 made_by = tensor.grad_fn
@@ -109,22 +114,25 @@ class TorchGraph:
         if name == ACCUMULATE:
             v = node.variable
             self.value[node], self.out[node] = array(v), v
-            return NodeFacts(name, {}, [], tuple(v.shape), _np_dtype(v.dtype, self.torch))
+            return NodeFacts(name, {}, [], tuple(v.shape), np_dtype(v.dtype, self.torch))
         in_shapes, in_dtypes = [], []
         for nxt, nr in node.next_functions:
             meta = None
             if nxt is not None and _name(nxt) == ACCUMULATE:
                 meta = tuple(nxt.variable.shape), nxt.variable.dtype
             elif nxt is not None:
-                outputs = _metadata(nxt)
+                outputs = metadata(nxt)
                 meta = outputs[nr] if nr < len(outputs) else None
             in_shapes.append(None if meta is None else meta[0])
-            in_dtypes.append(None if meta is None else _np_dtype(meta[1], self.torch))
-        metadata = _metadata(node)
-        out_shape, out_dtype = metadata[0] if metadata else (None, None)
+            in_dtypes.append(None if meta is None else np_dtype(meta[1], self.torch))
+        outputs = metadata(node)
+        out_shape, out_dtype = outputs[0] if outputs else (None, None)
         formula = getattr(getattr(node, "_forward_cls", None), "formula", "")
+        if name == CHECKPOINT:
+            formula = checkpoint_rule(node, self.params)
         return NodeFacts(name, saved_values(node), in_shapes, out_shape,
-                         _np_dtype(out_dtype, self.torch), in_dtypes,
+                         np_dtype(out_dtype, self.torch), in_dtypes,
+                         dtype_name=None if out_dtype is None else dtype_name(out_dtype),
                          formula=formula if isinstance(formula, str) else "")
 
     def _fill_values(self) -> None:
@@ -152,7 +160,8 @@ class TorchGraph:
                 inputs.append(array(value) if isinstance(value, self.torch.Tensor) else value)
             else:
                 inputs.append(self.value.get(nxt) if nr == 0 else None)
-        value = recompute(facts.name, inputs, reading.attrs, facts.out_shape, facts.out_dtype)
+        value = recompute(facts.name, inputs, reading.attrs, facts.out_shape, facts.out_dtype,
+                          facts.dtype_name == "bfloat16")
         if value is not None:
             self.value[node] = value
 
@@ -207,7 +216,7 @@ class TorchGraph:
             for handle in handles:
                 handle.remove()
         seed_array = array(seed) if seed is not None else np.ones(
-            tuple(self.loss.shape), _np_dtype(self.loss.dtype, self.torch))
+            tuple(self.loss.shape), np_dtype(self.loss.dtype, self.torch))
         steps, t0 = [], start
         for node, g_in, g_out, t1 in observer.steps:
             leaf = node.variable if self.name[node] == ACCUMULATE else None
@@ -233,12 +242,20 @@ class TorchGraph:
         backwards = []
         for steps, seed, seconds in passes:
             records = [self._step_record(i + 1, *raw) for i, raw in enumerate(steps)]
+            hooks = narrate_hooks([(raw[0], raw[1], raw[2]) for raw in steps], self.root, seed,
+                                  self._hooked)
+            for record, found in zip(records, hooks):
+                record.hooks = found
             backwards.append(TraceBackward([self.ids[self.root]], [seed], records, seconds))
         last = {a.leaf: a.after for b in backwards for s in b.steps for a in s.accumulations}
         for leaf, node in zip(leaves, [n for n in self.order if self.name[n] == ACCUMULATE]):
             grad = node.variable.grad
             leaf.grad = last.get(leaf.label, None if grad is None else array(grad))
         return nodes, leaves, backwards
+
+    def _hooked(self, node: Any) -> Any:
+        """The tensor whose gradient `node` receives, where it is known (hooks live on it)."""
+        return node.variable if self.name[node] == ACCUMULATE else self.out.get(node)
 
     def _node_record(self, node: Any) -> TraceNode:
         facts, label, value = self.facts[node], self.labels[node], self.value.get(node)
@@ -349,52 +366,3 @@ def _source(name: str, args: list[str], attrs: dict, shape: tuple | None) -> str
 def _name(node: Any) -> str:
     return ACCUMULATE if hasattr(node, "variable") else node.name().removeprefix(
         "torch::autograd::")
-
-
-def _metadata(node: Any) -> list[tuple]:
-    try:
-        return [(tuple(m.shape), m.dtype) for m in node._input_metadata]
-    except (AttributeError, RuntimeError):
-        return []
-
-
-_NP_DTYPES: dict[Any, Any] = {}
-
-
-def _np_dtype(dtype: Any, torch: Any) -> Any:
-    if dtype is None:
-        return None
-    found = _NP_DTYPES.get(dtype)  # speed: a dict look-up, not a tensor made per node
-    if found is None:
-        try:
-            found = torch.empty((), dtype=dtype).numpy().dtype
-        except (TypeError, RuntimeError):
-            found = np.dtype(np.float32)
-        _NP_DTYPES[dtype] = found
-    return found
-
-
-def array(t: Any) -> np.ndarray:
-    """A numpy copy of a torch tensor (bfloat16 and such as float32)."""
-    try:
-        # speed: numpy(force=True) detaches, moves to the CPU and resolves conj/neg bits (a
-        # ZeroTensor too, as SgnBackward0 sends) in one call
-        return t.numpy(force=True).copy()
-    except TypeError:
-        return t.detach().cpu().float().numpy().copy()
-
-
-def arrays(values: Any) -> list[np.ndarray | None]:
-    return [None if v is None else array(v) for v in values]
-
-
-def tensors(values: Any, torch: Any) -> list:
-    """The tensors among `values`, looking into tuples (`max(dim)` gives values, indices)."""
-    out, stack = [], list(values)
-    while stack:
-        v = stack.pop(0)
-        if isinstance(v, torch.Tensor):
-            out.append(v)
-        elif isinstance(v, tuple | list):
-            stack[:0] = list(v)
-    return out

@@ -107,6 +107,7 @@ class NodeFacts:
     in_dtypes: list[Any] = field(default_factory=list)
     call: Any = None  # the recorded forward call that made it (args, kwargs), if any
     formula: str = ""  # a user's torch.autograd.Function may say its rule, as minigrad's do
+    dtype_name: str | None = None  # torch's name of the output's dtype ("bfloat16")
 
 
 def read(facts: NodeFacts, is_tensor: Callable[[Any], bool]) -> Reading:
@@ -300,7 +301,7 @@ SETTINGS: dict[str, Callable[[NodeFacts], dict[str, Any]]] = {
     "IndexBackward0": _index,
     "CatBackward0": _cat,
     "StackBackward0": lambda f: {"dim": f.saved["dim"] % (_ndim(f) + 1)},
-    "ToCopyBackward0": lambda f: {"dtype": _dtype_name(f.out_dtype),
+    "ToCopyBackward0": lambda f: {"dtype": f.dtype_name or _dtype_name(f.out_dtype),
                                   "in_dtype": np.dtype(f.in_dtypes[0])},
     "MseLossBackward0": _loss,
     "NllLossBackward0": _loss,

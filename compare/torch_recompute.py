@@ -60,7 +60,8 @@ _FORWARD: dict[str, Callable[[list, dict, tuple], Any]] = {
     "MinimumBackward0": lambda a, k, s: np.minimum(a[0], a[1]),
     "ClampBackward1": lambda a, k, s: np.clip(a[0], k.get("lo"), k.get("hi")),
     "CloneBackward0": lambda a, k, s: np.array(a[0]),
-    "ToCopyBackward0": lambda a, k, s: a[0].astype(k["dtype"]),
+    "ToCopyBackward0": lambda a, k, s: a[0].astype(
+        np.float32 if k["dtype"] == "bfloat16" else k["dtype"]),
     "SumBackward0": lambda a, k, s: a[0].sum(),
     "SumBackward1": lambda a, k, s: a[0].sum(axis=k["dims"], keepdims=k["keepdim"]),
     "MeanBackward0": lambda a, k, s: a[0].mean(),
@@ -99,8 +100,17 @@ _FORWARD: dict[str, Callable[[list, dict, tuple], Any]] = {
 }
 
 
+def bfloat16_values(a: np.ndarray) -> np.ndarray:
+    """float32 values rounded to bfloat16's (the upper 16 bits, to nearest even), as float32:
+    what torch's `.to(torch.bfloat16)` keeps of them (numpy has no bfloat16)."""
+    bits = np.ascontiguousarray(a, dtype=np.float32).view(np.uint32)
+    rounded = (bits + (0x7FFF + ((bits >> 16) & 1))) & np.uint32(0xFFFF0000)
+    out = rounded.view(np.float32)
+    return np.where(np.isnan(a), a, out).astype(np.float32)
+
+
 def recompute(name: str, inputs: list[np.ndarray | None], attrs: dict[str, Any],
-              shape: tuple | None, dtype: Any) -> np.ndarray | None:
+              shape: tuple | None, dtype: Any, bfloat16: bool = False) -> np.ndarray | None:
     """The output of op `name` from its inputs' values (None when it cannot be known).
 
     For the values of a graph torch did not keep (it saves only what backward needs); the
@@ -116,4 +126,6 @@ def recompute(name: str, inputs: list[np.ndarray | None], attrs: dict[str, Any],
         return None
     if out.shape != tuple(shape):
         return None
+    if bfloat16:  # torch computed in bfloat16: its result has bfloat16's precision
+        return bfloat16_values(out)
     return out.astype(dtype, copy=False) if dtype is not None else out

@@ -36,8 +36,9 @@ from typing import Any
 import numpy as np
 
 from compare.torch_bridge import import_torch
-from compare.torch_graph import ACCUMULATE, TorchGraph, array, tensors
+from compare.torch_graph import ACCUMULATE, TorchGraph
 from compare.torch_modules import ModuleWatch
+from compare.torch_values import array, tensors
 from minigrad.teach.labels import callable_names, frame_names, source_line
 from minigrad.teach.trace import Trace
 
@@ -46,7 +47,8 @@ __all__ = ["explain_main", "trace_torch"]
 ENGINE = "PyTorch"
 _HERE = os.path.dirname(os.path.abspath(__file__)) + os.sep
 _OWN_FILES = tuple(_HERE + f for f in ("trace_torch.py", "torch_graph.py", "torch_nodes.py",
-                                       "torch_modules.py", "source.py", "torch_bridge.py"))
+                                       "torch_modules.py", "torch_values.py", "source.py",
+                                       "torch_bridge.py"))
 
 
 def trace_torch(loss: Any, params: Any = None, gradient: Any = None, retain_graph: bool = False,
@@ -59,7 +61,10 @@ def trace_torch(loss: Any, params: Any = None, gradient: Any = None, retain_grap
     parameters. `gradient` is the seed for a non-scalar loss (a tensor or array-like).
     """
     torch = import_torch()
-    names = frame_names(_caller(), torch.Tensor)
+    caller = _caller()
+    names = frame_names(caller, torch.Tensor)
+    bound = [v for v in (caller.f_locals.values() if caller is not None else ())
+             if isinstance(v, torch.Tensor)]
     forward = None
     if not isinstance(loss, torch.Tensor):
         if not (isinstance(loss, str) or callable(loss)):
@@ -87,7 +92,7 @@ def trace_torch(loss: Any, params: Any = None, gradient: Any = None, retain_grap
     if not loss.requires_grad:
         raise RuntimeError("element 0 of tensors does not require grad and does not have a "
                            "grad_fn")
-    graph = TorchGraph(torch, loss, forward, params, names)
+    graph = TorchGraph(torch, loss, forward, params, names, bound)
     passes = graph.observe(gradient, retain_graph)
     nodes, leaves, backwards = graph.records(passes)
     made = Trace.from_records(nodes, leaves, backwards, engine=ENGINE,
