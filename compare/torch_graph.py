@@ -43,9 +43,17 @@ class _Observer:
 
     def __init__(self) -> None:
         self.steps: list[tuple] = []  # (node, grad_inputs, grad_outputs, time it ended)
+        self.grads: dict[Any, np.ndarray] = {}  # leaf node -> its .grad just after its step
 
     def after(self, node: Any, grad_inputs: tuple, grad_outputs: tuple) -> None:
         self.steps.append((node, grad_inputs, grad_outputs, time.perf_counter()))
+
+    def accumulated(self, node: Any, grad_outputs: tuple) -> None:
+        """For a leaf whose .grad may change later in the backward (DDP averages it)."""
+        self.steps.append((node, (), grad_outputs, time.perf_counter()))
+        grad = node.variable.grad
+        if grad is not None:
+            self.grads[node] = array(grad)
 
 
 class TorchGraph:
@@ -192,7 +200,7 @@ class TorchGraph:
         return labels
 
     # -- the backward pass ---------------------------------------------------------------
-    def observe(self, gradient: Any, retain_graph: bool) -> list:
+    def observe(self, gradient: Any, retain_graph: bool, grads_at_step: bool = False) -> list:
         """Hook every node, run the backward, unhook; return [(steps, seed, seconds)].
 
         One hook per node, after it ran: PyTorch hands it both the gradients the node received
@@ -207,6 +215,10 @@ class TorchGraph:
         try:
             for node in self.order:
                 # speed: one hook per node, not a pre-hook and a hook (a Python call fewer)
+                if grads_at_step and self.name[node] == ACCUMULATE:
+                    handles.append(node.register_hook(
+                        lambda g_in, g_out, node=node: observer.accumulated(node, g_out)))
+                    continue
                 handles.append(node.register_hook(
                     lambda g_in, g_out, node=node: observer.after(node, g_in, g_out)))
             start = time.perf_counter()
@@ -220,7 +232,9 @@ class TorchGraph:
         steps, t0 = [], start
         for node, g_in, g_out, t1 in observer.steps:
             leaf = node.variable if self.name[node] == ACCUMULATE else None
-            after = None if leaf is None or leaf.grad is None else array(leaf.grad)
+            after = observer.grads.get(node)
+            if after is None and leaf is not None and leaf.grad is not None:
+                after = array(leaf.grad)
             steps.append([node, arrays(g_out), arrays(g_in), before.get(node), after, t0, t1])
             t0 = t1
         return [(steps, seed_array, seconds)]

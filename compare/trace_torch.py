@@ -39,6 +39,7 @@ from compare.torch_bridge import import_torch
 from compare.torch_graph import ACCUMULATE, TorchGraph
 from compare.torch_modules import ModuleWatch
 from compare.torch_values import array, tensors
+from compare.trace_ddp import DistributedTrace, is_ddp, watch_buckets
 from minigrad.teach.labels import callable_names, frame_names, source_line
 from minigrad.teach.trace import Trace
 
@@ -93,15 +94,37 @@ def trace_torch(loss: Any, params: Any = None, gradient: Any = None, retain_grap
         raise RuntimeError("element 0 of tensors does not require grad and does not have a "
                            "grad_fn")
     graph = TorchGraph(torch, loss, forward, params, names, bound)
-    passes = graph.observe(gradient, retain_graph)
+    ddp = params if is_ddp(params) else None
+    buckets = None
+    if ddp is None:
+        passes = graph.observe(gradient, retain_graph)
+    else:
+        with watch_buckets(ddp, {id(p): n for n, p in ddp.named_parameters()}) as buckets:
+            passes = graph.observe(gradient, retain_graph, grads_at_step=True)
     nodes, leaves, backwards = graph.records(passes)
-    made = Trace.from_records(nodes, leaves, backwards, engine=ENGINE,
-                              modules=forward.watch.records() if forward and forward.watch
-                              else ())
+    made = (Trace if ddp is None else DistributedTrace).from_records(
+        nodes, leaves, backwards, engine=ENGINE,
+        modules=forward.watch.records() if forward and forward.watch else ())
+    if ddp is not None:
+        _distributed(made, graph, buckets, torch)
     made.output = loss
     made.live_leaves = {graph.ids[n]: weakref.ref(n.variable) for n in graph.order
                          if graph.name[n] == ACCUMULATE}
     return made
+
+
+def _distributed(made: Any, graph: TorchGraph, buckets: list | None, torch: Any) -> None:
+    """A DDP trace: its buckets' all-reduces, each after the step that made its last gradient
+    ready; each leaf's .grad as backward left it (averaged over the processes)."""
+    dist = torch.distributed
+    made.allreduces, made.world_size = buckets, dist.get_world_size()
+    made.rank, made.backend = dist.get_rank(), str(dist.get_backend())
+    step_of = {s.accumulations[0].leaf: s.index for s in made.steps if s.accumulations}
+    for entry in buckets or ():
+        entry.after_step = max((step_of[p] for p in entry.params if p in step_of), default=0)
+    for leaf, node in zip(made.leaves, [n for n in graph.order if graph.name[n] == ACCUMULATE]):
+        grad = node.variable.grad
+        leaf.grad = None if grad is None else array(grad)
 
 
 # -- the forward recorder --------------------------------------------------------------------
