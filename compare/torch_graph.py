@@ -107,14 +107,21 @@ class TorchGraph:
         """Every node behind the root (iteratively), with what is known of it."""
         found, stack = [], [self.root]
         self.name[self.root] = _name(self.root)
+        self.outputs: dict[Any, list[tuple]] = {}  # node -> (shape, dtype) of its outputs
         while stack:
             node = stack.pop()
             found.append(node)
-            self.facts[node] = self._facts(node)
             for nxt, _ in node.next_functions:
                 if nxt is not None and nxt not in self.name:
                     self.name[nxt] = _name(nxt)
                     stack.append(nxt)
+            self.facts[node] = self._facts(node)
+        return found
+
+    def _outputs(self, node: Any) -> list[tuple]:
+        found = self.outputs.get(node)  # speed: read once per node, not once per edge
+        if found is None:
+            found = self.outputs[node] = metadata(node)
         return found
 
     def _facts(self, node: Any) -> NodeFacts:
@@ -126,14 +133,14 @@ class TorchGraph:
         in_shapes, in_dtypes = [], []
         for nxt, nr in node.next_functions:
             meta = None
-            if nxt is not None and _name(nxt) == ACCUMULATE:
+            if nxt is not None and self.name[nxt] == ACCUMULATE:
                 meta = tuple(nxt.variable.shape), nxt.variable.dtype
             elif nxt is not None:
-                outputs = metadata(nxt)
+                outputs = self._outputs(nxt)
                 meta = outputs[nr] if nr < len(outputs) else None
             in_shapes.append(None if meta is None else meta[0])
             in_dtypes.append(None if meta is None else np_dtype(meta[1], self.torch))
-        outputs = metadata(node)
+        outputs = self._outputs(node)
         out_shape, out_dtype = outputs[0] if outputs else (None, None)
         formula = getattr(getattr(node, "_forward_cls", None), "formula", "")
         if name == CHECKPOINT:

@@ -5,7 +5,7 @@ in the model's order. For each, |grad| and |grad| / |weight|, the size of one SG
 the weight. `flow_trend(rows)` says when that ratio falls (or grows) steadily by a thousand
 times or more from the last layer to the first: vanishing (exploding) gradients, the trend a
 table row by row hides. `plot_flow(reports)` draws one report, or several (one per training
-step), on a log scale with matplotlib; `GradFlow(model)` records a report per step.
+step), on a log scale with matplotlib (`grad_report.GradFlow` records a report per step).
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["FlowData", "GradFlow", "Trend", "flow_data", "flow_trend", "plot_flow"]
+__all__ = ["FlowData", "Trend", "flow_data", "flow_trend", "plot_flow"]
 
 TREND_LIMIT = 1e3  # how much the ratio must change from the last layer to the first
 STEADY = 0.7  # the share of layer-to-layer steps that must go the same way
@@ -123,26 +123,3 @@ def plot_flow(reports: list, ax: Any = None, labels: list[str] | None = None) ->
     ax.grid(True, which="major", alpha=0.3)
     ax.legend(fontsize=7, ncols=2 if len(datas) > 1 else 1)
     return ax.figure
-
-
-class GradFlow:
-    """Call it after each `backward()` (`flow()` or `flow.record()`); `flow.plot()` draws
-    every recorded step's flow in one picture. Works on minigrad and PyTorch models."""
-
-    def __init__(self, model: Any) -> None:
-        self.model = model
-        self.reports: list = []
-        self.steps: list[Any] = []
-
-    def record(self, step: Any = None) -> Any:
-        from minigrad.nn.grad_report import grad_report
-
-        report = grad_report(self.model, show=False)
-        self.reports.append(report)
-        self.steps.append(len(self.steps) + 1 if step is None else step)
-        return report
-
-    __call__ = record
-
-    def plot(self, ax: Any = None) -> Any:
-        return plot_flow(self.reports, ax, [f"step {s}" for s in self.steps])

@@ -12,7 +12,8 @@ The four warnings, and what they usually mean:
 Then the trend across layers (`grad_flow.flow_trend`): in a deep net whose early layers get
 gradients a thousand times smaller (relative to their weights) than the last one's, the
 gradient is vanishing on its way back, even where no single row is flagged.
-`grad_report(model).plot()` draws that flow (matplotlib).
+`grad_report(model).plot()` draws that flow (matplotlib); `GradFlow(model)`, called after each
+backward, draws how it changes over training steps.
 
 `model` may be a minigrad or a PyTorch model (anything with `named_parameters()`, tensors of
 either kind: torch is never imported here), a dict or list of parameters, or a `Trace` (its
@@ -264,3 +265,24 @@ def grad_report(model: Any, lang: str = "en", *, vanishing: float = 1e-7,
     if show:
         print(format_grad_report(rows, lang), file=file if file is not None else sys.stdout)
     return rows
+
+
+class GradFlow:
+    """Call it after each `backward()` (`flow()` or `flow.record()`); `flow.plot()` draws
+    every recorded step's flow in one picture. Works on minigrad and PyTorch models."""
+
+    def __init__(self, model: Any) -> None:
+        self.model = model
+        self.reports: list = []
+        self.steps: list[Any] = []
+
+    def record(self, step: Any = None) -> Any:
+        report = grad_report(self.model, show=False)
+        self.reports.append(report)
+        self.steps.append(len(self.steps) + 1 if step is None else step)
+        return report
+
+    __call__ = record
+
+    def plot(self, ax: Any = None) -> Any:
+        return plot_flow(self.reports, ax, [f"step {s}" for s in self.steps])

@@ -11,7 +11,8 @@ import pytest
 import compare
 import minigrad as mg
 from minigrad import nn
-from minigrad.nn.grad_flow import GradFlow, flow_data
+from minigrad.nn.grad_flow import flow_data
+from minigrad.nn.grad_report import GradFlow
 
 
 def _sigmoid_torch(torch):
