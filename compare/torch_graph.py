@@ -253,7 +253,8 @@ class TorchGraph:
             after = observer.grads.get(node)
             if after is None and leaf is not None and leaf.grad is not None:
                 after = array(leaf.grad)
-            steps.append([node, arrays(g_out), arrays(g_in), before.get(node), after, t0, t1])
+            steps.append([node, arrays(g_out), arrays(g_in), before.get(node), after, t0, t1,
+                          g_out, g_in])
             t0 = t1
         return [(steps, seed_array, seconds)]
 
@@ -273,9 +274,9 @@ class TorchGraph:
                                         self.value[node], None, id(v) in self.params))
         backwards = []
         for steps, seed, seconds in passes:
-            records = [self._step_record(i + 1, *raw) for i, raw in enumerate(steps)]
-            hooks = narrate_hooks([(raw[0], raw[1], raw[2]) for raw in steps], self.root, seed,
-                                  self._hooked)
+            records = [self._step_record(i + 1, *raw[:7]) for i, raw in enumerate(steps)]
+            hooks = narrate_hooks([(raw[0], raw[1], raw[2], raw[7], raw[8]) for raw in steps],
+                                  self.root, seed, self._hooked)
             for record, found in zip(records, hooks):
                 record.hooks = found
             backwards.append(TraceBackward([self.ids[self.root]], [seed], records, seconds))

@@ -44,13 +44,19 @@ def _names(tensor: Any) -> list[str]:
 
 def narrate_hooks(steps: list[tuple], root: Any, seed: np.ndarray,
                   tensor_of: Any) -> list[list[TraceHook]]:
-    """For each (node, grad_outputs, grad_inputs) step, the hooks that ran on its gradient."""
-    arriving: dict[tuple, np.ndarray] = {(root, 0): seed}
+    """For each step (node, grad_outputs, grad_inputs, the same as torch tensors), the hooks
+    that ran on the gradient the node received."""
+    arriving: dict[tuple, list] = {(root, 0): [(None, seed)]}  # (tensor, array) sent
     found = []
-    for node, g_out, g_in in steps:
-        before = [arriving.get((node, nr)) for nr in range(len(g_out))]
+    for node, g_out, g_in, raw_out, raw_in in steps:
+        sent = [arriving.get((node, nr), []) for nr in range(len(g_out))]
         names = _names(tensor_of(node))
-        same = all(_same(b, a) for b, a in zip(before, g_out))
+        # speed: a gradient passed on as it is, is the very tensor that was sent
+        same = all(len(s) == 1 and s[0][0] is r for s, r in zip(sent, raw_out))
+        before: list = []
+        if names or not same:
+            before = [_sum([a for _, a in s]) for s in sent]
+            same = all(_same(b, a) for b, a in zip(before, g_out))
         if names:
             found.append([TraceHook("tensor", ", ".join(names), before,
                                     before if same else list(g_out))])
@@ -58,11 +64,19 @@ def narrate_hooks(steps: list[tuple], root: Any, seed: np.ndarray,
             found.append([TraceHook("prehook", "hook", before, list(g_out))])
         else:
             found.append([])
-        for (nxt, nr), g in zip(node.next_functions, g_in):
+        for (nxt, nr), g, r in zip(node.next_functions, g_in, raw_in):
             if nxt is not None and g is not None:
-                key = (nxt, nr)
-                arriving[key] = g if key not in arriving else arriving[key] + g
+                arriving.setdefault((nxt, nr), []).append((r, g))
     return found
+
+
+def _sum(arrays: list[np.ndarray]) -> np.ndarray | None:
+    if not arrays:
+        return None
+    total = arrays[0]
+    for a in arrays[1:]:
+        total = total + a
+    return total
 
 
 def _modules_in(fn: Any) -> list:
