@@ -3,7 +3,7 @@
 `TorchGraph(torch, loss, ...)` reads the graph from `loss.grad_fn` before anything is freed:
 every node (`next_functions`, `AccumulateGrad.variable`), what each one saved (`_saved_*`:
 the values of the tensors that made them), its output's shape and dtype; it orders the nodes
-and labels them as minigrad's recorder does. `observe()` puts a pre-hook and a hook on every
+and labels them as minigrad's recorder does. `observe()` puts a hook on every
 node, runs the backward and removes them all; `records()` returns the Trace records
 (`minigrad.teach.records`). `compare.trace_torch` is the public entry point.
 """

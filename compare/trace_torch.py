@@ -5,10 +5,13 @@
     t.explain()                # or "zh"; t.to_dot(), t.render("graph.svg"), t.to_html()
 
 Before the backward runs, the graph is read from `loss.grad_fn` (`next_functions`,
-`AccumulateGrad.variable`, the `_saved_*` values each node keeps); then a pre-hook and a hook
-on every node see each step as PyTorch runs it (its incoming and outgoing gradients, in
-PyTorch's order), `loss.backward()` runs, and every hook is removed again. Nothing changes
-the gradients: `.grad` ends as after a plain `loss.backward()`.
+`AccumulateGrad.variable`, the `_saved_*` values each node keeps); then a hook on every node
+sees each step as PyTorch runs it (its incoming and outgoing gradients, in PyTorch's order),
+`loss.backward()` runs, and every hook is removed again. Nothing changes the gradients:
+`.grad` ends as after a plain `loss.backward()`. A user's hook that changed a gradient is told
+with the gradient before and after it (`torch_hooks`); a reentrant checkpoint says in its rule
+what it hides; a DistributedDataParallel model's bucket all-reduces are told between the steps
+(`trace_ddp`).
 
 A graph only keeps the values its backward needs. The forward values it did not keep are
 recomputed (numpy) from their inputs' values for the ops minigrad knows, and left out for
@@ -16,12 +19,15 @@ the others (a convolution's output). Pass the forward itself to see every value 
 computed it: a callable (`trace_torch(lambda: F.cross_entropy(model(x), y), params=model)`)
 or a string over named inputs (`trace_torch("sum(x*y)*3", x=[1, 2, 3], y=[4, 5, 6])`) runs
 under a recorder of torch calls (a TorchFunctionMode) first, which also keeps the constants
-as written (`x * 3`, not `x * tensor(3.)`) and each op's source line.
+as written (`x * 3`, not `x * tensor(3.)`) and each op's source line. With `params` an
+nn.Module, forward hooks on its submodules (`torch_modules`) also note which module made each
+node (`TraceNode.module`, `Trace.modules`); the tensor form, run after the forward, cannot.
 
 Labels follow `minigrad.trace`: parameter names, input names, the caller's variable names,
 `out`, then t1, t2, ... in forward order. Ops minigrad knows are explained with minigrad's
-rule; the others (`ConvolutionBackward0`) by name, shapes and gradient statistics, with a rule
-line saying the rule is PyTorch's own.
+rule; layers read as their calls with their settings (`conv2d(x, conv1.weight, stride=2)`,
+`torch_nodes_layers`); ops minigrad has no rule for are explained by name, shapes and gradient
+statistics, with a rule line saying the rule is PyTorch's own.
 """
 
 from __future__ import annotations
