@@ -12,7 +12,9 @@ This is lesson 18's program (tutorials/en/18-distributed-backward.md).
 
 from __future__ import annotations
 
+import copy
 import datetime
+import functools
 import os
 import pickle
 import tempfile
@@ -68,7 +70,17 @@ def ddp_step(rank: int, init_file: str, out_dir: str) -> None:
 
 
 def trace_on_two_processes(timeout: float = 60.0) -> list[dict]:
-    """Run `ddp_step` on two processes; return both ranks' results (rank 0 first)."""
+    """Run `ddp_step` on two processes; return both ranks' results (rank 0 first).
+
+    The run is deterministic, so one process runs it once: speed, lesson 18 (en, zh) and its
+    test share one run (each start of two processes imports torch twice, 20 s or more on two
+    busy cores). Each call gets its own copy of the results.
+    """
+    return copy.deepcopy(_run_once(float(timeout)))
+
+
+@functools.lru_cache(maxsize=1)
+def _run_once(timeout: float) -> list[dict]:
     import torch.multiprocessing as mp
 
     with tempfile.TemporaryDirectory() as out_dir:
