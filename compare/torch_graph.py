@@ -16,11 +16,10 @@ from typing import Any
 import numpy as np
 
 from compare.torch_hooks import CHECKPOINT, checkpoint_rule, narrate_hooks
-from compare.torch_nodes import BROADCASTING, NodeFacts, minigrad_function, read, saved_values
+from compare.torch_nodes import NodeFacts, minigrad_function, read, saved_values, summed_dims
 from compare.torch_nodes_layers import layer_source
 from compare.torch_recompute import RESHAPES, recompute
 from compare.torch_values import array, arrays, dtype_name, metadata, np_dtype, tensors
-from minigrad.broadcast import sum_to_array
 from minigrad.node import AccumulateGrad as _MinigradAccumulate
 from minigrad.teach.labels import UniqueLabels, constant_text
 from minigrad.teach.op_words import source_form
@@ -360,22 +359,8 @@ class TorchGraph:
             accs = [] if not g_out or g_out[0] is None else [
                 TraceAccumulation(self.labels[node], before, after)]
             return TraceStep(index, self.ids[node], g_out, [], [], accs, [], seconds)
-        return TraceStep(index, self.ids[node], g_out, g_in, _summed(facts, g_in), [], [],
+        return TraceStep(index, self.ids[node], g_out, g_in, summed_dims(facts, g_in), [], [],
                          seconds)
-
-
-def _summed(facts: NodeFacts, grads: list) -> list[tuple | None]:
-    """Dims minigrad's engine sums away for the same op (PyTorch's op sums them itself)."""
-    which = BROADCASTING.get(facts.name, ())
-    out: list[tuple | None] = [None] * len(grads)
-    if facts.out_shape is None:
-        return out
-    for i, (shape, g) in enumerate(zip(facts.in_shapes, grads)):
-        if g is None or shape is None or shape == facts.out_shape:
-            continue
-        if which is None or i in which:
-            out[i] = sum_to_array(np.empty(facts.out_shape, dtype=bool), shape)[1]
-    return out
 
 
 # -- small pieces --------------------------------------------------------------------------

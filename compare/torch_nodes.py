@@ -20,6 +20,7 @@ import numpy as np
 
 from compare.torch_nodes_layers import LAYER_SETTINGS
 from compare.torch_nodes_shaping import SHAPING_SETTINGS
+from minigrad.broadcast import sum_to_array
 from minigrad.function import Function
 
 UNSIGNED = 2 ** 64
@@ -316,3 +317,17 @@ def _plain(value: Any) -> bool:
     if value is None or isinstance(value, bool | int | float | str):
         return True
     return isinstance(value, tuple | list) and all(_plain(v) for v in value)
+
+
+def summed_dims(facts: NodeFacts, grads: list) -> list[tuple | None]:
+    """Dims minigrad's engine sums away for the same op (PyTorch's op sums them itself)."""
+    which = BROADCASTING.get(facts.name, ())
+    out: list[tuple | None] = [None] * len(grads)
+    if facts.out_shape is None:
+        return out
+    for i, (shape, g) in enumerate(zip(facts.in_shapes, grads)):
+        if g is None or shape is None or shape == facts.out_shape:
+            continue
+        if which is None or i in which:
+            out[i] = sum_to_array(np.empty(facts.out_shape, dtype=bool), shape)[1]
+    return out
