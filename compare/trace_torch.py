@@ -5,10 +5,13 @@
     t.explain()                # or "zh"; t.to_dot(), t.render("graph.svg"), t.to_html()
 
 Before the backward runs, the graph is read from `loss.grad_fn` (`next_functions`,
-`AccumulateGrad.variable`, the `_saved_*` values each node keeps); then a pre-hook and a hook
-on every node see each step as PyTorch runs it (its incoming and outgoing gradients, in
-PyTorch's order), `loss.backward()` runs, and every hook is removed again. Nothing changes
-the gradients: `.grad` ends as after a plain `loss.backward()`.
+`AccumulateGrad.variable`, the `_saved_*` values each node keeps); then a hook on every node
+sees each step as PyTorch runs it (its incoming and outgoing gradients, in PyTorch's order),
+`loss.backward()` runs, and every hook is removed again. Nothing changes the gradients:
+`.grad` ends as after a plain `loss.backward()`. A user's hook that changed a gradient is told
+with the gradient before and after it (`torch_hooks`); a reentrant checkpoint says in its rule
+what it hides; a DistributedDataParallel model's bucket all-reduces are told between the steps
+(`trace_ddp`).
 
 A graph only keeps the values its backward needs. The forward values it did not keep are
 recomputed (numpy) from their inputs' values for the ops minigrad knows, and left out for
@@ -16,16 +19,20 @@ the others (a convolution's output). Pass the forward itself to see every value 
 computed it: a callable (`trace_torch(lambda: F.cross_entropy(model(x), y), params=model)`)
 or a string over named inputs (`trace_torch("sum(x*y)*3", x=[1, 2, 3], y=[4, 5, 6])`) runs
 under a recorder of torch calls (a TorchFunctionMode) first, which also keeps the constants
-as written (`x * 3`, not `x * tensor(3.)`) and each op's source line.
+as written (`x * 3`, not `x * tensor(3.)`) and each op's source line. With `params` an
+nn.Module, forward hooks on its submodules (`torch_modules`) also note which module made each
+node (`TraceNode.module`, `Trace.modules`); the tensor form, run after the forward, cannot.
 
 Labels follow `minigrad.trace`: parameter names, input names, the caller's variable names,
 `out`, then t1, t2, ... in forward order. Ops minigrad knows are explained with minigrad's
-rule; the others (`ConvolutionBackward0`) by name, shapes and gradient statistics, with a rule
-line saying the rule is PyTorch's own.
+rule; layers read as their calls with their settings (`conv2d(x, conv1.weight, stride=2)`,
+`torch_nodes_layers`); ops minigrad has no rule for are explained by name, shapes and gradient
+statistics, with a rule line saying the rule is PyTorch's own.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 import types
@@ -35,7 +42,10 @@ from typing import Any
 import numpy as np
 
 from compare.torch_bridge import import_torch
-from compare.torch_graph import ACCUMULATE, TorchGraph, array, tensors
+from compare.torch_graph import ACCUMULATE, TorchGraph
+from compare.torch_modules import ModuleWatch
+from compare.torch_values import array, tensors
+from compare.trace_ddp import DistributedTrace, is_ddp, watch_buckets
 from minigrad.teach.labels import callable_names, frame_names, source_line
 from minigrad.teach.trace import Trace
 
@@ -44,7 +54,8 @@ __all__ = ["explain_main", "trace_torch"]
 ENGINE = "PyTorch"
 _HERE = os.path.dirname(os.path.abspath(__file__)) + os.sep
 _OWN_FILES = tuple(_HERE + f for f in ("trace_torch.py", "torch_graph.py", "torch_nodes.py",
-                                       "source.py", "torch_bridge.py"))
+                                       "torch_modules.py", "torch_values.py", "source.py",
+                                       "torch_bridge.py"))
 
 
 def trace_torch(loss: Any, params: Any = None, gradient: Any = None, retain_graph: bool = False,
@@ -57,7 +68,10 @@ def trace_torch(loss: Any, params: Any = None, gradient: Any = None, retain_grap
     parameters. `gradient` is the seed for a non-scalar loss (a tensor or array-like).
     """
     torch = import_torch()
-    names = frame_names(_caller(), torch.Tensor)
+    caller = _caller()
+    names = frame_names(caller, torch.Tensor)
+    bound = [v for v in (caller.f_locals.values() if caller is not None else ())
+             if isinstance(v, torch.Tensor)]
     forward = None
     if not isinstance(loss, torch.Tensor):
         if not (isinstance(loss, str) or callable(loss)):
@@ -72,8 +86,9 @@ def trace_torch(loss: Any, params: Any = None, gradient: Any = None, retain_grap
             fn = loss
             names.update(callable_names(loss, torch.Tensor))
         names.update((id(t), k) for k, t in leaves.items())
-        forward = _forward_recorder(torch)
-        with forward:
+        watch = ModuleWatch(params) if isinstance(params, torch.nn.Module) else None
+        forward = _forward_recorder(torch, watch)
+        with watch or contextlib.nullcontext(), forward:
             loss = fn(**leaves)
         if not isinstance(loss, torch.Tensor):
             raise TypeError(f"trace_torch(): the expression gave a {type(loss).__name__}, "
@@ -84,19 +99,44 @@ def trace_torch(loss: Any, params: Any = None, gradient: Any = None, retain_grap
     if not loss.requires_grad:
         raise RuntimeError("element 0 of tensors does not require grad and does not have a "
                            "grad_fn")
-    graph = TorchGraph(torch, loss, forward, params, names)
-    passes = graph.observe(gradient, retain_graph)
+    graph = TorchGraph(torch, loss, forward, params, names, bound)
+    ddp = params if is_ddp(params) else None
+    buckets = None
+    if ddp is None:
+        passes = graph.observe(gradient, retain_graph)
+    else:
+        with watch_buckets(ddp, {id(p): n for n, p in ddp.named_parameters()}) as buckets:
+            passes = graph.observe(gradient, retain_graph, grads_at_step=True)
     nodes, leaves, backwards = graph.records(passes)
-    made = Trace.from_records(nodes, leaves, backwards, engine=ENGINE)
+    made = (Trace if ddp is None else DistributedTrace).from_records(
+        nodes, leaves, backwards, engine=ENGINE,
+        modules=forward.watch.records() if forward and forward.watch else ())
+    if ddp is not None:
+        _distributed(made, graph, buckets, torch)
     made.output = loss
     made.live_leaves = {graph.ids[n]: weakref.ref(n.variable) for n in graph.order
                          if graph.name[n] == ACCUMULATE}
     return made
 
 
+def _distributed(made: Any, graph: TorchGraph, buckets: list | None, torch: Any) -> None:
+    """A DDP trace: its buckets' all-reduces, each after the step that made its last gradient
+    ready; each leaf's .grad as backward left it (averaged over the processes)."""
+    dist = torch.distributed
+    made.allreduces, made.world_size = buckets, dist.get_world_size()
+    made.rank, made.backend = dist.get_rank(), str(dist.get_backend())
+    step_of = {s.accumulations[0].leaf: s.index for s in made.steps if s.accumulations}
+    for entry in buckets or ():
+        entry.after_step = max((step_of[p] for p in entry.params if p in step_of), default=0)
+    for leaf, node in zip(made.leaves, [n for n in graph.order if graph.name[n] == ACCUMULATE]):
+        grad = node.variable.grad
+        leaf.grad = None if grad is None else array(grad)
+
+
 # -- the forward recorder --------------------------------------------------------------------
-def _forward_recorder(torch: Any) -> Any:
-    """A TorchFunctionMode noting, per node made, the call's args, its result and the line.
+def _forward_recorder(torch: Any, watch: ModuleWatch | None = None) -> Any:
+    """A TorchFunctionMode noting, per node made, the call's args, its result and the line,
+    and (given a `ModuleWatch`) the module whose forward was running.
 
     A call that makes several nodes (`F.linear`: t, addmm) gives its line to all of them;
     their values, if torch keeps them, come from the saved tensors.
@@ -108,6 +148,8 @@ def _forward_recorder(torch: Any) -> Any:
             super().__init__()
             self.calls: dict[Any, tuple] = {}
             self.lines: dict[Any, str | None] = {}
+            self.modules: dict[Any, str] = {}  # node -> path of the module that made it
+            self.watch = watch
             probe = torch.ones(1, requires_grad=True)
             self.first = (probe * 1).grad_fn._sequence_nr()  # nodes made from now on
 
@@ -120,11 +162,12 @@ def _forward_recorder(torch: Any) -> Any:
                 if node is None or node in self.calls:
                     continue
                 line = line or _user_line()
-                self.calls[node] = (args, kwargs or {}, array(out), out, line)
+                self.calls[node] = (args, kwargs or {}, array(out), out, line, func)
                 self._made_by(node, line)
             return result
 
         def _made_by(self, node: Any, line: str | None) -> None:
+            module = (self.watch.current() or "") if self.watch is not None else ""
             stack = [node]
             while stack:
                 n = stack.pop()
@@ -132,6 +175,7 @@ def _forward_recorder(torch: Any) -> Any:
                         n._sequence_nr() <= self.first:
                     continue
                 self.lines[n] = line
+                self.modules[n] = module
                 stack.extend(m for m, _ in n.next_functions)
 
     return Forward()

@@ -8,6 +8,16 @@ The four warnings, and what they usually mean:
 - vanishing: the gradient is all zeros, or tiny next to the weight (|g| / |w| < 1e-7): a dead
   ReLU upstream, a saturated sigmoid/tanh;
 - exploding: the gradient is nan/inf, or huge next to the weight (|g| / |w| > 1e3).
+
+Then the trend across layers (`grad_flow.flow_trend`): in a deep net whose early layers get
+gradients a thousand times smaller (relative to their weights) than the last one's, the
+gradient is vanishing on its way back, even where no single row is flagged.
+`grad_report(model).plot()` draws that flow (matplotlib); `GradFlow(model)`, called after each
+backward, draws how it changes over training steps.
+
+`model` may be a minigrad or a PyTorch model (anything with `named_parameters()`, tensors of
+either kind: torch is never imported here), a dict or list of parameters, or a `Trace` (its
+leaves).
 """
 
 from __future__ import annotations
@@ -19,6 +29,7 @@ from typing import Any, TextIO
 
 import numpy as np
 
+from minigrad.nn.grad_flow import flow_trend, plot_flow
 from minigrad.tensor import Tensor
 
 HEADERS = {
@@ -48,6 +59,15 @@ MESSAGES = {
                  "learning rate or clip with nn.utils.clip_grad_norm_",
         "summary": "{n} parameters, {bad} with warnings.",
         "healthy": "{n} parameters, all gradients look healthy.",
+        "vanishing_trend": "vanishing gradients: |grad| / |weight| falls {total} times from "
+                           "the last layer ({last}: {last_ratio:.1e}) to the first ({first}: "
+                           "{first_ratio:.1e}), about {factor:.0f}x per layer: the early layers "
+                           "barely learn. Usual causes: saturating sigmoid/tanh, a deep stack "
+                           "without normalization or residual connections, a poor init.",
+        "exploding_trend": "exploding gradients: |grad| / |weight| grows {total} times from "
+                           "the last layer ({last}: {last_ratio:.1e}) to the first ({first}: "
+                           "{first_ratio:.1e}), about {factor:.0f}x per layer. Lower the "
+                           "learning rate, clip with nn.utils.clip_grad_norm_, or normalize.",
     },
     "zh": {
         "missing": "没有梯度（.grad 是 None）：这个参数参与损失的计算了吗？backward() 运行过了吗？",
@@ -62,6 +82,14 @@ MESSAGES = {
                  "或者用 nn.utils.clip_grad_norm_ 裁剪",
         "summary": "共 {n} 个参数，其中 {bad} 个有警告。",
         "healthy": "共 {n} 个参数，梯度看起来都正常。",
+        "vanishing_trend": "梯度消失：|梯度| / |权重| 从最后一层（{last}：{last_ratio:.1e}）"
+                           "到第一层（{first}：{first_ratio:.1e}）缩小了 {total} 倍，"
+                           "每层约 {factor:.0f} 倍：前面的层几乎学不动。常见原因：sigmoid/tanh "
+                           "饱和、很深却没有归一化或残差连接、初始化不当。",
+        "exploding_trend": "梯度爆炸：|梯度| / |权重| 从最后一层（{last}：{last_ratio:.1e}）"
+                           "到第一层（{first}：{first_ratio:.1e}）增大了 {total} 倍，"
+                           "每层约 {factor:.0f} 倍。调小学习率、用 nn.utils.clip_grad_norm_ "
+                           "裁剪，或者加归一化。",
     },
 }
 
@@ -82,28 +110,56 @@ class GradRow:
     messages: tuple = ()  # the same warnings as sentences, in the report's language
 
 
-def _named(params: Any) -> list[tuple[str, Tensor]]:
+def _is_tensor(value: Any) -> bool:
+    """A minigrad or torch tensor (or parameter): anything with data and requires_grad."""
+    return isinstance(value, Tensor) or (hasattr(value, "requires_grad")
+                                         and hasattr(value, "detach"))
+
+
+def _values(t: Any) -> np.ndarray:
+    """float64 numpy values of a minigrad tensor, a torch tensor (bfloat16 too) or an array."""
+    if isinstance(t, Tensor):
+        return t.array.astype(np.float64)
+    if hasattr(t, "detach"):  # torch: on the CPU, as float (numpy has no bfloat16)
+        return t.detach().cpu().double().numpy()
+    return np.asarray(t, dtype=np.float64)
+
+
+@dataclass(frozen=True)
+class _Leaf:
+    """A Trace's leaf seen as a parameter: its recorded value and final gradient."""
+
+    value: np.ndarray
+    grad: np.ndarray | None
+    requires_grad: bool = True
+
+
+def _named(params: Any) -> list[tuple[str, Any]]:
+    if hasattr(params, "leaves") and hasattr(params, "backwards"):  # a Trace
+        leaves = [x for x in params.leaves if x.is_param] or list(params.leaves)
+        return [(x.label, _Leaf(np.asarray(x.value), x.grad)) for x in leaves]
     if hasattr(params, "named_parameters"):
         return list(params.named_parameters())
-    if isinstance(params, Tensor):
+    if _is_tensor(params):
         return [("0", params)]
     if hasattr(params, "items"):
         return list(params.items())
     items = list(params)
-    return [(str(i), p) if isinstance(p, Tensor) else tuple(p) for i, p in enumerate(items)]
+    return [(str(i), p) if _is_tensor(p) else tuple(p) for i, p in enumerate(items)]
 
 
-def _row(name: str, p: Tensor, lang: str, vanishing: float, exploding: float) -> GradRow:
+def _row(name: str, p: Any, lang: str, vanishing: float, exploding: float) -> GradRow:
     msg = MESSAGES[lang]
-    weight_norm = float(np.linalg.norm(p.array.astype(np.float64).ravel()))
-    shape = tuple(p.array.shape)
+    values = p.value if isinstance(p, _Leaf) else p
+    weight_norm = float(np.linalg.norm(_values(values).ravel()))
+    shape = tuple(np.shape(p.value)) if isinstance(p, _Leaf) else tuple(p.shape)
     if not p.requires_grad:
         return GradRow(name, shape, False, None, None, None, None, weight_norm, ("frozen",),
                        (msg["frozen"],))
     if p.grad is None:
         return GradRow(name, shape, True, None, None, None, None, weight_norm, ("missing",),
                        (msg["missing"],))
-    g = p.grad.array.astype(np.float64).ravel()
+    g = _values(p.grad).ravel()
     with np.errstate(invalid="ignore", over="ignore"):
         norm = float(np.linalg.norm(g)) if g.size else 0.0
         mean = float(g.mean()) if g.size else 0.0
@@ -165,23 +221,68 @@ def format_grad_report(rows: list[GradRow], lang: str = "en") -> str:
         lines.append("")
         lines.extend(f"{r.name}: {text}" for r in bad for text in r.messages)
     lines.append("")
-    key = "summary" if bad else "healthy"
+    trend = flow_trend(rows)
+    if trend is not None:
+        lines.append(MESSAGES[lang][f"{trend.kind}_trend"].format(**trend.words()))
+    key = "summary" if bad or trend is not None else "healthy"
     lines.append(MESSAGES[lang][key].format(n=len(rows), bad=len(bad)))
     return "\n".join(lines)
 
 
+class GradReport(list):
+    """The rows of `grad_report` (a list of GradRow), with the trend across layers and a
+    picture of the gradient flow."""
+
+    lang = "en"
+
+    @property
+    def trend(self) -> Any:
+        """The `grad_flow.Trend` across the layers ("vanishing" / "exploding"), or None."""
+        return flow_trend(self)
+
+    def plot(self, ax: Any = None) -> Any:
+        """Per layer, |grad| and |grad| / |weight| on a log scale; returns the Figure."""
+        return plot_flow([self], ax=ax)
+
+    def __str__(self) -> str:
+        return format_grad_report(list(self), self.lang)
+
+
 def grad_report(model: Any, lang: str = "en", *, vanishing: float = 1e-7,
                 exploding: float = 1e3, file: TextIO | None = None, show: bool = True
-                ) -> list[GradRow]:
+                ) -> GradReport:
     """Print (unless show=False) and return a table of every parameter's gradient.
 
-    `model`: a Module, a dict such as `dict(model.named_parameters())`, (name, param) pairs,
-    or plain tensors. `lang="zh"` prints the headers and warnings in Chinese. `vanishing` and
-    `exploding` are the limits on |grad| / |weight|.
+    `model`: a minigrad or PyTorch Module, a dict such as `dict(model.named_parameters())`,
+    (name, param) pairs, plain tensors, or a Trace. `lang="zh"` prints the headers and
+    warnings in Chinese. `vanishing` and `exploding` are the limits on |grad| / |weight|.
+    The result is a list of GradRow with `.trend` and `.plot()`.
     """
     if lang not in MESSAGES:
         raise ValueError(f"grad_report: lang must be one of {sorted(MESSAGES)}, got {lang!r}")
-    rows = [_row(name, p, lang, vanishing, exploding) for name, p in _named(model)]
+    rows = GradReport(_row(name, p, lang, vanishing, exploding) for name, p in _named(model))
+    rows.lang = lang
     if show:
         print(format_grad_report(rows, lang), file=file if file is not None else sys.stdout)
     return rows
+
+
+class GradFlow:
+    """Call it after each `backward()` (`flow()` or `flow.record()`); `flow.plot()` draws
+    every recorded step's flow in one picture. Works on minigrad and PyTorch models."""
+
+    def __init__(self, model: Any) -> None:
+        self.model = model
+        self.reports: list = []
+        self.steps: list[Any] = []
+
+    def record(self, step: Any = None) -> Any:
+        report = grad_report(self.model, show=False)
+        self.reports.append(report)
+        self.steps.append(len(self.steps) + 1 if step is None else step)
+        return report
+
+    __call__ = record
+
+    def plot(self, ax: Any = None) -> Any:
+        return plot_flow(self.reports, ax, [f"step {s}" for s in self.steps])

@@ -50,21 +50,22 @@ NOT_IDENTICAL.update({
 })
 
 
-# The layers' source forms are written from minigrad's settings (kernel_size, stride, ...), which
-# compare/torch_nodes.py does not yet read from PyTorch's `_saved_*`: a PyTorch trace writes
-# `ConvolutionBackward0(x, w, b)`. Max pooling has two outputs in minigrad (values, indices)
-# and one in PyTorch, native_group_norm three in PyTorch and one in minigrad (`d out/d out[0]`).
-NOT_IDENTICAL.update({name: "layer settings not read from PyTorch's node, or outputs counted "
+# trace_torch writes a layer node as the PyTorch call with its settings, read off the node
+# (`conv2d(x, w, b, stride=2, padding=1)`); minigrad's own source forms write some settings in
+# other words (`stride=(2, 2)`, max_pool2d's kernel only), and its norms list only the inputs
+# that get gradients (`batch_norm(x, w, b)` where PyTorch was called with
+# `batch_norm(x, m, v, w, b)`). Max pooling has two outputs in minigrad (values, indices) and one
+# in PyTorch, native_group_norm three in PyTorch and one in minigrad (`d out/d out[0]`).
+NOT_IDENTICAL.update({name: "layer settings written as PyTorch's call, or outputs counted "
                       "differently (see above)" for name in (
-    "F.conv2d(x, w, b)", "F.conv2d(x, w, b, stride=2, padding=1)",
-    "F.conv2d(x, w, padding='same', dilation=2)", "F.conv2d(x, w[:, :1], groups=3)",
-    "F.conv2d(x[0], w) (unbatched)", "F.conv1d(x, w, b, stride=2, padding=1)",
+    "F.conv2d(x, w, b, stride=2, padding=1)",
+    "F.conv2d(x, w, padding='same', dilation=2)", "F.conv1d(x, w, b, stride=2, padding=1)",
     "F.conv_transpose2d(x, w, b, stride=2, output_padding=1)", "F.unfold(x, 2, padding=1)",
     "F.fold(F.unfold(x, 3), (6, 6), 3)", "F.pad(x, (1, 2, 0, 1))", "relu(conv2d) -> max_pool2d",
     "F.max_pool2d(x, 2)", "F.max_pool2d(x, 3, 2, 1, ceil_mode=True)", "F.max_pool1d(x[0], 2)",
-    "F.avg_pool2d(x, 3, 2, 1, count_include_pad=False)", "F.avg_pool1d(x[0], 3)",
-    "F.adaptive_avg_pool2d(x, (2, 3))", "F.adaptive_max_pool2d(x, (3, 2))",
-    "F.group_norm(x, 3, w, b)")})
+    "F.avg_pool2d(x, 3, 2, 1, count_include_pad=False)", "F.adaptive_max_pool2d(x, (3, 2))",
+    "F.group_norm(x, 3, w, b)", "F.batch_norm(x, None, None, w, b, training=True)",
+    "F.batch_norm(x, m, v, w, b) (eval)", "F.layer_norm(x, (5,), w5, b5)")})
 
 
 # -- helpers ---------------------------------------------------------------------------------
@@ -316,7 +317,7 @@ def test_cnn_trace_explains_every_step(cnn_trace):
     assert "(the gradient goes to the max of each window)" in en
     assert "梯度只流向每个窗口里的最大值" in zh
     assert "(this Function gives no formula)" not in en
-    assert "t1 = ConvolutionBackward0(x, conv.weight, conv.bias)" in en
+    assert "t1   = conv2d(x, conv.weight, conv.bias, padding=1)" in en
     # large gradients as statistics, shapes of every op
     assert "shape (2, 2, 4, 4), mean" in en
     assert all(n.shape is not None for n in t.nodes)
@@ -340,7 +341,6 @@ def test_cnn_grads_equal_a_plain_backward_and_no_hook_is_left(cnn_trace, monkeyp
     module = importlib.import_module("compare.torch_graph")
 
     calls = []
-    monkeypatch.setattr(module._Observer, "before", lambda *a: calls.append(a))
     monkeypatch.setattr(module._Observer, "after", lambda *a: calls.append(a))
     loss.backward()  # the retained graph, a second time: nobody watching any more
     assert calls == []

@@ -22,7 +22,7 @@ LANGS = ("en", "zh")
 LESSONS = [p for lang in LANGS for p in tutorial.lessons(lang, ROOT)]
 # lessons that need an outside tool: the conftest fixture that provides it (skip locally when
 # missing, fail under CI=true)
-NEEDS = {"03": "dot_bin", "11": "torch_mod"}
+NEEDS = {"03": "dot_bin", "11": "torch_mod", "18": "torch_mod"}
 
 
 def _id(path: Path) -> str:
