@@ -7,7 +7,14 @@ the ```text block right after it (what the block printed when the lesson was wri
     python -m minigrad tutorial 1 [--lang zh] [--notebook lesson01.ipynb]
 
 Works for any Markdown file (README.md too). A ```python block runs; ```python no-run shows
-code without running it; other fences are prose. Only stdout is captured: warnings and
+code without running it; other fences are prose.
+
+Lessons teach PyTorch too, so they are also checked on PyTorch (`torch_version`, `run` it,
+then `torch_failures`): every python block is run with `minigrad` renamed `torch` and must
+print what the lesson shows, except a block fenced ```python minigrad-only (it uses minigrad's
+own tools, or shows where minigrad differs: tutorials/differences.md says where). A block may
+name masks (```python torch-mask=random): parts of the output that differ by design, blanked
+on both sides before comparing; each mask is in `MASKS` and listed in the differences page. Only stdout is captured: warnings and
 anomaly-mode tracebacks go to stderr, so they never make a lesson's output unstable. The code
 is compiled under the Markdown file's own name and line numbers, so a traceback points at the
 lesson's line. A notebook is nbformat 4 JSON, written directly (no Jupyter packages needed).
@@ -31,6 +38,28 @@ from typing import Any
 
 TUTORIALS = Path(__file__).resolve().parents[2] / "tutorials"
 FENCE = re.compile(r"^(`{3,}|~{3,})\s*([^\s`]*)\s*(.*)$")
+MINIGRAD_ONLY = "minigrad-only"
+
+
+@dataclass(frozen=True)
+class Mask:
+    """A part of a printout where PyTorch differs from minigrad by design: every match of
+    `pattern` becomes `replacement`, in the lesson's output and in PyTorch's, before comparing.
+    `reason` is why; tutorials/differences.md lists every mask with it."""
+
+    name: str
+    pattern: str
+    replacement: str
+    reason: str
+
+    def apply(self, text: str) -> str:
+        return re.sub(self.pattern, self.replacement, text)
+
+
+MASKS: dict[str, Mask] = {m.name: m for m in (
+    Mask("address", r" at 0x[0-9a-fA-F]+", " at 0x...",
+         "an object's memory address changes on every run, in PyTorch and in minigrad"),
+)}
 
 
 @dataclass
@@ -42,6 +71,17 @@ class Block:
     start: int  # index of its first line in the file (the opening fence for a fence)
     end: int  # index just after its last line (after the closing fence)
     info: str = ""  # what follows the language on the opening fence ("no-run")
+
+    @property
+    def minigrad_only(self) -> bool:
+        """Fenced ```python minigrad-only: not run on PyTorch."""
+        return MINIGRAD_ONLY in self.info.split()
+
+    @property
+    def masks(self) -> list[str]:
+        """The masks named on the fence (```python torch-mask=random,address)."""
+        return [name for word in self.info.split() if word.startswith("torch-mask=")
+                for name in word.split("=", 1)[1].split(",") if name]
 
 
 @dataclass
@@ -192,6 +232,55 @@ def failures(lesson: Lesson) -> list[str]:
             what = "has no ```text block after it" if cell.output is None else "printed"
             messages.append(f"{where}:{line}: code block {k} {what} something else than "
                             "the lesson shows:\n" + "\n".join(diff))
+    return messages
+
+
+# -- the same lesson on PyTorch -----------------------------------------------------------------
+def for_torch(code: str) -> str:
+    """A block's code for PyTorch: the name `minigrad` becomes `torch` (`import minigrad`,
+    `minigrad.tensor`, `from minigrad import nn`, `minigrad.utils.data`, ...)."""
+    return re.sub(r"\bminigrad\b", "torch", code)
+
+
+def torch_version(lesson: Lesson) -> Lesson:
+    """The lesson as PyTorch runs it: its blocks not fenced minigrad-only, with `for_torch`
+    code, each paired with the lesson's own output block. `run` it like any lesson."""
+    cells = [Cell(Block(c.code.lang, for_torch(c.code.text), c.code.start, c.code.end,
+                        c.code.info), c.output)
+             for c in lesson.cells if not c.code.minigrad_only]
+    return Lesson(lesson.path, lesson.lines, lesson.blocks, cells)
+
+
+def masked(text: str, names: list[str]) -> str:
+    """`text` with the named masks applied (an unknown name is an error)."""
+    for name in names:
+        if name not in MASKS:
+            raise KeyError(f"unknown torch-mask {name!r}; the masks are {sorted(MASKS)} "
+                           "(minigrad/teach/tutorial.py MASKS)")
+        text = MASKS[name].apply(text)
+    return normalise(text)
+
+
+def torch_failures(ran: Lesson) -> list[str]:
+    """Like `failures`, for a `torch_version` that ran: each block must print the lesson's
+    output, with `minigrad` renamed `torch` as in the code (`minigrad.Size([2])` reads
+    `torch.Size([2])`), once the block's masks are applied to both."""
+    where = ran.path or "markdown"
+    messages = []
+    for cell in ran.cells:
+        line = cell.code.start + 1
+        if cell.error is not None:
+            messages.append(f"{where}:{line}: on PyTorch, this code block raised:\n"
+                            f"{cell.error}\n(fence it ```python {MINIGRAD_ONLY} if it is "
+                            "minigrad's own, and say so in tutorials/differences.md)")
+            break
+        names = cell.code.masks
+        want, got = masked(for_torch(cell.expected), names), masked(cell.printed, names)
+        if want != got:
+            diff = difflib.unified_diff(want.splitlines(), got.splitlines(),
+                                        "the lesson shows", "PyTorch prints", lineterm="")
+            messages.append(f"{where}:{line}: on PyTorch, this code block prints something "
+                            "else than the lesson shows:\n" + "\n".join(diff))
     return messages
 
 

@@ -65,7 +65,7 @@ QUESTIONS = {
                                 "grad can be implicitly created only for scalar outputs"),
     "the gradient= argument": ("04", "`gradient=` argument", "`gradient=` 参数", "gradient="),
     "write my own Function": ("07", "write my own autograd Function",
-                              "自定义的 autograd Function", "minigrad.Function"),
+                              "自定义的 autograd Function", "minigrad.autograd.Function"),
     "debug backward": ("09", "How do I find out what went wrong", "怎么找出问题在哪儿",
                        "detect_anomaly"),
 }
