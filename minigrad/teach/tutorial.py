@@ -114,6 +114,9 @@ class Lesson:
     lines: list[str]
     blocks: list[Block]
     cells: list[Cell] = field(default_factory=list)
+    # the name its code is compiled under, when it is not the file's own (its lines are then
+    # what tracebacks and traced source lines show): the PyTorch version of a lesson
+    filename: str | None = None
 
     @property
     def title(self) -> str:
@@ -174,8 +177,8 @@ def run(lesson: Lesson, workdir: str | os.PathLike | None = None, stop_on_error:
     `workdir`: the directory the code runs in (files a lesson writes land there). `echo`:
     also print each block's code and output as it runs (the `tutorial` command).
     """
-    filename = str(lesson.path) if lesson.path else "<markdown>"
-    if lesson.path is None:  # so tracebacks and traced source lines can show the code
+    filename = lesson.filename or (str(lesson.path) if lesson.path else "<markdown>")
+    if lesson.path is None or lesson.filename:  # so tracebacks and source lines show the code
         linecache.cache[filename] = (0, None, [line + "\n" for line in lesson.lines], filename)
     namespace: dict[str, Any] = {"__name__": "__main__", "__file__": filename}
     previous = os.getcwd()
@@ -252,7 +255,9 @@ def torch_version(lesson: Lesson) -> Lesson:
     cells = [Cell(Block(c.code.lang, for_torch(c.code.text), c.code.start, c.code.end,
                         c.code.info), c.output)
              for c in lesson.cells if not c.code.minigrad_only]
-    return Lesson(lesson.path, lesson.lines, lesson.blocks, cells)
+    name = f"{lesson.path or 'markdown'} (on PyTorch)"
+    return Lesson(lesson.path, [for_torch(line) for line in lesson.lines], lesson.blocks, cells,
+                  filename=name)
 
 
 def masked(text: str, names: list[str]) -> str:

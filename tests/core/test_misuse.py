@@ -128,7 +128,7 @@ def test_inplace_on_saved_output():
     b.mul_(2)
     with pytest.raises(RuntimeError, match=re.escape(
             "one of the variables needed for gradient computation has been modified by an "
-            "inplace operation: [minigrad.Float32Tensor [3]], which is output 0 of Sigmoid, is "
+            "inplace operation: [minigrad.FloatTensor [3]], which is output 0 of Sigmoid, is "
             "at version 1; expected version 0 instead.")):
         b.sum().backward()
     assert a._grad is None
