@@ -2,6 +2,9 @@
 
 Each lesson (English and Chinese) is run block by block in one namespace by
 `minigrad.teach.tutorial`; every ```python block must print what the ```text block after it shows.
+And the lessons teach only what is true of PyTorch: each lesson runs a second time on PyTorch
+(its blocks not fenced ```python minigrad-only, with `minigrad` renamed `torch`), and must
+print the same, but for the masks the block names, each listed in tutorials/differences.md.
 Also: every lesson exists in both languages, the index links them all in order, the runner
 itself notices wrong output, and a lesson written as a notebook is valid nbformat 4.
 """
@@ -23,12 +26,24 @@ LESSONS = [p for lang in LANGS for p in tutorial.lessons(lang, ROOT)]
 # lessons that need an outside tool: the conftest fixture that provides it (skip locally when
 # missing, fail under CI=true)
 NEEDS = {"03": "dot_bin", "11": "torch_mod"}
+# Lessons whose every block is minigrad-only, and why (all the others run on PyTorch too).
+MINIGRAD_ONLY_LESSONS = {
+    "03": "drawing is minigrad's own (trace, to_dot, render)",
+    "10": "property-based checks with minigrad.testing's strategies and gradcheck",
+    "11": "it compares minigrad with PyTorch: each block runs both",
+}
+# The lessons deliberately do what warns (anomaly mode is slow, reading a non-leaf's .grad,
+# numpy's sqrt of -1, PyTorch's create_graph=True reference cycle): a learner sees those
+# warnings on stderr; what a lesson shows, and these tests check, is what it prints.
+lesson_warnings = pytest.mark.filterwarnings("ignore::UserWarning",
+                                             "ignore::RuntimeWarning")
 
 
 def _id(path: Path) -> str:
     return f"{path.parent.name}/{path.stem}"
 
 
+@lesson_warnings
 @pytest.mark.parametrize("path", LESSONS, ids=_id)
 def test_lesson_prints_what_it_shows(path: Path, request: pytest.FixtureRequest,
                                      tmp_path: Path) -> None:
@@ -40,6 +55,79 @@ def test_lesson_prints_what_it_shows(path: Path, request: pytest.FixtureRequest,
     assert not problems, "\n\n".join(problems) + (
         "\n\nIf the new output is right, refresh the lesson with "
         f"`python -m minigrad.teach.tutorial --update {path}` and reread its prose.")
+
+
+@lesson_warnings
+@pytest.mark.parametrize("path", LESSONS, ids=_id)
+def test_lesson_prints_the_same_on_pytorch(path: Path, torch_mod, tmp_path: Path) -> None:
+    """The lesson's blocks not fenced minigrad-only, run once on PyTorch, print what the
+    lesson shows (where a block names masks, once those are applied to both)."""
+    ran = tutorial.run(tutorial.torch_version(tutorial.load(path)), workdir=tmp_path)
+    if path.name[:2] in MINIGRAD_ONLY_LESSONS:
+        assert not ran.cells, f"{path}: lesson {path.name[:2]} now has blocks for PyTorch: " \
+                              "take it out of MINIGRAD_ONLY_LESSONS"
+        return
+    assert ran.cells, f"{path}: every block is minigrad-only"
+    problems = tutorial.torch_failures(ran)
+    assert not problems, "\n\n".join(problems) + (
+        "\n\nWhat a lesson says about PyTorch must be true of PyTorch: make the block run the "
+        "same on both, or fence it ```python minigrad-only and say why in the prose (and in "
+        "tutorials/differences.md), or name a mask from tutorial.MASKS on its fence.")
+
+
+FENCE_WORDS = {"no-run", tutorial.MINIGRAD_ONLY}
+
+
+@pytest.mark.parametrize("path", LESSONS, ids=_id)
+def test_every_python_fence_says_only_known_words(path: Path) -> None:
+    """A typo (`minigrad_only`, `torch-mask=randon`) must not silently run a block on PyTorch
+    or mask nothing."""
+    for block in tutorial.load(path).blocks:
+        if block.lang != "python":
+            continue
+        for word in block.info.split():
+            if word.startswith("torch-mask="):
+                assert block.masks and all(m in tutorial.MASKS for m in block.masks), (
+                    f"{path}:{block.start + 1}: unknown mask in {word!r}; the masks are "
+                    f"{sorted(tutorial.MASKS)}")
+            else:
+                assert word in FENCE_WORDS, f"{path}:{block.start + 1}: unknown fence word {word!r}"
+
+
+DIFFERENCES = {"en": ROOT / "differences.md", "zh": ROOT / "differences.zh.md"}
+
+
+def test_every_mask_is_listed_with_its_reason_on_the_differences_page() -> None:
+    used = {m for p in LESSONS for b in tutorial.load(p).blocks for m in b.masks}
+    assert used <= set(tutorial.MASKS)
+    for lang, page in DIFFERENCES.items():
+        text = page.read_text(encoding="utf-8")
+        for name, mask in tutorial.MASKS.items():
+            line = next((x for x in text.splitlines() if f"`torch-mask={name}`" in x), None)
+            assert line is not None, f"{page.name} does not list the mask {name!r}"
+            if lang == "en":
+                assert mask.reason in " ".join(text.split()), \
+                    f"{page.name} does not give the reason of mask {name!r}: {mask.reason!r}"
+            else:
+                assert len(re.findall(r"[\u4e00-\u9fff]", line)) > 10, line
+
+
+def test_the_differences_page_is_linked_from_the_readme_and_the_lessons() -> None:
+    readme = (ROOT.parent / "README.md").read_text(encoding="utf-8")
+    assert "tutorials/differences.md" in readme and "tutorials/differences.zh.md" in readme
+    index = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert "(differences.md)" in index and "(differences.zh.md)" in index
+    for path in LESSONS:
+        lesson = tutorial.load(path)
+        if any(b.minigrad_only or b.masks for b in lesson.blocks) and \
+                path.name[:2] not in MINIGRAD_ONLY_LESSONS:
+            page = "differences.md" if path.parent.name == "en" else "differences.zh.md"
+            assert f"(../{page}" in "\n".join(lesson.lines), \
+                f"{path} has minigrad-only or masked blocks but does not link {page}"
+    for page in DIFFERENCES.values():  # the pages link each other and exist
+        assert page.exists()
+    assert "(differences.zh.md)" in DIFFERENCES["en"].read_text(encoding="utf-8")
+    assert "(differences.md)" in DIFFERENCES["zh"].read_text(encoding="utf-8")
 
 
 def test_every_lesson_exists_in_both_languages() -> None:
@@ -151,6 +239,70 @@ def test_update_fills_in_and_replaces_output_blocks() -> None:
     again = tutorial.run(tutorial.parse(text))
     assert not tutorial.failures(again)
     assert tutorial.updated(again) == text
+
+
+TORCH_LESSON = """# A lesson
+
+```python
+import minigrad
+x = minigrad.tensor([1., 2.], requires_grad=True, name="x")
+```
+
+```python
+print(minigrad.ones(2).shape, "from minigrad")
+```
+
+```text
+minigrad.Size([2]) from minigrad
+```
+
+```python minigrad-only
+print(x.name)
+```
+
+```text
+x
+```
+
+```python torch-mask=random
+print(minigrad.randn(2).shape, minigrad.randn(()).item())
+```
+
+```text
+minigrad.Size([2]) 0.125
+```
+"""
+
+
+def test_the_torch_version_renames_minigrad_and_leaves_out_minigrad_only_blocks() -> None:
+    lesson = tutorial.parse(TORCH_LESSON)
+    assert [c.code.minigrad_only for c in lesson.cells] == [False, False, True, False]
+    assert lesson.cells[3].code.masks == ["random"]
+    torch_lesson = tutorial.torch_version(lesson)
+    assert [c.code.text.splitlines()[0] for c in torch_lesson.cells] == [
+        "import torch", 'print(torch.ones(2).shape, "from torch")',
+        "print(torch.randn(2).shape, torch.randn(()).item())"]
+    assert torch_lesson.filename.endswith("(on PyTorch)")
+    assert "torch.tensor" in "\n".join(torch_lesson.lines)  # what its tracebacks show
+    assert tutorial.for_torch("from minigrad.utils.data import DataLoader  # minigrad's") == \
+        "from torch.utils.data import DataLoader  # torch's"
+
+
+def test_torch_failures_compare_with_the_renamed_output_and_apply_masks() -> None:
+    torch_lesson = tutorial.torch_version(tutorial.parse(TORCH_LESSON))
+    first, second, third = torch_lesson.cells
+    second.printed = "torch.Size([2]) from torch\n"
+    third.printed = "torch.Size([2]) -1.5\n"  # another random number: masked
+    assert tutorial.torch_failures(torch_lesson) == []
+    third.printed = "torch.Size([2]) nan\n"  # only numbers are masked
+    (problem,) = tutorial.torch_failures(torch_lesson)
+    assert "on PyTorch, this code block prints something else" in problem
+    assert "-torch.Size([ #]) #" in problem and "+torch.Size([ #]) nan" in problem
+    first.error = "TypeError: tensor() got an unexpected keyword argument 'name'"
+    (problem,) = tutorial.torch_failures(torch_lesson)
+    assert "raised" in problem and "minigrad-only" in problem
+    with pytest.raises(KeyError, match="unknown torch-mask"):
+        tutorial.masked("x", ["nonsense"])
 
 
 def test_unclosed_fence_is_an_error() -> None:
