@@ -384,3 +384,35 @@ def test_node_hook_receives_tuples_like_pytorch() -> None:
         (type(grad_inputs), type(grad_outputs))))
     y.sum().backward()
     assert seen == [(tuple, tuple)]
+
+
+def test_a_lesson_whose_requirement_is_missing_says_in_one_line_what_to_install(
+        capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    real = tutorial.importlib.util.find_spec
+    monkeypatch.setattr(tutorial.importlib.util, "find_spec",
+                        lambda name, *a: None if name == "hypothesis" else real(name, *a))
+    assert minigrad_main(["tutorial", "10"]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert captured.err.strip().splitlines() == [
+        "error: lesson 10 needs hypothesis, which is not installed here; install it with: "
+        "pip install hypothesis (or: pip install -e '.[dev]')"]
+    assert minigrad_main(["tutorial", "10", "--lang", "zh"]) == 2
+    assert "第 10 课需要 hypothesis，但这里没有安装" in capsys.readouterr().err
+    assert minigrad_main(["tutorial"]) == 0
+    assert "(needs hypothesis)" in capsys.readouterr().out
+
+
+def test_the_index_says_what_each_lesson_needs_installed() -> None:
+    index = (ROOT / "README.md").read_text(encoding="utf-8")
+    for lang in LANGS:
+        for p in tutorial.lessons(lang, ROOT):
+            line = next(x for x in index.splitlines() if f"({lang}/{p.name})" in x)
+            needs = tutorial.REQUIREMENTS.get(int(p.name[:2]), ())
+            if lang == "en":
+                expected = ("*needs " + ", ".join(r.what for r in needs) + "*") if needs \
+                    else "*minigrad only*"
+            else:
+                expected = ("*需要 " + "、".join(r.name("zh") for r in needs) + "*") if needs \
+                    else "*只需 minigrad*"
+            assert line.rstrip().endswith(expected), (line, expected)
