@@ -416,3 +416,33 @@ def test_the_index_says_what_each_lesson_needs_installed() -> None:
                 expected = ("*需要 " + "、".join(r.name("zh") for r in needs) + "*") if needs \
                     else "*只需 minigrad*"
             assert line.rstrip().endswith(expected), (line, expected)
+
+
+# -- Chinese rules: explain(lang="zh") must not print English words in a rule -----------------
+ENGLISH_WORDS = re.compile(r"\b(?!grad\b|sum\b|mean\b)[a-z]{3,}\s+(?!grad\b)[a-z]{3,}\b")
+
+
+def test_every_rule_with_english_words_has_its_chinese_with_the_same_parts() -> None:
+    from minigrad.teach import op_words, phrases
+
+    formulas = {c._node_class.formula for c in op_words._walk()
+                if c.__module__.startswith("minigrad.") and c._node_class.formula}
+    worded = sorted(f for f in formulas if ENGLISH_WORDS.search(f))
+    assert len(worded) > 50  # (the pattern still finds them)
+    missing = [f for f in worded if f not in phrases.RULES_ZH]
+    assert not missing, "say these rules in Chinese in phrases.RULES_ZH:\n" + "\n".join(missing)
+    for en, zh in phrases.RULES_ZH.items():
+        assert en in formulas, f"RULES_ZH has a rule no op has (any more): {en!r}"
+        assert zh.count(";") == en.count(";"), (en, zh)
+        assert re.search(r"[\u4e00-\u9fff]", zh) and not ENGLISH_WORDS.search(zh), zh
+
+
+def test_a_rule_is_said_in_chinese_and_keeps_only_the_inputs_that_get_a_gradient() -> None:
+    from minigrad.teach import op_words
+
+    view = op_words.formula_for("ViewBackward0")
+    assert op_words.rule("ViewBackward0", view, [False]) == view  # English unchanged
+    assert op_words.rule("ViewBackward0", view, [False], "zh") == "view：梯度变回输入的形状"
+    where = op_words.formula_for("WhereBackward0")
+    assert op_words.rule("WhereBackward0", where, [False, True], "zh") == \
+        "d where(c,a,b)/da = c 成立处为 1"
