@@ -3,6 +3,7 @@ the ```text block right after it (what the block printed when the lesson was wri
 
     python -m minigrad.teach.tutorial tutorials/en/01-first-backward.md           # check
     python -m minigrad.teach.tutorial --update tutorials/en/01-first-backward.md  # rewrite outputs
+    python -m minigrad.teach.tutorial --torch tutorials/en/01-first-backward.md   # on PyTorch
     python -m minigrad.teach.tutorial --notebook lesson01.ipynb tutorials/en/01-first-backward.md
     python -m minigrad tutorial 1 [--lang zh] [--notebook lesson01.ipynb]
 
@@ -491,6 +492,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="rewrite each ```text block with what its code prints now")
     parser.add_argument("--notebook", metavar="PATH",
                         help="write the (single) file as a Jupyter notebook to PATH")
+    parser.add_argument("--torch", action="store_true",
+                        help="check the blocks not fenced minigrad-only on PyTorch instead")
     args = parser.parse_args(argv)
     if args.notebook:
         if len(args.files) != 1:
@@ -499,6 +502,15 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     status = 0
     for name in args.files:
+        if args.torch:
+            ran = run(torch_version(load(name)))
+            problems = torch_failures(ran)
+            for message in problems:
+                print(message, file=sys.stderr)
+            print(f"{'FAIL' if problems else 'ok'}  {name} on PyTorch ({len(ran.cells)} code "
+                  "blocks)")
+            status = status or (1 if problems else 0)
+            continue
         lesson = run(load(name))
         if args.update:
             try:

@@ -446,3 +446,18 @@ def test_a_rule_is_said_in_chinese_and_keeps_only_the_inputs_that_get_a_gradient
     where = op_words.formula_for("WhereBackward0")
     assert op_words.rule("WhereBackward0", where, [False, True], "zh") == \
         "d where(c,a,b)/da = c 成立处为 1"
+
+
+def test_the_checker_checks_a_lesson_on_pytorch_from_the_command_line(
+        torch_mod, capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    good = tmp_path / "good.md"
+    good.write_text("```python\nimport minigrad\nprint(minigrad.ones(2).shape)\n```\n\n"
+                    "```text\nminigrad.Size([2])\n```\n", encoding="utf-8")
+    assert tutorial.main(["--torch", str(good)]) == 0
+    assert "ok" in capsys.readouterr().out
+    bad = tmp_path / "bad.md"
+    bad.write_text("```python\nimport minigrad\nx = minigrad.tensor([1.], name='x')\n```\n",
+                   encoding="utf-8")
+    assert tutorial.main(["--torch", str(bad)]) == 1
+    captured = capsys.readouterr()
+    assert "FAIL" in captured.out and "unexpected keyword argument 'name'" in captured.err
