@@ -24,7 +24,7 @@ import numpy as np
 
 from minigrad.teach.expr import ExpressionError
 from minigrad.teach.trace import Trace, trace
-from minigrad.teach.tutorial import add_tutorial
+from minigrad.teach.tutorial_cli import add_tutorial
 from minigrad.teach.viz import GraphvizNotFound, render
 
 

@@ -30,6 +30,7 @@ from minigrad.teach.expr_limits import (
     binary_size,
     call_size,
 )
+from minigrad.teach.phrases import KINDS_ZH, NESTED_TOO_DEEPLY
 from minigrad.tensor import Tensor
 
 __all__ = ["ExpressionError", "FUNCTIONS", "METHODS", "evaluate", "parse"]
@@ -69,15 +70,6 @@ _KINDS = {
     ast.BoolOp: "`and`/`or`", ast.NamedExpr: "an assignment (:=)", ast.Starred: "*-unpacking",
     ast.Await: "await", ast.Yield: "yield", ast.YieldFrom: "yield",
 }
-_KINDS_ZH = {
-    ast.Lambda: "lambda", ast.ListComp: "列表推导式", ast.SetComp: "集合推导式",
-    ast.DictComp: "字典推导式", ast.GeneratorExp: "生成器表达式", ast.Dict: "字典",
-    ast.Set: "集合", ast.JoinedStr: "f 字符串", ast.IfExp: "条件表达式",
-    ast.BoolOp: "`and`/`or`", ast.NamedExpr: "赋值表达式（:=）", ast.Starred: "* 解包",
-    ast.Await: "await", ast.Yield: "yield", ast.YieldFrom: "yield",
-}
-
-
 class ExpressionError(ValueError):
     """A string expression that is not allowed (or does not parse); `.piece` is the culprit,
     `.zh` the message in Chinese (`python -m minigrad explain --lang zh` prints it)."""
@@ -86,9 +78,6 @@ class ExpressionError(ValueError):
         super().__init__(message)
         self.piece = piece
         self.zh = zh if zh is not None else message
-
-
-NESTED_TOO_DEEPLY = ("the expression is nested too deeply", "表达式嵌套得太深了")
 
 
 def parse(source: str, names: Iterable[str]) -> ast.Expression:
@@ -179,10 +168,10 @@ class _Checker:
                 raise self.refuse(node, f"`{node.id}` is a function: call it, as in "
                                         f"{node.id}(x)",
                                   f"`{node.id}` 是函数，要调用它，比如 {node.id}(x)")
+            names = ", ".join(sorted(self.names))
             raise self.refuse(node, f"`{node.id}` is not one of the inputs "
-                                    f"({', '.join(sorted(self.names)) or 'none given'})",
-                              f"`{node.id}` 不是输入之一（输入有："
-                              f"{', '.join(sorted(self.names)) or '无'}）")
+                                    f"({names or 'none given'})",
+                              f"`{node.id}` 不是输入之一（输入有：{names or '无'}）")
         if isinstance(node, ast.BinOp):
             if type(node.op) not in _BINARY:
                 raise self.refuse(node, "only + - * / // % ** @ are allowed between values",
@@ -224,7 +213,7 @@ class _Checker:
                 self.expr(item)
             return
         kind = _KINDS.get(type(node), f"`{type(node).__name__}`")
-        kind_zh = _KINDS_ZH.get(type(node), f"`{type(node).__name__}`")
+        kind_zh = KINDS_ZH.get(type(node).__name__, f"`{type(node).__name__}`")
         raise self.refuse(node, f"{kind} is not allowed in an expression",
                           f"表达式里不允许出现{kind_zh}")
 
@@ -271,7 +260,7 @@ class _Checker:
         else:
             raise self.refuse(func, f"{_KINDS.get(type(func), 'this')} cannot be called: only "
                                     "minigrad functions and Tensor methods can",
-                              f"{_KINDS_ZH.get(type(func), '这个东西')}不能调用："
+                              f"{KINDS_ZH.get(type(func).__name__, '这个东西')}不能调用："
                               "只能调用 minigrad 的函数和 Tensor 的方法")
         for arg in node.args:
             self.expr(arg)
@@ -279,10 +268,9 @@ class _Checker:
             if kw.arg is None:
                 raise self.refuse(kw, "**-unpacking is not allowed", "不允许用 ** 解包")
             if kw.arg not in KEYWORDS:
-                raise self.refuse(kw, f"keyword `{kw.arg}=` is not allowed; allowed: "
-                                            f"{', '.join(sorted(KEYWORDS))}",
-                                  f"不允许使用关键字参数 `{kw.arg}=`；可以用的有："
-                                  f"{', '.join(sorted(KEYWORDS))}")
+                allowed = ", ".join(sorted(KEYWORDS))
+                raise self.refuse(kw, f"keyword `{kw.arg}=` is not allowed; allowed: {allowed}",
+                                  f"不允许使用关键字参数 `{kw.arg}=`；可以用的有：{allowed}")
             self.expr(kw.value)
 
 

@@ -317,3 +317,12 @@ RULES_ZH.update({
         _NORM + "（在批次和各位置上求和、求均值 ;  eval 模式下 mean 和 var 是滑动统计量，"
         "当作常数）",
 })
+
+# What `python -m minigrad explain` refuses in an expression, in Chinese (by `ast` class name).
+KINDS_ZH: dict[str, str] = {
+    "Lambda": "lambda", "ListComp": "列表推导式", "SetComp": "集合推导式", "DictComp": "字典推导式",
+    "GeneratorExp": "生成器表达式", "Dict": "字典", "Set": "集合", "JoinedStr": "f 字符串",
+    "IfExp": "条件表达式", "BoolOp": "`and`/`or`", "NamedExpr": "赋值表达式（:=）",
+    "Starred": "* 解包", "Await": "await", "Yield": "yield", "YieldFrom": "yield",
+}
+NESTED_TOO_DEEPLY = ("the expression is nested too deeply", "表达式嵌套得太深了")

@@ -15,7 +15,8 @@ then `torch_failures`): every python block is run with `minigrad` renamed `torch
 print what the lesson shows, except a block fenced ```python minigrad-only (it uses minigrad's
 own tools, or shows where minigrad differs: tutorials/differences.md says where). A block may
 name masks (```python torch-mask=random): parts of the output that differ by design, blanked
-on both sides before comparing; each mask is in `MASKS` and listed in the differences page.
+on both sides before comparing; each mask is in `tutorial_torch.MASKS` and listed in the
+differences page. `python -m minigrad tutorial` and what each lesson needs are in `tutorial_cli`.
 
 Only stdout is captured: warnings and anomaly-mode tracebacks go to stderr, so they never make
 a lesson's output unstable. The code is compiled under the Markdown file's own name and line
@@ -28,47 +29,22 @@ from __future__ import annotations
 import argparse
 import contextlib
 import difflib
-import importlib.util
 import io
 import json
 import linecache
 import os
 import re
-import shutil
 import sys
 import traceback
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from minigrad.teach.tutorial_torch import torch_failures, torch_version
+
 TUTORIALS = Path(__file__).resolve().parents[2] / "tutorials"
 FENCE = re.compile(r"^(`{3,}|~{3,})\s*([^\s`]*)\s*(.*)$")
 MINIGRAD_ONLY = "minigrad-only"
-
-
-@dataclass(frozen=True)
-class Mask:
-    """A part of a printout where PyTorch differs from minigrad by design: every match of
-    `pattern` becomes `replacement`, in the lesson's output and in PyTorch's, before comparing.
-    `reason` is why; tutorials/differences.md lists every mask with it."""
-
-    name: str
-    pattern: str
-    replacement: str
-    reason: str
-
-    def apply(self, text: str) -> str:
-        return re.sub(self.pattern, self.replacement, text)
-
-
-MASKS: dict[str, Mask] = {m.name: m for m in (
-    Mask("address", r" at 0x[0-9a-fA-F]+", " at 0x...",
-         "an object's memory address changes on every run, in PyTorch and in minigrad"),
-    Mask("random", r" *[-+]?\d+(?:\.\d*)?(?:e[-+]?\d+)?", " #",
-         "minigrad.manual_seed(0) seeds numpy's generator, not PyTorch's: random numbers, "
-         "and what is computed from them, differ (every number becomes #; the rest of the "
-         "printout must match)"),
-)}
 
 
 @dataclass
@@ -247,57 +223,6 @@ def failures(lesson: Lesson) -> list[str]:
     return messages
 
 
-# -- the same lesson on PyTorch -----------------------------------------------------------------
-def for_torch(code: str) -> str:
-    """A block's code for PyTorch: the name `minigrad` becomes `torch` (`import minigrad`,
-    `minigrad.tensor`, `from minigrad import nn`, `minigrad.utils.data`, ...)."""
-    return re.sub(r"\bminigrad\b", "torch", code)
-
-
-def torch_version(lesson: Lesson) -> Lesson:
-    """The lesson as PyTorch runs it: its blocks not fenced minigrad-only, with `for_torch`
-    code, each paired with the lesson's own output block. `run` it like any lesson."""
-    cells = [Cell(Block(c.code.lang, for_torch(c.code.text), c.code.start, c.code.end,
-                        c.code.info), c.output)
-             for c in lesson.cells if not c.code.minigrad_only]
-    name = f"{lesson.path or 'markdown'} (on PyTorch)"
-    return Lesson(lesson.path, [for_torch(line) for line in lesson.lines], lesson.blocks, cells,
-                  filename=name)
-
-
-def masked(text: str, names: list[str]) -> str:
-    """`text` with the named masks applied (an unknown name is an error)."""
-    for name in names:
-        if name not in MASKS:
-            raise KeyError(f"unknown torch-mask {name!r}; the masks are {sorted(MASKS)} "
-                           "(minigrad/teach/tutorial.py MASKS)")
-        text = MASKS[name].apply(text)
-    return normalise(text)
-
-
-def torch_failures(ran: Lesson) -> list[str]:
-    """Like `failures`, for a `torch_version` that ran: each block must print the lesson's
-    output, with `minigrad` renamed `torch` as in the code (`minigrad.Size([2])` reads
-    `torch.Size([2])`), once the block's masks are applied to both."""
-    where = ran.path or "markdown"
-    messages = []
-    for cell in ran.cells:
-        line = cell.code.start + 1
-        if cell.error is not None:
-            messages.append(f"{where}:{line}: on PyTorch, this code block raised:\n"
-                            f"{cell.error}\n(fence it ```python {MINIGRAD_ONLY} if it is "
-                            "minigrad's own, and say so in tutorials/differences.md)")
-            break
-        names = cell.code.masks
-        want, got = masked(for_torch(cell.expected), names), masked(cell.printed, names)
-        if want != got:
-            diff = difflib.unified_diff(want.splitlines(), got.splitlines(),
-                                        "the lesson shows", "PyTorch prints", lineterm="")
-            messages.append(f"{where}:{line}: on PyTorch, this code block prints something "
-                            "else than the lesson shows:\n" + "\n".join(diff))
-    return messages
-
-
 def updated(lesson: Lesson) -> str:
     """The Markdown with every output block replaced by what its code printed (run first).
 
@@ -388,101 +313,7 @@ def find(number: int, lang: str = "en", root: str | os.PathLike | None = None) -
                             f"(lessons: {available})")
 
 
-# -- what a lesson needs ------------------------------------------------------------------------
-@dataclass(frozen=True)
-class Requirement:
-    """Something a lesson needs besides minigrad (and numpy, graphviz's Python package)."""
-
-    what: str  # as a learner would name it
-    module: str | None  # a Python module to find, or
-    program: str | None  # a program to find on PATH
-    install: str  # how to install it
-    what_zh: str = ""  # its name in Chinese, where it differs
-
-    def name(self, lang: str = "en") -> str:
-        return self.what_zh if lang == "zh" and self.what_zh else self.what
-
-    def present(self) -> bool:
-        if self.module is not None:
-            return importlib.util.find_spec(self.module) is not None
-        return shutil.which(self.program or "") is not None
-
-
-DOT = Requirement("graphviz's `dot` program", None, "dot",
-                  "sudo apt-get install graphviz (macOS: brew install graphviz)",
-                  "graphviz 的 `dot` 程序")
-HYPOTHESIS = Requirement("hypothesis", "hypothesis", None,
-                         "pip install hypothesis (or: pip install -e '.[dev]')")
-TORCH = Requirement("PyTorch", "torch", None,
-                    "pip install torch==2.13.0 (or: pip install -e '.[compare]')")
-# lesson number -> what it needs (tutorials/README.md says the same; a test checks it)
-REQUIREMENTS: dict[int, tuple[Requirement, ...]] = {3: (DOT,), 10: (HYPOTHESIS,),
-                                                     11: (TORCH,), 16: (TORCH,)}
-
-
-def missing(number: int) -> list[Requirement]:
-    """What lesson `number` needs and is not installed here."""
-    return [req for req in REQUIREMENTS.get(number, ()) if not req.present()]
-
-
-# -- command lines -----------------------------------------------------------------------------
-def add_tutorial(commands: Any) -> None:
-    """The `python -m minigrad tutorial` subcommand."""
-    p = commands.add_parser(
-        "tutorial", help="run a lesson of the tutorial (or write it as a notebook)",
-        description="Run lesson N's code blocks in order and print what they print.",
-        epilog="example: python -m minigrad tutorial 2 --lang zh")
-    p.add_argument("number", nargs="?", type=int, help="the lesson number (omit to list them)")
-    p.add_argument("--lang", choices=("en", "zh"), default="en",
-                   help="the lesson's language (zh: Chinese)")
-    p.add_argument("--notebook", metavar="PATH",
-                   help="write the lesson as a Jupyter notebook to PATH instead of running it")
-    p.set_defaults(run=run_tutorial)
-
-
-def run_tutorial(args: argparse.Namespace) -> int:
-    zh = args.lang == "zh"
-    if args.number is None:
-        for path in lessons(args.lang):
-            needs = ", ".join(req.name(args.lang)
-                              for req in REQUIREMENTS.get(int(path.name[:2]), ()))
-            note = (f"  （需要 {needs}）" if zh else f"  (needs {needs})") if needs else ""
-            print(f"{int(path.name[:2]):3d}  {load(path).title}{note}")
-        print(f"\n运行其中一课：python -m minigrad tutorial N --lang {args.lang}" if zh else
-              f"\nRun one with: python -m minigrad tutorial N --lang {args.lang}")
-        return 0
-    try:
-        lesson = load(find(args.number, args.lang))
-    except FileNotFoundError:
-        available = ", ".join(str(int(p.name[:2])) for p in lessons(args.lang))
-        print(f"错误：没有第 {args.number} 课（已有的课：{available}）" if zh else
-              f"error: there is no lesson {args.number} (lessons: {available})", file=sys.stderr)
-        return 2
-    if args.notebook:
-        path = write_notebook(lesson, args.notebook)
-        print(f"已写入 {path}（{lesson.title}）" if zh else f"Wrote {path} ({lesson.title})")
-        return 0
-    absent = missing(args.number)
-    if absent:
-        for req in absent:
-            print(f"错误：第 {args.number} 课需要 {req.name('zh')}，但这里没有安装；"
-                  f"安装方法：{req.install}" if zh else
-                  f"error: lesson {args.number} needs {req.what}, which is not installed here; "
-                  f"install it with: {req.install}", file=sys.stderr)
-        return 2
-    print(f"# {lesson.title}\n# ({lesson.path})")
-    run(lesson, echo=True)
-    if any(c.error for c in lesson.cells):
-        return 1
-    changed = [k for k, c in enumerate(lesson.cells, 1) if not c.ok]
-    if changed:
-        blocks = ", ".join(map(str, changed))
-        print(f"\n注意：第 {blocks} 段代码打印的内容和课文里的不一样" if zh else
-              f"\nnote: block(s) {blocks} printed something else than the lesson shows",
-              file=sys.stderr)
-    return 0
-
-
+# -- the checker's command line ---------------------------------------------------------------
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m minigrad.teach.tutorial",

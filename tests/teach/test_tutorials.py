@@ -18,7 +18,8 @@ from pathlib import Path
 import pytest
 
 from minigrad.__main__ import main as minigrad_main
-from minigrad.teach import tutorial
+from minigrad.teach import tutorial, tutorial_cli
+from minigrad.teach import tutorial_torch as on_torch
 
 ROOT = Path(__file__).resolve().parents[2] / "tutorials"
 LANGS = ("en", "zh")
@@ -62,17 +63,17 @@ def test_lesson_prints_what_it_shows(path: Path, request: pytest.FixtureRequest,
 def test_lesson_prints_the_same_on_pytorch(path: Path, torch_mod, tmp_path: Path) -> None:
     """The lesson's blocks not fenced minigrad-only, run once on PyTorch, print what the
     lesson shows (where a block names masks, once those are applied to both)."""
-    ran = tutorial.run(tutorial.torch_version(tutorial.load(path)), workdir=tmp_path)
+    ran = tutorial.run(on_torch.torch_version(tutorial.load(path)), workdir=tmp_path)
     if path.name[:2] in MINIGRAD_ONLY_LESSONS:
         assert not ran.cells, f"{path}: lesson {path.name[:2]} now has blocks for PyTorch: " \
                               "take it out of MINIGRAD_ONLY_LESSONS"
         return
     assert ran.cells, f"{path}: every block is minigrad-only"
-    problems = tutorial.torch_failures(ran)
+    problems = on_torch.torch_failures(ran)
     assert not problems, "\n\n".join(problems) + (
         "\n\nWhat a lesson says about PyTorch must be true of PyTorch: make the block run the "
         "same on both, or fence it ```python minigrad-only and say why in the prose (and in "
-        "tutorials/differences.md), or name a mask from tutorial.MASKS on its fence.")
+        "tutorials/differences.md), or name a mask from tutorial_torch.MASKS on its fence.")
 
 
 FENCE_WORDS = {"no-run", tutorial.MINIGRAD_ONLY}
@@ -87,9 +88,9 @@ def test_every_python_fence_says_only_known_words(path: Path) -> None:
             continue
         for word in block.info.split():
             if word.startswith("torch-mask="):
-                assert block.masks and all(m in tutorial.MASKS for m in block.masks), (
+                assert block.masks and all(m in on_torch.MASKS for m in block.masks), (
                     f"{path}:{block.start + 1}: unknown mask in {word!r}; the masks are "
-                    f"{sorted(tutorial.MASKS)}")
+                    f"{sorted(on_torch.MASKS)}")
             else:
                 assert word in FENCE_WORDS, f"{path}:{block.start + 1}: unknown fence word {word!r}"
 
@@ -99,10 +100,10 @@ DIFFERENCES = {"en": ROOT / "differences.md", "zh": ROOT / "differences.zh.md"}
 
 def test_every_mask_is_listed_with_its_reason_on_the_differences_page() -> None:
     used = {m for p in LESSONS for b in tutorial.load(p).blocks for m in b.masks}
-    assert used <= set(tutorial.MASKS)
+    assert used <= set(on_torch.MASKS)
     for lang, page in DIFFERENCES.items():
         text = page.read_text(encoding="utf-8")
-        for name, mask in tutorial.MASKS.items():
+        for name, mask in on_torch.MASKS.items():
             line = next((x for x in text.splitlines() if f"`torch-mask={name}`" in x), None)
             assert line is not None, f"{page.name} does not list the mask {name!r}"
             if lang == "en":
@@ -278,31 +279,31 @@ def test_the_torch_version_renames_minigrad_and_leaves_out_minigrad_only_blocks(
     lesson = tutorial.parse(TORCH_LESSON)
     assert [c.code.minigrad_only for c in lesson.cells] == [False, False, True, False]
     assert lesson.cells[3].code.masks == ["random"]
-    torch_lesson = tutorial.torch_version(lesson)
+    torch_lesson = on_torch.torch_version(lesson)
     assert [c.code.text.splitlines()[0] for c in torch_lesson.cells] == [
         "import torch", 'print(torch.ones(2).shape, "from torch")',
         "print(torch.randn(2).shape, torch.randn(()).item())"]
     assert torch_lesson.filename.endswith("(on PyTorch)")
     assert "torch.tensor" in "\n".join(torch_lesson.lines)  # what its tracebacks show
-    assert tutorial.for_torch("from minigrad.utils.data import DataLoader  # minigrad's") == \
+    assert on_torch.for_torch("from minigrad.utils.data import DataLoader  # minigrad's") == \
         "from torch.utils.data import DataLoader  # torch's"
 
 
 def test_torch_failures_compare_with_the_renamed_output_and_apply_masks() -> None:
-    torch_lesson = tutorial.torch_version(tutorial.parse(TORCH_LESSON))
+    torch_lesson = on_torch.torch_version(tutorial.parse(TORCH_LESSON))
     first, second, third = torch_lesson.cells
     second.printed = "torch.Size([2]) from torch\n"
     third.printed = "torch.Size([2]) -1.5\n"  # another random number: masked
-    assert tutorial.torch_failures(torch_lesson) == []
+    assert on_torch.torch_failures(torch_lesson) == []
     third.printed = "torch.Size([2]) nan\n"  # only numbers are masked
-    (problem,) = tutorial.torch_failures(torch_lesson)
+    (problem,) = on_torch.torch_failures(torch_lesson)
     assert "on PyTorch, this code block prints something else" in problem
     assert "-torch.Size([ #]) #" in problem and "+torch.Size([ #]) nan" in problem
     first.error = "TypeError: tensor() got an unexpected keyword argument 'name'"
-    (problem,) = tutorial.torch_failures(torch_lesson)
+    (problem,) = on_torch.torch_failures(torch_lesson)
     assert "raised" in problem and "minigrad-only" in problem
     with pytest.raises(KeyError, match="unknown torch-mask"):
-        tutorial.masked("x", ["nonsense"])
+        on_torch.masked("x", ["nonsense"])
 
 
 def test_unclosed_fence_is_an_error() -> None:
@@ -388,8 +389,8 @@ def test_node_hook_receives_tuples_like_pytorch() -> None:
 
 def test_a_lesson_whose_requirement_is_missing_says_in_one_line_what_to_install(
         capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
-    real = tutorial.importlib.util.find_spec
-    monkeypatch.setattr(tutorial.importlib.util, "find_spec",
+    real = tutorial_cli.importlib.util.find_spec
+    monkeypatch.setattr(tutorial_cli.importlib.util, "find_spec",
                         lambda name, *a: None if name == "hypothesis" else real(name, *a))
     assert minigrad_main(["tutorial", "10"]) == 2
     captured = capsys.readouterr()
@@ -408,7 +409,7 @@ def test_the_index_says_what_each_lesson_needs_installed() -> None:
     for lang in LANGS:
         for p in tutorial.lessons(lang, ROOT):
             line = next(x for x in index.splitlines() if f"({lang}/{p.name})" in x)
-            needs = tutorial.REQUIREMENTS.get(int(p.name[:2]), ())
+            needs = tutorial_cli.REQUIREMENTS.get(int(p.name[:2]), ())
             if lang == "en":
                 expected = ("*needs " + ", ".join(r.what for r in needs) + "*") if needs \
                     else "*minigrad only*"
