@@ -462,3 +462,63 @@ def test_the_checker_checks_a_lesson_on_pytorch_from_the_command_line(
     assert tutorial.main(["--torch", str(bad)]) == 1
     captured = capsys.readouterr()
     assert "FAIL" in captured.out and "unexpected keyword argument 'name'" in captured.err
+
+
+# -- what the differences page says, checked on both engines ----------------------------------
+class Note:
+    """Not a tensor, a number or a container: minigrad.save refuses it, torch.load too."""
+
+
+def test_the_differences_page_says_what_both_engines_do(torch_mod, tmp_path: Path) -> None:
+    import warnings
+
+    import numpy as np
+
+    import minigrad
+
+    torch = torch_mod
+    for lib in (minigrad, torch):  # .data is a Tensor, outside the graph, the same memory
+        x = lib.tensor([1., 2.], requires_grad=True)
+        assert type(x.data) is type(x) and not x.data.requires_grad and x.data.is_leaf
+        x.data[0] = 5.
+        assert x.detach().numpy()[0] == 5.
+        assert lib.cuda.is_available() is False
+        with pytest.raises(AssertionError, match="Torch not compiled with CUDA enabled"):
+            x.cuda()
+    assert isinstance(minigrad.ones(2).array, np.ndarray) and not hasattr(torch.ones(2), "array")
+    assert torch.trace(torch.tensor([[1., 2.], [3., 4.]])).item() == 5.  # not minigrad's trace
+    assert minigrad.tensor([[1., 2.], [3., 4.]]).diagonal().sum().item() == 5.
+
+    kept = {}  # a backward that fails: PyTorch keeps what it accumulated, minigrad undoes it
+    for lib in (minigrad, torch):
+        x = lib.tensor([-1., 0.25, 4.], requires_grad=True)
+        a = lib.tensor([1., 2.], requires_grad=True)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # anomaly mode says it is slow; numpy's sqrt(-1)
+            with lib.autograd.detect_anomaly(), pytest.raises(RuntimeError, match="SqrtBackward0"):
+                (lib.where(x > 0, x.sqrt(), lib.zeros(3)).sum() + (a * 2).sum()).backward()
+        kept[lib.__name__] = None if a.grad is None else a.grad.tolist()
+    assert kept == {"minigrad": None, "torch": [2., 2.]}
+
+    names = {}  # backward(create_graph=True): the node of the new .grad
+    for lib in (minigrad, torch):
+        x = lib.tensor(3., requires_grad=True)
+        with warnings.catch_warnings(record=True) as seen:
+            warnings.simplefilter("always")
+            (x ** 3).backward(create_graph=True)
+        names[lib.__name__] = (x.grad.grad_fn.name(),
+                               any("reference cycle" in str(w.message) for w in seen))
+    assert names == {"minigrad": ("MulBackward0", False),
+                     "torch": ("torch::autograd::CopyBackwards", True)}
+
+    with pytest.raises(TypeError, match="minigrad.save can save tensors"):
+        minigrad.save({"note": Note()}, tmp_path / "note.pt")
+    torch.save({"note": Note()}, tmp_path / "note.pt")
+    with pytest.raises(Exception, match="Weights only load failed"):
+        torch.load(tmp_path / "note.pt")
+
+    with warnings.catch_warnings(record=True) as seen:  # numpy's warnings: minigrad's only
+        warnings.simplefilter("always")
+        assert (minigrad.tensor([1.]) / 0).item() == float("inf")
+        assert (torch.tensor([1.]) / 0).item() == float("inf")
+    assert [str(w.message) for w in seen] == ["divide by zero encountered in divide"]
