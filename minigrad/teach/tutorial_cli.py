@@ -29,6 +29,7 @@ class Requirement:
     program: str | None  # a program to find on PATH
     install: str  # how to install it
     what_zh: str = ""  # its name in Chinese, where it differs
+    install_zh: str = ""  # how to install it, said in Chinese
 
     def name(self, lang: str = "en") -> str:
         return self.what_zh if lang == "zh" and self.what_zh else self.what
@@ -41,11 +42,14 @@ class Requirement:
 
 DOT = Requirement("graphviz's `dot` program", None, "dot",
                   "sudo apt-get install graphviz (macOS: brew install graphviz)",
-                  "graphviz 的 `dot` 程序")
+                  "graphviz 的 `dot` 程序",
+                  "sudo apt-get install graphviz（macOS 上：brew install graphviz）")
 HYPOTHESIS = Requirement("hypothesis", "hypothesis", None,
-                         "pip install hypothesis (or: pip install -e '.[dev]')")
+                         "pip install hypothesis (or: pip install -e '.[dev]')",
+                         install_zh="pip install hypothesis（或者 pip install -e '.[dev]'）")
 TORCH = Requirement("PyTorch", "torch", None,
-                    "pip install torch==2.13.0 (or: pip install -e '.[compare]')")
+                    "pip install torch==2.13.0 (or: pip install -e '.[compare]')",
+                    install_zh="pip install torch==2.13.0（或者 pip install -e '.[compare]'）")
 # lesson number -> what it needs (tutorials/README.md says the same; a test checks it)
 REQUIREMENTS: dict[int, tuple[Requirement, ...]] = {3: (DOT,), 10: (HYPOTHESIS,),
                                                      11: (TORCH,), 16: (TORCH,)}
@@ -97,7 +101,7 @@ def run_tutorial(args: argparse.Namespace) -> int:
     if absent:
         for req in absent:
             print(f"错误：第 {args.number} 课需要 {req.name('zh')}，但这里没有安装；"
-                  f"安装方法：{req.install}" if zh else
+                  f"安装方法：{req.install_zh}" if zh else
                   f"error: lesson {args.number} needs {req.what}, which is not installed here; "
                   f"install it with: {req.install}", file=sys.stderr)
         return 2

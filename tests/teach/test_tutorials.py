@@ -399,7 +399,9 @@ def test_a_lesson_whose_requirement_is_missing_says_in_one_line_what_to_install(
         "error: lesson 10 needs hypothesis, which is not installed here; install it with: "
         "pip install hypothesis (or: pip install -e '.[dev]')"]
     assert minigrad_main(["tutorial", "10", "--lang", "zh"]) == 2
-    assert "第 10 课需要 hypothesis，但这里没有安装" in capsys.readouterr().err
+    assert capsys.readouterr().err.strip().splitlines() == [
+        "错误：第 10 课需要 hypothesis，但这里没有安装；安装方法：pip install hypothesis"
+        "（或者 pip install -e '.[dev]'）"]
     assert minigrad_main(["tutorial"]) == 0
     assert "(needs hypothesis)" in capsys.readouterr().out
 
