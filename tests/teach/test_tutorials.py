@@ -502,16 +502,14 @@ def test_the_differences_page_says_what_both_engines_do(torch_mod, tmp_path: Pat
         kept[lib.__name__] = None if a.grad is None else a.grad.tolist()
     assert kept == {"minigrad": None, "torch": [2., 2.]}
 
-    names = {}  # backward(create_graph=True): the node of the new .grad
-    for lib in (minigrad, torch):
+    names = {}  # backward(create_graph=True): the node of the new .grad (PyTorch also warns
+    for lib in (minigrad, torch):  # about a reference cycle, but once per process only)
         x = lib.tensor(3., requires_grad=True)
-        with warnings.catch_warnings(record=True) as seen:
-            warnings.simplefilter("always")
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
             (x ** 3).backward(create_graph=True)
-        names[lib.__name__] = (x.grad.grad_fn.name(),
-                               any("reference cycle" in str(w.message) for w in seen))
-    assert names == {"minigrad": ("MulBackward0", False),
-                     "torch": ("torch::autograd::CopyBackwards", True)}
+        names[lib.__name__] = x.grad.grad_fn.name()
+    assert names == {"minigrad": "MulBackward0", "torch": "torch::autograd::CopyBackwards"}
 
     with pytest.raises(TypeError, match="minigrad.save can save tensors"):
         minigrad.save({"note": Note()}, tmp_path / "note.pt")
