@@ -111,10 +111,18 @@ def test_errors_are_in_chinese_under_lang_zh_and_in_english_otherwise(tmp_path):
     assert len(done.stderr.strip().splitlines()) == 1
 
 
+def _default_ctrl_c() -> None:
+    # A command started in the background of a shell without job control (as CI may run the
+    # suite) inherits an ignored SIGINT, and Python then leaves it ignored: Ctrl-C in a
+    # learner's terminal is the default, so the command gets the default
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def _popen(*args: str, cwd: Path) -> subprocess.Popen:
     env = dict(os.environ, PYTHONPATH=str(ROOT), PYTHONUNBUFFERED="1")
     return subprocess.Popen([sys.executable, "-m", "minigrad", *args], cwd=cwd, env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=_default_ctrl_c)
 
 
 def test_a_closed_pipe_ends_the_command_quietly(tmp_path):
