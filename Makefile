@@ -1,4 +1,10 @@
 # make setup | demo | test | bench        (make test PYTEST_ARGS='-k grad -x')
+#
+# Everything goes into .venv (use .venv/bin/python, or `. .venv/bin/activate`):
+#   demo   about a minute the first time: .venv + minigrad, numpy, graphviz (and dot by apt-get)
+#   test   several minutes the first time: + pytest, hypothesis, ruff, selenium, PyTorch 2.13
+#          (CPU, from /opt/wheels), Chromium and a Chinese font by apt-get; the run ~5 minutes
+#   bench  + autograd, mygrad, micrograd; a few minutes
 SHELL := /bin/bash
 .SHELLFLAGS := -eo pipefail -c
 VENV := .venv

@@ -5,13 +5,16 @@
 
 `explain` traces a string expression over named inputs (read safely, see `minigrad.teach.expr`)
 and prints what its backward pass does; `demo` runs the classic `loss = sum(x*y)*3`, prints
-its explanation and draws its graph. Each subcommand is one `add_*` function below.
+its explanation and draws its graph. Each subcommand is one `add_*` function below. With
+`--lang zh` every message is in Chinese, errors too. Piped into `head`, or stopped with
+Ctrl-C, a command ends quietly (exit 141 or 130), without a traceback.
 """
 
 from __future__ import annotations
 
 import argparse
 import ast
+import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -22,11 +25,48 @@ import numpy as np
 from minigrad.course.cli import add_course
 from minigrad.teach.expr import ExpressionError
 from minigrad.teach.trace import Trace, trace
-from minigrad.teach.tutorial import add_tutorial
+from minigrad.teach.tutorial_cli import add_tutorial
 from minigrad.teach.viz import GraphvizNotFound, render
 
 
+class InputError(ValueError):
+    """A command-line input that cannot be used; `.zh` says it in Chinese."""
+
+    def __init__(self, message: str, zh: str) -> None:
+        super().__init__(message)
+        self.zh = zh
+
+
+def say(lang: str, en: str, zh: str) -> str:
+    """The message in the command's language (`--lang`)."""
+    return zh if lang == "zh" else en
+
+
 def main(argv: list[str] | None = None) -> int:
+    """Run one command; the exit code. Ends quietly when the reader of stdout goes away
+    (`| head`: exit 141, as a tool killed by SIGPIPE) or on Ctrl-C (exit 130)."""
+    try:
+        return _main(argv)
+    except KeyboardInterrupt:
+        sys.stderr.write("\n")
+        return 130
+    except BrokenPipeError:
+        quiet_stdout()
+        return 141
+
+
+def quiet_stdout() -> None:
+    """Point stdout at /dev/null, so that Python's last flush at exit cannot fail again."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass  # stdout is not a real file (a test's capture): nothing left to flush
+    finally:
+        os.close(devnull)
+
+
+def _main(argv: list[str] | None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m minigrad",
         description="minigrad: see what loss.backward() does, step by step.")
@@ -93,11 +133,17 @@ def explain_expression(trace_fn: Callable[..., Trace], args: argparse.Namespace,
         t = trace_fn(args.expression, **inputs)
     except errors as exc:
         message = str(exc).strip().splitlines() or [type(exc).__name__]
-        print(f"error: {message[0]}", file=sys.stderr)
+        if args.lang == "zh":
+            # minigrad's own messages carry a Chinese version; an error of the computation is
+            # in PyTorch's words, which are English in PyTorch too
+            text = getattr(exc, "zh", None)
+            print(f"错误：{text.splitlines()[0] if text else message[0]}", file=sys.stderr)
+        else:
+            print(f"error: {message[0]}", file=sys.stderr)
         return 2
     print(t.explanation(lang=args.lang, timing=not args.no_timing))
     if args.dot:
-        return 0 if draw_to(t, Path(args.dot)) else 1
+        return 0 if draw_to(t, Path(args.dot), args.lang) else 1
     return 0
 
 
@@ -115,11 +161,13 @@ def run_demo(args: argparse.Namespace) -> int:
     out.mkdir(parents=True, exist_ok=True)
     draw_to(t, out / "graph.svg", lang=args.lang, legend=True)
     t.to_html(out / "player.html", lang=args.lang)
-    print(f"Backward player written to {out / 'player.html'} (open it in a browser).")
+    player = out / "player.html"
+    print(say(args.lang, f"Backward player written to {player} (open it in a browser).",
+              f"反向传播逐步演示页已写入 {player}（用浏览器打开）。"))
     return 0
 
 
-def draw_to(t: Trace, path: Path, **options: Any) -> bool:
+def draw_to(t: Trace, path: Path, lang: str = "en", **options: Any) -> bool:
     """Render `t` to `path` (`options` as `viz.draw`'s); without graphviz's `dot`, write the
     DOT text next to it."""
     try:
@@ -127,10 +175,13 @@ def draw_to(t: Trace, path: Path, **options: Any) -> bool:
     except GraphvizNotFound as exc:
         fallback = path.with_suffix(".dot")
         render(t, fallback, **options)
-        print(f"\nCould not draw {path}: {exc}\nWrote the DOT text to {fallback} instead; "
-              f"turn it into an SVG with `dot -Tsvg {fallback} -o {path}`.", file=sys.stderr)
+        print(say(lang, f"\nCould not draw {path}: {exc}\nWrote the DOT text to {fallback} "
+                        f"instead; turn it into an SVG with `dot -Tsvg {fallback} -o {path}`.",
+                  f"\n没能画出 {path}：{exc}\n改为把 DOT 文本写入了 {fallback}；"
+                  f"用 `dot -Tsvg {fallback} -o {path}` 把它转成 SVG。"), file=sys.stderr)
         return False
-    print(f"\nGraph drawn to {path} (open it in a browser).")
+    print(say(lang, f"\nGraph drawn to {path} (open it in a browser).",
+              f"\n计算图已画到 {path}（用浏览器打开）。"))
     return True
 
 
@@ -138,10 +189,13 @@ def check_drawing_path(path: Path) -> None:
     """Refuse, before anything is printed, a drawing that could not be written."""
     fmt = path.suffix.lstrip(".").lower()
     if fmt not in DRAW_FORMATS:
-        raise ValueError(f"--dot {path}: the file name must end in "
-                         f"{', '.join('.' + f for f in DRAW_FORMATS)} (the format is read from it)")
+        endings = ", ".join("." + f for f in DRAW_FORMATS)
+        raise InputError(f"--dot {path}: the file name must end in {endings} (the format is "
+                         "read from it)",
+                         f"--dot {path}：文件名必须以 {endings} 之一结尾（格式由扩展名决定）")
     if not path.parent.is_dir():
-        raise ValueError(f"--dot {path}: there is no folder {path.parent}")
+        raise InputError(f"--dot {path}: there is no folder {path.parent}",
+                         f"--dot {path}：文件夹 {path.parent} 不存在")
 
 
 def parse_input(text: str) -> tuple[str, Any]:
@@ -152,10 +206,13 @@ def parse_input(text: str) -> tuple[str, Any]:
     name, sep, values = text.partition("=")
     name = name.strip()
     if not sep or not name.isidentifier():
-        raise ValueError(f"inputs are written NAME=VALUES (like x=1,2,3), not {text!r}")
+        raise InputError(f"inputs are written NAME=VALUES (like x=1,2,3), not {text!r}",
+                         f"输入要写成 名字=数值（如 x=1,2,3），而不是 {text!r}")
     if name in RESERVED:
-        raise ValueError(f"an input cannot be named {name!r}: it is one of trace()'s options "
-                         f"({', '.join(RESERVED)}); choose another name")
+        raise InputError(f"an input cannot be named {name!r}: it is one of trace()'s options "
+                         f"({', '.join(RESERVED)}); choose another name",
+                         f"输入不能叫 {name!r}：这是 trace() 自己的选项（{', '.join(RESERVED)}）；"
+                         "请换个名字")
     values = values.strip()
     try:
         if values.startswith("["):
@@ -172,8 +229,10 @@ def parse_input(text: str) -> tuple[str, Any]:
             raise ValueError
     except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
         shown = values if len(values) <= 60 else values[:57] + "..."
-        raise ValueError(f"cannot read the values of {name}: {shown!r} (write numbers "
-                         "separated by commas, or nested lists)") from None
+        raise InputError(f"cannot read the values of {name}: {shown!r} (write numbers "
+                         "separated by commas, or nested lists)",
+                         f"读不懂 {name} 的数值：{shown!r}"
+                         "（请写用逗号隔开的数字，或嵌套列表）") from None
     return name, array
 
 

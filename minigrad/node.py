@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from minigrad import anomaly, dtypes, events, hooks, saved_names
+from minigrad import anomaly, events, hooks, saved_names
 from minigrad import tensor as _tensor
 from minigrad.grad_mode import GRAD_ENABLED, state
 from minigrad.hooks import RemovableHandle
@@ -357,14 +357,14 @@ def owner_id(array: np.ndarray) -> int:
 
 
 def _modified_message(value: Any, version: int) -> str:
-    kind = f"{dtypes.TORCH_NAMES.get(value.array.dtype, value.array.dtype.name)}Tensor"
+    kind = hooks._tensor_type(value)  # minigrad.FloatTensor, as PyTorch's torch.FloatTensor
     made_by = ""
     if value.grad_fn is not None:
         op = re.sub(r"Backward\d*$", "", value.grad_fn.name())
         made_by = f", which is output {value._output_nr} of {op},"
     return (
         "one of the variables needed for gradient computation has been modified by an "
-        f"inplace operation: [minigrad.{kind} {list(value.array.shape)}]{made_by} is at version "
+        f"inplace operation: [{kind} {list(value.array.shape)}]{made_by} is at version "
         f"{value._version}; expected version {version} instead. Hint: enable anomaly detection to "
         "find the operation that failed to compute its gradient, with "
         "minigrad.autograd.set_detect_anomaly(True, check_nan=False)."

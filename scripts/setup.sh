@@ -2,6 +2,7 @@
 # Set up everything `make demo` / `make test` need. Idempotent; fast when all is in place.
 #
 #   bash scripts/setup.sh              # venv + .[dev,compare] + dot + chromium + chromedriver
+#                                      #   + a Chinese font (fonts-noto-cjk)
 #   bash scripts/setup.sh --demo-only  # venv + the package (numpy, graphviz) + dot
 #
 # The venv is .venv in the project root, made with the python3 on PATH. pip runs only when
@@ -17,7 +18,7 @@ for arg in "$@"; do
     case "$arg" in
         --demo-only) DEMO_ONLY=1 ;;
         -h | --help)
-            sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//'
+            sed -n '2,10p' "$0" | sed 's/^# \{0,1\}//'
             exit 0
             ;;
         *)
@@ -41,6 +42,11 @@ command -v dot >/dev/null 2>&1 || apt_pkgs+=(graphviz)
 if [[ $DEMO_ONLY == 0 ]]; then
     command -v chromium >/dev/null 2>&1 || apt_pkgs+=(chromium)
     command -v chromedriver >/dev/null 2>&1 || apt_pkgs+=(chromium-driver)
+    # The browser tests open Chinese pages (the player in zh): without a CJK font Chromium
+    # draws boxes, and what the tests measure is not what a reader sees.
+    if ! { command -v fc-list >/dev/null 2>&1 && fc-list :lang=zh family | grep -q .; }; then
+        apt_pkgs+=(fonts-noto-cjk)
+    fi
 fi
 if ((${#apt_pkgs[@]})); then
     if [[ $(id -u) == 0 ]] && command -v apt-get >/dev/null 2>&1; then

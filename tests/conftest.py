@@ -20,6 +20,7 @@ from __future__ import annotations
 import importlib
 import os
 import shutil
+import subprocess
 import tempfile
 from typing import Any, NamedTuple
 
@@ -82,9 +83,20 @@ def _find_chromium() -> tuple[Any, str | None]:
         importlib.import_module("selenium")
     except ImportError:
         missing.append("the `selenium` Python package (extra [dev])")
+    if not _has_chinese_font():  # the pages are tested in Chinese too: no tofu boxes
+        missing.append("a Chinese font (Debian: fonts-noto-cjk)")
     if missing:
         return None, f"headless browser tests need {', '.join(missing)}; {_SETUP_HINT}"
     return Chromium(browser, driver), None
+
+
+def _has_chinese_font() -> bool:
+    fc_list = shutil.which("fc-list")
+    if fc_list is None:
+        return False
+    found = subprocess.run([fc_list, ":lang=zh", "family"], capture_output=True, text=True,
+                           timeout=60)
+    return bool(found.stdout.strip())
 
 
 _FINDERS = {"torch": _find_torch, "dot": _find_dot, "chromium": _find_chromium}

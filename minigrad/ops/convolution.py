@@ -81,8 +81,7 @@ class Convolution(Function):
     each output is a dot product of the kernel with one window of the input"""
 
     node_name = "ConvolutionBackward0"
-    formula = r"dx = col2im(W^T @ grad) ;  dW = grad @ im2col(x)^T ;  db = sum of grad over " \
-        r"the batch and positions"
+    formula = r"dx = col2im(W^T @ grad) ;  dW = grad @ im2col(x)^T ;  db = grad.sum((0, 2, 3))"
     source = staticmethod(conv_source)
     gradients = ("col2im(W^T @ {g})", "{g} @ im2col({0})^T", "{g}.sum((0, 2, 3))")
 

@@ -230,7 +230,7 @@ class Addmm(Function):
     """b + A @ B (a bias row added to a matrix product)"""
 
     node_name = "AddmmBackward0"
-    formula = r"addmm(b, A, B) = b + A@B:  d/db = grad summed over rows ;  d/dA = grad @ B^T ;  " \
+    formula = r"addmm(b, A, B) = b + A@B:  d/db = grad.sum(0) ;  d/dA = grad @ B^T ;  " \
         r"d/dB = A^T @ grad"
     source = "{1} @ {2} + {0}"
     gradients = ("{g}", "{g} @ {2}.T", "{1}.T @ {g}")

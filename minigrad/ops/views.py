@@ -72,7 +72,7 @@ class T(Function):
 
     node_name = "TBackward0"
     is_view = True
-    formula = r"t: grad transposed back"
+    formula = r"d(a.t())/da: grad.t()"
     source = "{0}.t()"
     gradients = ()
 
@@ -97,7 +97,7 @@ class Transpose(Function):
 
     node_name = "TransposeBackward0"
     is_view = True
-    formula = r"transpose: grad transposed back"
+    formula = r"d(a.transpose(i, j))/da: grad.transpose(i, j)"
     source = "{0}.transpose({d0}, {d1})"
     gradients = ()
 

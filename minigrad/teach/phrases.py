@@ -149,3 +149,180 @@ NOTES: dict[str, dict[str, str]] = {
         "EmbeddingBackward0": "被查到的每一行，会收到它被用到的各个位置上的梯度之和",
     },
 }
+
+# Derivative rules whose formula has English words in it (`view: grad reshaped back to the
+# input's shape`), in Chinese: `op_words.rule(..., lang="zh")` reads them. Keyed by the formula
+# itself; the `;` parts stay in the same order, since `rule` keeps only the parts of inputs
+# that get a gradient. A rule written only in symbols (`d(a*b)/da = b`) needs no entry.
+RULES_ZH: dict[str, str] = {
+    "d softplus(a)/da = sigmoid(beta * a)  (1 where beta * a > threshold)":
+        "d softplus(a)/da = sigmoid(beta * a)  （beta * a > threshold 处为 1）",
+    "d elu(a)/da = scale if a > 0 else scale * alpha * input_scale * exp(input_scale * a)":
+        "d elu(a)/da = a > 0 时为 scale，否则为 scale * alpha * input_scale * "
+        "exp(input_scale * a)",
+    "d gelu(a)/da = Phi(a) + a * phi(a)   (phi the normal density)":
+        "d gelu(a)/da = Phi(a) + a * phi(a)   （phi 是标准正态分布的密度）",
+    "d masked_fill(a)/da = 0 under the mask, 1 elsewhere":
+        "d masked_fill(a)/da = 掩码处为 0，其余为 1",
+    "d huber/dinput = clamp(input - target, -delta, delta) * grad / N ;  "
+    "d huber/dtarget = -(the same)":
+        "d huber/dinput = clamp(input - target, -delta, delta) * grad / N ;  "
+        "d huber/dtarget = -(同上)",
+    "d smooth_l1/dinput = clamp(input - target, -beta, beta) / beta * grad / N ;  "
+    "d smooth_l1/dtarget = -(the same)":
+        "d smooth_l1/dinput = clamp(input - target, -beta, beta) / beta * grad / N ;  "
+        "d smooth_l1/dtarget = -(同上)",
+    "d nll/dinput[n, c] = -w[c] * grad / sum(w[target]) if c == target[n], else 0   "
+    "(w = class weights, 1 by default; '/ sum' only for 'mean')":
+        "d nll/dinput[n, c] = c == target[n] 时为 -w[c] * grad / sum(w[target])，否则为 0   "
+        "（w 是类别权重，默认为 1; 只有 'mean' 才除以 sum）",
+    "d mse/dinput = 2*(input - target) * grad / N ;  d mse/dtarget = -2*(input - target) * "
+    "grad / N   (N = number of elements for 'mean', 1 otherwise)":
+        "d mse/dinput = 2*(input - target) * grad / N ;  d mse/dtarget = -2*(input - target) * "
+        "grad / N   （'mean' 时 N 是元素个数，否则 N = 1）",
+    "out = P_h @ x @ P_w^T, P the averaging matrices (row i: 1/size on window i) ;  "
+    "dx = P_h^T @ grad @ P_w":
+        "out = P_h @ x @ P_w^T，P 是求平均的矩阵（第 i 行在窗口 i 上为 1/size） ;  "
+        "dx = P_h^T @ grad @ P_w",
+    "dx[argmax(window)] += grad, for each window": "对每个窗口：dx[argmax(window)] += grad",
+    "d pad(x, p)/dx = pad(grad, -p): the padding is cut off again":
+        "d pad(x, p)/dx = pad(grad, -p)：把补上的边再切掉",
+    "each column is added back to the window it came from ;  d/dcols = im2col(grad): each "
+    "column gets the gradient of its window":
+        "每一列加回它原来的窗口 ;  d/dcols = im2col(grad)：每一列得到它那个窗口的梯度",
+    "each window of the input is copied into one column ;  d/dx = col2im(grad): each column's "
+    "gradient is added back to the window it came from":
+        "输入的每个窗口复制成一列 ;  d/dx = col2im(grad)：每一列的梯度加回它原来的窗口",
+    "dweight[r] = sum of grad[i] over the i with indices[i] == r (none for padding_idx)":
+        "dweight[r] = 所有满足 indices[i] == r 的 grad[i] 之和（padding_idx 那一行没有梯度）",
+    "dW = sum over windows of grad * window ;  d/dx = conv^T(grad, V) ;  d/dgrad = conv(x, V)"
+    "   (V = the gradient arriving for dW)":
+        "dW = 对所有窗口求 grad * window 之和 ;  d/dx = conv^T(grad, V) ;  "
+        "d/dgrad = conv(x, V)   （V 是传给 dW 的梯度）",
+    "d(prod_dim a)/da_i = product of the other elements along dim":
+        "d(prod_dim a)/da_i = 沿该维其余元素的乘积",
+    "d(prod a)/da_i = product of the other elements": "d(prod a)/da_i = 其余元素的乘积",
+    "d||a-b||_p/da = d||d||_p/dd at d = a - b ;  d||a-b||_p/db = its negative":
+        "d||a-b||_p/da = d||d||_p/dd，取 d = a - b ;  d||a-b||_p/db = 它的相反数",
+    "mode: grad sent back to the chosen element, zeros elsewhere":
+        "mode：梯度送回被选中的元素，其余为 0",
+    "median(dim): grad sent back to the median element, zeros elsewhere":
+        "median(dim)：梯度送回中位数所在的元素，其余为 0",
+    "kthvalue: grad sent back to the chosen element, zeros elsewhere":
+        "kthvalue：梯度送回被选中的元素，其余为 0",
+    "topk: grad sent back to the k chosen elements, zeros elsewhere":
+        "topk：梯度送回选中的 k 个元素，其余为 0",
+    "sort: grad sent back to where each sorted element came from":
+        "sort：梯度送回每个排好序的元素原来的位置",
+    "repeat: grad summed over the copies": "repeat：梯度在各个副本上求和",
+    "roll: grad rolled back by the opposite shifts": "roll：梯度按相反的位移滚回去",
+    "flip: grad flipped back along the same dims": "flip：梯度沿相同的维度翻转回去",
+    "narrow_copy: grad placed in the slice, zeros elsewhere":
+        "narrow_copy：梯度放回切片所在的位置，其余为 0",
+    "unbind: the slices' grads stacked back along dim": "unbind：各切片的梯度沿该维重新堆叠",
+    "split: the pieces' grads joined back along dim": "split：各块的梯度沿该维拼接回去",
+    "unfold: each window's grad added back where the window was":
+        "unfold：每个窗口的梯度加回窗口原来的位置",
+    "triu: grad's upper triangle, zeros below": "triu：取梯度的上三角，下方为 0",
+    "tril: grad's lower triangle, zeros above": "tril：取梯度的下三角，上方为 0",
+    "diag_embed: grad's diagonal taken back": "diag_embed：取回梯度的对角线",
+    "diagonal: grad placed on the diagonal, zeros elsewhere":
+        "diagonal：梯度放回对角线上，其余为 0",
+    "d(A@B)/dA = grad @ B^T ;  d(A@B)/dB = A^T @ grad  (per batch)":
+        "d(A@B)/dA = grad @ B^T ;  d(A@B)/dB = A^T @ grad  （逐批次）",
+    "take: grad added back at the taken positions (repeats add up)":
+        "take：梯度加回被取出的位置（重复的位置累加）",
+    "index_add: grad to a as it is; source gets alpha * grad's selected slices":
+        "index_add：梯度原样传给 a ;  source 得到 alpha 乘以梯度中选中的切片",
+    "index_select: grad added back at the selected slices (repeats add up)":
+        "index_select：梯度加回选中的切片（重复的切片累加）",
+    "scatter_add: grad to a as it is; src gets grad gathered back":
+        "scatter_add：梯度原样传给 a ;  src 得到按原位置收集回来的梯度",
+    "scatter(reduce=...): not implemented (as in PyTorch)":
+        "scatter(reduce=...)：没有实现（PyTorch 也没有）",
+    "scatter(value): grad to a where not overwritten, else 0":
+        "scatter(value)：没被覆盖的位置把梯度传给 a，其余为 0",
+    "scatter: grad to a where not overwritten; src gets grad gathered back":
+        "scatter：没被覆盖的位置把梯度传给 a ;  src 得到按原位置收集回来的梯度",
+    "gather: grad added back at the gathered positions (repeats add up)":
+        "gather：梯度加回被收集的位置（重复的位置累加）",
+    "masked_scatter: grad to a where mask is False; source gets the rest in order":
+        "masked_scatter：掩码为 False 处把梯度传给 a ;  其余的按顺序交给 source",
+    "masked_select: grad placed back where mask is True, zeros elsewhere":
+        "masked_select：梯度放回掩码为 True 的位置，其余为 0",
+    "d masked_fill(a, v)/da = 1 where mask is False ;  /dv = sum of grad where mask":
+        "d masked_fill(a, v)/da = 掩码为 False 处为 1 ;  /dv = 掩码处梯度之和",
+    "d index_fill(a, v)/da = 1 outside the filled slices ;  /dv = their grad summed":
+        "d index_fill(a, v)/da = 被填充的切片以外为 1 ;  /dv = 被填充切片上的梯度之和",
+    "d masked_fill(a)/da = 1 where mask is False, else 0":
+        "d masked_fill(a)/da = 掩码为 False 处为 1，其余为 0",
+    "d index_fill(a)/da = 1 outside the filled slices, else 0":
+        "d index_fill(a)/da = 被填充的切片以外为 1，其余为 0",
+    "stack: grad unstacked into the pieces": "stack：把梯度拆回各个张量",
+    "cat: grad split back into the pieces": "cat：把梯度切回各个张量",
+    "d(scatter g)/dg = the same positions picked again": "d(scatter g)/dg = 把同样的位置再取出来",
+    "index: grad added at each picked position (repeats add up)":
+        "index：梯度加到每个被取出的位置（重复的位置累加）",
+    "slice: grad placed in the slice, zeros elsewhere": "slice：梯度放回切片所在的位置，其余为 0",
+    "select: grad placed at the selected index, zeros elsewhere":
+        "select：梯度放回被选中的下标处，其余为 0",
+    "d(frac a)/da = 1 (almost everywhere)": "d(frac a)/da = 1（几乎处处成立）",
+    "d(step a)/da = 0 (almost everywhere)": "d(step a)/da = 0（几乎处处成立）",
+    "d (a[key] = v)/da = 1 outside key, 0 at key ;  /dv = 1 at key":
+        "d (a[key] = v)/da = key 以外为 1，key 处为 0 ;  /dv = key 处为 1",
+    "d(cummin a)_k/da_i = 1 where i is the index of the min of a_0..a_k, else 0":
+        "d(cummin a)_k/da_i = i 是 a_0..a_k 中最小值的下标时为 1，否则为 0",
+    "d(cummax a)_k/da_i = 1 where i is the index of the max of a_0..a_k, else 0":
+        "d(cummax a)_k/da_i = i 是 a_0..a_k 中最大值的下标时为 1，否则为 0",
+    "d(amin a)/da_i = 1 for the smallest along dim (shared on ties), else 0":
+        "d(amin a)/da_i = 沿该维最小的元素为 1（并列时平分），其余为 0",
+    "d(amax a)/da_i = 1 for the largest along dim (shared on ties), else 0":
+        "d(amax a)/da_i = 沿该维最大的元素为 1（并列时平分），其余为 0",
+    "d(min_dim a)/da_i = 1 at the index of the min along dim, else 0":
+        "d(min_dim a)/da_i = 沿该维最小值的下标处为 1，其余为 0",
+    "d(max_dim a)/da_i = 1 at the index of the max along dim, else 0":
+        "d(max_dim a)/da_i = 沿该维最大值的下标处为 1，其余为 0",
+    "d(median a)/da_i = 1 for the median element (shared on ties), else 0":
+        "d(median a)/da_i = 中位数元素为 1（并列时平分），其余为 0",
+    "d(nanmedian a)/da_i = 1 for the median element (shared on ties), else 0":
+        "d(nanmedian a)/da_i = 中位数元素为 1（并列时平分），其余为 0",
+    "d(min a)/da_i = 1 for the smallest element (shared on ties), else 0":
+        "d(min a)/da_i = 最小的元素为 1（并列时平分），其余为 0",
+    "d(max a)/da_i = 1 for the largest element (shared on ties), else 0":
+        "d(max a)/da_i = 最大的元素为 1（并列时平分），其余为 0",
+    "expand: grad summed over the expanded dims": "expand：梯度在扩展出来的维度上求和",
+    "squeeze: grad reshaped back": "squeeze：梯度变回原来的形状",
+    "unsqueeze: grad squeezed back": "unsqueeze：梯度去掉新增的维度",
+    "permute: grad permuted back": "permute：梯度按相反的顺序换回各维",
+    "view: grad reshaped back to the input's shape": "view：梯度变回输入的形状",
+    "d where(c,a,b)/da = 1 where c ;  /db = 1 where not c":
+        "d where(c,a,b)/da = c 成立处为 1 ;  /db = c 不成立处为 1",
+    "d round(a/b)/da = 0 ;  d round(a/b)/db = 0 (almost everywhere)":
+        "d round(a/b)/da = 0 ;  d round(a/b)/db = 0（几乎处处成立）",
+    "d(c mod a)/da: not implemented (as in PyTorch)": "d(c mod a)/da：没有实现（PyTorch 也没有）",
+    "d floor(a/b)/da: not implemented (0 almost everywhere, as in PyTorch)":
+        "d floor(a/b)/da：没有实现（几乎处处为 0，PyTorch 也没有实现）",
+    "d(to(a))/da = 1 (converted back to a's dtype)": "d(to(a))/da = 1（再转换回 a 的 dtype）",
+}
+_NORM = ("x_hat = (x - mean) / sqrt(var + eps), y = x_hat * weight + bias ;  dx = (1/std) * "
+         "(gh - mean(gh) - x_hat * mean(gh * x_hat)), gh = grad * weight ;  "
+         "dweight = sum(grad * x_hat) ;  dbias = sum(grad)   ")
+RULES_ZH.update({
+    _NORM + "(means over each group's channels and positions)":
+        _NORM + "（均值取自每组的各通道和各位置）",
+    _NORM + "(means over the normalised last dims; sums over the rest)":
+        _NORM + "（均值取自被归一化的最后几维 ;  其余维度上求和）",
+    _NORM + "(sums and means over the batch and positions; in eval mode mean and var are the "
+    "running statistics, constants)":
+        _NORM + "（在批次和各位置上求和、求均值 ;  eval 模式下 mean 和 var 是滑动统计量，"
+        "当作常数）",
+})
+
+# What `python -m minigrad explain` refuses in an expression, in Chinese (by `ast` class name).
+KINDS_ZH: dict[str, str] = {
+    "Lambda": "lambda", "ListComp": "列表推导式", "SetComp": "集合推导式", "DictComp": "字典推导式",
+    "GeneratorExp": "生成器表达式", "Dict": "字典", "Set": "集合", "JoinedStr": "f 字符串",
+    "IfExp": "条件表达式", "BoolOp": "`and`/`or`", "NamedExpr": "赋值表达式（:=）",
+    "Starred": "* 解包", "Await": "await", "Yield": "yield", "YieldFrom": "yield",
+}
+NESTED_TOO_DEEPLY = ("the expression is nested too deeply", "表达式嵌套得太深了")

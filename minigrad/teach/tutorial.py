@@ -3,14 +3,25 @@ the ```text block right after it (what the block printed when the lesson was wri
 
     python -m minigrad.teach.tutorial tutorials/en/01-first-backward.md           # check
     python -m minigrad.teach.tutorial --update tutorials/en/01-first-backward.md  # rewrite outputs
+    python -m minigrad.teach.tutorial --torch tutorials/en/01-first-backward.md   # on PyTorch
     python -m minigrad.teach.tutorial --notebook lesson01.ipynb tutorials/en/01-first-backward.md
     python -m minigrad tutorial 1 [--lang zh] [--notebook lesson01.ipynb]
 
 Works for any Markdown file (README.md too). A ```python block runs; ```python no-run shows
-code without running it; other fences are prose. Only stdout is captured: warnings and
-anomaly-mode tracebacks go to stderr, so they never make a lesson's output unstable. The code
-is compiled under the Markdown file's own name and line numbers, so a traceback points at the
-lesson's line. A notebook is nbformat 4 JSON, written directly (no Jupyter packages needed).
+code without running it; other fences are prose.
+
+Lessons teach PyTorch too, so they are also checked on PyTorch (`torch_version`, `run` it,
+then `torch_failures`): every python block is run with `minigrad` renamed `torch` and must
+print what the lesson shows, except a block fenced ```python minigrad-only (it uses minigrad's
+own tools, or shows where minigrad differs: tutorials/differences.md says where). A block may
+name masks (```python torch-mask=random): parts of the output that differ by design, blanked
+on both sides before comparing; each mask is in `tutorial_torch.MASKS` and listed in the
+differences page. `python -m minigrad tutorial` and what each lesson needs are in `tutorial_cli`.
+
+Only stdout is captured: warnings and anomaly-mode tracebacks go to stderr, so they never make
+a lesson's output unstable. The code is compiled under the Markdown file's own name and line
+numbers, so a traceback points at the lesson's line. A notebook is nbformat 4 JSON, written
+directly (no Jupyter packages needed).
 """
 
 from __future__ import annotations
@@ -29,8 +40,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from minigrad.teach.tutorial_torch import torch_failures, torch_version
+
 TUTORIALS = Path(__file__).resolve().parents[2] / "tutorials"
 FENCE = re.compile(r"^(`{3,}|~{3,})\s*([^\s`]*)\s*(.*)$")
+MINIGRAD_ONLY = "minigrad-only"
 
 
 @dataclass
@@ -42,6 +56,17 @@ class Block:
     start: int  # index of its first line in the file (the opening fence for a fence)
     end: int  # index just after its last line (after the closing fence)
     info: str = ""  # what follows the language on the opening fence ("no-run")
+
+    @property
+    def minigrad_only(self) -> bool:
+        """Fenced ```python minigrad-only: not run on PyTorch."""
+        return MINIGRAD_ONLY in self.info.split()
+
+    @property
+    def masks(self) -> list[str]:
+        """The masks named on the fence (```python torch-mask=random,address)."""
+        return [name for word in self.info.split() if word.startswith("torch-mask=")
+                for name in word.split("=", 1)[1].split(",") if name]
 
 
 @dataclass
@@ -70,6 +95,9 @@ class Lesson:
     lines: list[str]
     blocks: list[Block]
     cells: list[Cell] = field(default_factory=list)
+    # the name its code is compiled under, when it is not the file's own (its lines are then
+    # what tracebacks and traced source lines show): the PyTorch version of a lesson
+    filename: str | None = None
 
     @property
     def title(self) -> str:
@@ -130,8 +158,8 @@ def run(lesson: Lesson, workdir: str | os.PathLike | None = None, stop_on_error:
     `workdir`: the directory the code runs in (files a lesson writes land there). `echo`:
     also print each block's code and output as it runs (the `tutorial` command).
     """
-    filename = str(lesson.path) if lesson.path else "<markdown>"
-    if lesson.path is None:  # so tracebacks and traced source lines can show the code
+    filename = lesson.filename or (str(lesson.path) if lesson.path else "<markdown>")
+    if lesson.path is None or lesson.filename:  # so tracebacks and source lines show the code
         linecache.cache[filename] = (0, None, [line + "\n" for line in lesson.lines], filename)
     namespace: dict[str, Any] = {"__name__": "__main__", "__file__": filename}
     previous = os.getcwd()
@@ -285,46 +313,7 @@ def find(number: int, lang: str = "en", root: str | os.PathLike | None = None) -
                             f"(lessons: {available})")
 
 
-# -- command lines -----------------------------------------------------------------------------
-def add_tutorial(commands: Any) -> None:
-    """The `python -m minigrad tutorial` subcommand."""
-    p = commands.add_parser(
-        "tutorial", help="run a lesson of the tutorial (or write it as a notebook)",
-        description="Run lesson N's code blocks in order and print what they print.",
-        epilog="example: python -m minigrad tutorial 2 --lang zh")
-    p.add_argument("number", nargs="?", type=int, help="the lesson number (omit to list them)")
-    p.add_argument("--lang", choices=("en", "zh"), default="en",
-                   help="the lesson's language (zh: Chinese)")
-    p.add_argument("--notebook", metavar="PATH",
-                   help="write the lesson as a Jupyter notebook to PATH instead of running it")
-    p.set_defaults(run=run_tutorial)
-
-
-def run_tutorial(args: argparse.Namespace) -> int:
-    if args.number is None:
-        for path in lessons(args.lang):
-            print(f"{int(path.name[:2]):3d}  {load(path).title}")
-        print(f"\nRun one with: python -m minigrad tutorial N --lang {args.lang}")
-        return 0
-    try:
-        lesson = load(find(args.number, args.lang))
-    except FileNotFoundError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
-    if args.notebook:
-        print(f"Wrote {write_notebook(lesson, args.notebook)} ({lesson.title})")
-        return 0
-    print(f"# {lesson.title}\n# ({lesson.path})")
-    run(lesson, echo=True)
-    if any(c.error for c in lesson.cells):
-        return 1
-    changed = [k for k, c in enumerate(lesson.cells, 1) if not c.ok]
-    if changed:
-        print(f"\nnote: block(s) {', '.join(map(str, changed))} printed something else than "
-              "the lesson shows", file=sys.stderr)
-    return 0
-
-
+# -- the checker's command line ---------------------------------------------------------------
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m minigrad.teach.tutorial",
@@ -334,6 +323,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="rewrite each ```text block with what its code prints now")
     parser.add_argument("--notebook", metavar="PATH",
                         help="write the (single) file as a Jupyter notebook to PATH")
+    parser.add_argument("--torch", action="store_true",
+                        help="check the blocks not fenced minigrad-only on PyTorch instead")
     args = parser.parse_args(argv)
     if args.notebook:
         if len(args.files) != 1:
@@ -342,6 +333,15 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     status = 0
     for name in args.files:
+        if args.torch:
+            ran = run(torch_version(load(name)))
+            problems = torch_failures(ran)
+            for message in problems:
+                print(message, file=sys.stderr)
+            print(f"{'FAIL' if problems else 'ok'}  {name} on PyTorch ({len(ran.cells)} code "
+                  "blocks)")
+            status = status or (1 if problems else 0)
+            continue
         lesson = run(load(name))
         if args.update:
             try:

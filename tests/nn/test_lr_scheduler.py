@@ -113,7 +113,9 @@ def test_errors_in_pytorchs_words():
                                        "param_groups\\[0\\]"):
         lr_scheduler.StepLR(optim.SGD([nn.Parameter(mg.ones(1))], lr=0.1), 1, last_epoch=3)
     one = lr_scheduler.OneCycleLR(opt, 0.1, total_steps=2)
-    one.step()
+    with pytest.warns(UserWarning, match=r"^Detected call of `lr_scheduler.step\(\)` before "
+                                         r"`optimizer.step\(\)`"):  # as PyTorch warns
+        one.step()
     one.step()
     with pytest.raises(ValueError, match="^Tried to step 3 times. The specified number of "
                                          "total steps is 2$"):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -37,7 +38,7 @@ def test_explain_in_chinese_with_matrices_and_a_drawing(tmp_path, dot_bin):
                "--dot", "g.svg", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     assert "前向传播：共 3 个运算" in done.stdout and "叶子节点：" in done.stdout
-    assert "Graph drawn to g.svg" in done.stdout
+    assert "计算图已画到 g.svg" in done.stdout
     assert "<svg" in (tmp_path / "g.svg").read_text()
 
 
@@ -93,3 +94,52 @@ def test_parse_input_refuses_nonsense():
     for text in ["x", "1x=2", "x=__import__('os')", "x=[1,'a']"]:
         with pytest.raises(ValueError):
             parse_input(text)
+
+
+def test_errors_are_in_chinese_under_lang_zh_and_in_english_otherwise(tmp_path):
+    done = run("explain", "x.foo", "x=1", "--lang", "zh", cwd=tmp_path)
+    assert done.returncode == 2
+    assert done.stderr.startswith("错误：不接受 `x.foo`：不允许使用属性 `.foo`"), done.stderr
+    done = run("explain", "x.foo", "x=1", cwd=tmp_path)
+    assert done.returncode == 2 and done.stderr.startswith("error: refused `x.foo`: attribute")
+    done = run("explain", "x*2", "x=a,b", "--lang", "zh", cwd=tmp_path)
+    assert done.returncode == 2 and done.stderr.startswith("错误：读不懂 x 的数值：'a,b'")
+    done = run("explain", "x*2", "x=1", "--dot", "g.txt", "--lang", "zh", cwd=tmp_path)
+    assert done.returncode == 2 and "文件名必须以 .svg" in done.stderr
+    done = run("tutorial", "99", "--lang", "zh", cwd=tmp_path)
+    assert done.returncode == 2 and done.stderr.startswith("错误：没有第 99 课（已有的课：1, 2,")
+    assert len(done.stderr.strip().splitlines()) == 1
+
+
+def _default_ctrl_c() -> None:
+    # A command started in the background of a shell without job control (as CI may run the
+    # suite) inherits an ignored SIGINT, and Python then leaves it ignored: Ctrl-C in a
+    # learner's terminal is the default, so the command gets the default
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
+def _popen(*args: str, cwd: Path) -> subprocess.Popen:
+    env = dict(os.environ, PYTHONPATH=str(ROOT), PYTHONUNBUFFERED="1")
+    return subprocess.Popen([sys.executable, "-m", "minigrad", *args], cwd=cwd, env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=_default_ctrl_c)
+
+
+def test_a_closed_pipe_ends_the_command_quietly(tmp_path):
+    # as `python -m minigrad tutorial 1 | head`, where head has gone before the lesson is done:
+    # here the reader is gone before the first line
+    proc = _popen("tutorial", "1", cwd=tmp_path)
+    proc.stdout.close()
+    err = proc.stderr.read()
+    proc.wait(timeout=120)
+    assert proc.returncode == 141, err
+    assert "Traceback" not in err and "BrokenPipeError" not in err, err
+
+
+def test_ctrl_c_ends_the_command_quietly(tmp_path):
+    proc = _popen("tutorial", "13", cwd=tmp_path)  # the longest lesson: still running
+    assert proc.stdout.readline().startswith("# Lesson 13")
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=120)
+    assert proc.returncode == 130, err
+    assert "Traceback" not in err and "KeyboardInterrupt" not in err, err
