@@ -171,10 +171,10 @@ def draw_to(t: Trace, path: Path, lang: str = "en", **options: Any) -> bool:
     """Render `t` to `path` (`options` as `viz.draw`'s); without graphviz's `dot`, write the
     DOT text next to it."""
     try:
-        render(t, path, **options)
+        render(t, path, lang=lang, **options)
     except GraphvizNotFound as exc:
         fallback = path.with_suffix(".dot")
-        render(t, fallback, **options)
+        render(t, fallback, lang=lang, **options)
         print(say(lang, f"\nCould not draw {path}: {exc}\nWrote the DOT text to {fallback} "
                         f"instead; turn it into an SVG with `dot -Tsvg {fallback} -o {path}`.",
                   f"\n没能画出 {path}：{exc}\n改为把 DOT 文本写入了 {fallback}；"

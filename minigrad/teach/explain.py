@@ -233,7 +233,7 @@ class _Narrator:
             if self.trace.engine != "minigrad":  # an op of the recording engine minigrad lacks
                 return self.say("engine_rule", engine=self.trace.engine, name=node.name)
             return self.say("no_formula")
-        text = op_text.rule(node.name, node.formula, constant)
+        text = op_text.rule(node.name, node.formula, constant, self.lang)
         if self.lang == "zh":
             text = text.replace(" ;  ", self.p["semi"])
         notes = []

@@ -326,3 +326,12 @@ KINDS_ZH: dict[str, str] = {
     "Starred": "* 解包", "Await": "await", "Yield": "yield", "YieldFrom": "yield",
 }
 NESTED_TOO_DEEPLY = ("the expression is nested too deeply", "表达式嵌套得太深了")
+
+# the nodes of an in-place op through a view (ops/view_rebase.py)
+RULES_ZH.update({
+    "d (a.flat[p])/da = 1 at the positions p, 0 elsewhere (summed where p repeats)":
+        "d (a.flat[p])/da = 在位置 p 处为 1，其余为 0（p 重复时累加）",
+    "d (a.flat[p] = v)/da = 1 outside p, 0 at p ;  /dv = 1 at p":
+        "d (a.flat[p] = v)/da = p 以外为 1，p 处为 0 ;  /dv = p 处为 1",
+    "d (zeros.flat[p] += g)/dg = 1 at p": "d (zeros.flat[p] += g)/dg = p 处为 1",
+})

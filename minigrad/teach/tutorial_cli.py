@@ -52,7 +52,8 @@ TORCH = Requirement("PyTorch", "torch", None,
                     install_zh="pip install torch==2.13.0（或者 pip install -e '.[compare]'）")
 # lesson number -> what it needs (tutorials/README.md says the same; a test checks it)
 REQUIREMENTS: dict[int, tuple[Requirement, ...]] = {3: (DOT,), 10: (HYPOTHESIS,),
-                                                     11: (TORCH,), 16: (TORCH,)}
+                                                     11: (TORCH,), 16: (TORCH,), 18: (TORCH,),
+                                                     19: (HYPOTHESIS, TORCH)}
 
 
 def missing(number: int) -> list[Requirement]:

@@ -33,6 +33,8 @@ MINIGRAD_ONLY_LESSONS = {
     "03": "drawing is minigrad's own (trace, to_dot, render)",
     "10": "property-based checks with minigrad.testing's strategies and gradcheck",
     "11": "it compares minigrad with PyTorch: each block runs both",
+    "18": "compare.trace_ddp records DDP's all-reduces: a tool of minigrad's own",
+    "19": "the coursework kit (python -m minigrad course) is minigrad's own",
 }
 # The lessons deliberately do what warns (anomaly mode is slow, reading a non-leaf's .grad,
 # numpy's sqrt of -1, PyTorch's create_graph=True reference cycle): a learner sees those
