@@ -40,7 +40,7 @@ def test_grad_report_reads_a_torch_model(torch_mod, capsys):
         assert row.shape == tuple(p.shape)
         if p.grad is not None:
             assert row.grad_norm == pytest.approx(float(p.grad.double().norm()), rel=1e-12)
-            assert row.weight_norm == pytest.approx(float(p.double().norm()), rel=1e-12)
+            assert row.weight_norm == pytest.approx(float(p.detach().double().norm()), rel=1e-12)
     assert "0.bias: frozen (requires_grad=False)" in capsys.readouterr().out
     bf16 = torch.nn.Linear(2, 2).to(torch.bfloat16)
     bf16(torch.ones(1, 2, dtype=torch.bfloat16)).sum().backward()
