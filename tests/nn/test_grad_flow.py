@@ -93,7 +93,7 @@ def test_plot_draws_the_flow_of_a_torch_model(torch_mod):
     (ax,) = fig.axes
     ratio_line, norm_line = ax.lines
     weights = [(n, p) for n, p in model.named_parameters() if not n.endswith("bias")]
-    expected = [float(p.grad.double().norm() / p.double().norm()) for _, p in weights]
+    expected = [float(p.grad.double().norm() / p.detach().double().norm()) for _, p in weights]
     np.testing.assert_allclose(ratio_line.get_ydata(), expected, rtol=1e-12)
     np.testing.assert_allclose(norm_line.get_ydata(),
                                [float(p.grad.double().norm()) for _, p in weights], rtol=1e-12)
