@@ -28,6 +28,11 @@ NON_LEAF_GRAD_WARNING = (
     "instead."
 )
 
+NON_LEAF_REQUIRES_GRAD = "you can only change requires_grad flags of leaf variables."
+NON_LEAF_NO_GRAD = (NON_LEAF_REQUIRES_GRAD + " If you want to use a computed variable in a "
+                    "subgraph that doesn't require differentiation use var_no_grad = "
+                    "var.detach().")
+
 
 # the C names PyTorch gives dtypes in the .grad dtype message
 _C_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half", "int64": "long int",
@@ -89,19 +94,25 @@ class Tensor(TensorMethods):
     @requires_grad.setter
     def requires_grad(self, value: bool) -> None:
         if self.grad_fn is not None:
-            raise RuntimeError(
-                "you can only change requires_grad flags of leaf variables. If you want to use "
-                "a computed variable in a subgraph that doesn't require differentiation use "
-                "var_no_grad = var.detach()."
-            )
+            # (PyTorch's words differ: `y.requires_grad = True` gets the short one)
+            raise RuntimeError(NON_LEAF_REQUIRES_GRAD if value else NON_LEAF_NO_GRAD)
+        self._set_requires_grad(value)
+
+    def requires_grad_(self, requires_grad: bool = True) -> Tensor:
+        """As in PyTorch, `y.requires_grad_()` on a non-leaf (which requires grad) is fine;
+        only turning it off is refused."""
+        if self.grad_fn is not None:
+            if not requires_grad:
+                raise RuntimeError(NON_LEAF_NO_GRAD)
+            return self
+        self._set_requires_grad(requires_grad)
+        return self
+
+    def _set_requires_grad(self, value: bool) -> None:
         if value and self.array.dtype.kind not in "fc":
             raise RuntimeError(
                 "Only Tensors of floating point and complex dtype can require gradients")
         self._requires_grad = bool(value)
-
-    def requires_grad_(self, requires_grad: bool = True) -> Tensor:
-        self.requires_grad = requires_grad
-        return self
 
     @property
     def is_leaf(self) -> bool:

@@ -1,0 +1,35 @@
+"""What the state machine (test_state_machine.py) found, each shrunk to a plain test, run
+side by side with PyTorch."""
+
+from __future__ import annotations
+
+import pytest
+
+import minigrad
+
+torch = pytest.importorskip("torch")
+
+
+def outcome(fn):
+    """What `fn()` did: ("ok", its result) or (exception class name, message)."""
+    try:
+        return "ok", fn()
+    except Exception as exc:  # noqa: BLE001 - compared with PyTorch's
+        return type(exc).__name__, str(exc).replace("torch.", "minigrad.")
+
+
+def test_requires_grad_on_a_non_leaf_that_requires_grad():
+    """`y.requires_grad_()` on a non-leaf is a no-op in PyTorch (minigrad refused it);
+    turning it off, or assigning `y.requires_grad`, is refused, in two wordings."""
+    seen = []
+    for lib in (torch, minigrad):
+        x = lib.ones(3, requires_grad=True)
+        y = x * 2
+        seen.append([
+            outcome(lambda: y.requires_grad_() is y),
+            outcome(lambda: y.requires_grad_(False)),
+            outcome(lambda: setattr(y, "requires_grad", True)),
+            outcome(lambda: setattr(y, "requires_grad", False)),
+            y.requires_grad, y.is_leaf,
+        ])
+    assert seen[0] == seen[1]
