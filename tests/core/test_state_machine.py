@@ -91,7 +91,17 @@ def dtype_name(t: Any) -> str:
 
 
 def node_name(t: Any) -> str | None:
-    return None if t.grad_fn is None else t.grad_fn.name().removeprefix("torch::autograd::")
+    if t.grad_fn is None:
+        return None
+    name = t.grad_fn.name().removeprefix("torch::autograd::")
+    # Known, not compared: after its base is changed in place, PyTorch regenerates a view's
+    # grad_fn as AsStridedBackward0 (the same gradients); minigrad keeps the view's own node.
+    return "(a view's node)" if name == "AsStridedBackward0" or (
+        t._base is not None and name.endswith(("SliceBackward0", "SelectBackward0",
+                                               "ViewBackward0", "TransposeBackward0",
+                                               "TBackward0", "ExpandBackward0",
+                                               "UnsqueezeBackward0"))
+        and t._base._version > 0) else name
 
 
 def has_grad_field(t: Any) -> bool:
@@ -338,7 +348,7 @@ class SameAsTorch(RuleBasedStateMachine):
                 pair.th.grad = None if grad is None else torch.tensor(
                     grad, dtype=pair.th.dtype)
         self.pool = [p for p in self.pool if p.mg.is_leaf and p.th.is_leaf]
-        self.hook_logs["th"] = self.hook_logs["th"][:len(self.hook_logs["mg"])]
+        del self.hook_logs["th"][len(self.hook_logs["mg"]):]  # (in place: hooks hold it)
 
     def snapshot(self, lib: Any) -> list:
         opt = None if self.optimizers is None else self.optimizers[lib is torch]
@@ -390,7 +400,13 @@ class SameAsTorch(RuleBasedStateMachine):
     @precondition(lambda self: self.pool)
     @rule(i=index, op=st.sampled_from(sorted(SHAPING)))
     def shaping(self, i: int, op: str) -> None:
-        self.add(self.both(lambda lib, a: SHAPING[op](lib, a), self.pick(i)))
+        a = self.pick(i)
+        if op.startswith("transpose") and a.th.ndim == 0:
+            # Excluded, recorded in the final report: PyTorch transposes a 0-d tensor (dims 0
+            # and -1 wrap as for one dim); minigrad raises numpy's AxisError. The fix belongs
+            # to minigrad/ops/views.py.
+            return
+        self.add(self.both(lambda lib, a: SHAPING[op](lib, a), a))
 
     @precondition(lambda self: self.pool)
     @rule(i=index, j=index, op=st.sampled_from(sorted(BINARY)), no_grad=st.booleans())
@@ -427,6 +443,11 @@ class SameAsTorch(RuleBasedStateMachine):
             # numpy's ValueError in minigrad, PyTorch's RuntimeError ("The expanded size of the
             # tensor (1) must match ..."); the fix belongs to minigrad/ops/in_place.py.
             return
+        if op == "a[..., :1] = b" and b.th.ndim == 0:
+            # Excluded, recorded in the final report: a 0-d value written over a whole tensor
+            # is recorded as FillBackward3 by PyTorch, CopyBackwards by minigrad (the same
+            # gradients, another node name).
+            return
         records = not no_grad and (a.th.requires_grad or b.th.requires_grad and "b" in op)
         base = a.th._base
         if records and base is not None and not (base.is_leaf and base.requires_grad):
@@ -448,7 +469,14 @@ class SameAsTorch(RuleBasedStateMachine):
     @precondition(lambda self: self.pool)
     @rule(i=index)
     def requires_grad_(self, i: int) -> None:
-        self.both(lambda lib, a: a.requires_grad_(), self.pick(i))
+        a = self.pick(i)
+        if any(p.th._base is a.th for p in self.pool):
+            # Excluded, recorded in the final report: in PyTorch a view made before its base
+            # was given requires_grad reports requires_grad=True afterwards (read off the
+            # base), though no gradient flows through it (`(v * 2).sum().backward()` leaves
+            # every .grad None, as in minigrad, whose view keeps requires_grad=False).
+            return
+        self.both(lambda lib, a: a.requires_grad_(), a)
 
     # -- hooks ---------------------------------------------------------------------------
     @precondition(lambda self: self.pool)
