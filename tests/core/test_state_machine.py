@@ -158,6 +158,17 @@ VIEW_OF_LEAF = "a view of a leaf Variable that requires grad is being used in an
 VIEW_NOT_RECORDED = (  # minigrad's own: it records no in-place op on a view (see in_place)
     "minigrad does not record in-place operations on a view of a tensor that requires grad; "
     "use the out-of-place op (e.g. `y = y * 2` instead of `y.mul_(2)`).")
+# Backward errors raised before any node runs (nothing accumulated, nothing freed) or after
+# the whole graph ran (autograd.grad's unused input: both freed the graph, if asked to)
+BEFORE_ANY_NODE_RAN = (
+    "grad can be implicitly created only for scalar outputs",
+    "element 0 of tensors does not require grad and does not have a grad_fn",
+    "Mismatch in shape",
+    "The differentiated Tensor at index",
+)
+# ... and the one of those that comes after a complete backward: the retained gradients it
+# kept stay kept, in both worlds (so the two are compared, not each with its state before)
+AFTER_THE_RUN = "The differentiated Tensor at index"
 # The in-place check's message: minigrad names its own tensor types (Float64Tensor) and its
 # own anomaly hint, so only the facts in it are compared: the shape, which output of which
 # op, and how many versions the saved value is behind (the numbers themselves: see Pair).
@@ -301,11 +312,11 @@ class SameAsTorch(RuleBasedStateMachine):
         self.hooks_made = 0
 
     # -- running one step in both worlds -------------------------------------------------
-    def both(self, fn: Any, *pairs: Pair, backward: bool = False) -> tuple | None:
+    def both(self, fn: Any, *pairs: Pair, backward: bool | None = None) -> tuple | None:
         """`fn(lib, *tensors)` in each world; None if both raised (checked to agree).
 
-        `backward`: the step runs a backward pass, which PyTorch may leave half done when it
-        fails (see `after_failed_backward`)."""
+        `backward`: the step runs a backward pass (True: one that frees the graph), which
+        PyTorch may leave half done when it fails (see `after_failed_backward`)."""
         before = [self.snapshot(lib) for lib in (minigrad, torch)]
         results, errors = [], []
         for lib in (minigrad, torch):
@@ -325,30 +336,34 @@ class SameAsTorch(RuleBasedStateMachine):
         assert theirs is not None, f"minigrad raised {type(ours).__name__}: {ours}; " \
                                    "PyTorch did not"
         check_messages(ours, theirs)
+        if str(theirs).startswith(AFTER_THE_RUN):
+            return None
         # minigrad's promise: an error changes nothing (no half-updated .grad, no value)
         assert same_snapshot(self.snapshot(minigrad), before[0]), \
             f"minigrad's state changed by a failed step ({ours})"
-        if backward:
-            self.after_failed_backward(before[1])
+        if backward is not None:
+            self.after_failed_backward(before[1], theirs, frees=backward)
         else:
             assert same_snapshot(self.snapshot(torch), before[1]), \
                 f"PyTorch's state changed by a failed step ({theirs}): the machine's model " \
                 "of PyTorch is wrong"
         return None
 
-    def after_failed_backward(self, torch_before: list) -> None:
+    def after_failed_backward(self, torch_before: list, error: BaseException, frees: bool
+                              ) -> None:
         """Known difference by design: a backward that fails part way leaves PyTorch with the
-        gradients accumulated so far (and the saved tensors of the nodes that ran freed),
-        where minigrad puts every `.grad` back (DESIGN.md: "No error leaves a half-updated
-        .grad behind") and frees nothing. So PyTorch's `.grad`s are put back by hand, and the
-        non-leaf tensors, whose graphs the two worlds now hold in different states, leave the
-        pool; what remains is compared as before."""
+        gradients accumulated so far (and, without retain_graph, the saved tensors of the
+        nodes that ran freed), where minigrad puts every `.grad` back (DESIGN.md: "No error
+        leaves a half-updated .grad behind") and frees nothing. So PyTorch's `.grad`s are put
+        back by hand, and when PyTorch may have freed part of a graph, the non-leaf tensors,
+        whose graphs the two worlds now hold in different states, leave the pool. (The hooks
+        that ran before the failure must still agree.)"""
         for pair, (*_, grad) in zip(self.pool, torch_before):
             if has_grad_field(pair.th) and not isinstance(grad, str):
                 pair.th.grad = None if grad is None else torch.tensor(
                     grad, dtype=pair.th.dtype)
-        self.pool = [p for p in self.pool if p.mg.is_leaf and p.th.is_leaf]
-        del self.hook_logs["th"][len(self.hook_logs["mg"]):]  # (in place: hooks hold it)
+        if frees and not str(error).startswith(BEFORE_ANY_NODE_RAN):
+            self.pool = [p for p in self.pool if p.mg.is_leaf and p.th.is_leaf]
 
     def snapshot(self, lib: Any) -> list:
         opt = None if self.optimizers is None else self.optimizers[lib is torch]
@@ -521,7 +536,7 @@ class SameAsTorch(RuleBasedStateMachine):
             else:
                 seed_grad = lib.tensor(values(tuple(t.shape), seed), dtype=t.dtype)
                 t.backward(gradient=seed_grad, retain_graph=retain_graph)
-        self.both(run, self.pick(i), backward=True)
+        self.both(run, self.pick(i), backward=not retain_graph)
 
     @precondition(lambda self: self.pool)
     @rule(i=index, retain_graph=st.booleans(), allow_unused=st.booleans())
@@ -537,7 +552,7 @@ class SameAsTorch(RuleBasedStateMachine):
             got = lib.autograd.grad(t.sum(), inputs, retain_graph=retain_graph,
                                     allow_unused=allow_unused)
             return [None if g is None else numbers(g) for g in got]
-        results = self.both(run, t, *inputs, backward=True)
+        results = self.both(run, t, *inputs, backward=not retain_graph)
         if results is not None:
             ours, theirs = results
             for k, (g, h) in enumerate(zip(ours, theirs)):
