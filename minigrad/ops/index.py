@@ -43,6 +43,13 @@ class Select(_Indexing):
     node_name = "SelectBackward0"
     formula = r"select: grad placed at the selected index, zeros elsewhere"
 
+    @staticmethod
+    def forward(ctx, a, key):
+        ctx.in_shape, ctx.key = a.array.shape, key
+        # (the Ellipsis keeps one element a 0-d view: numpy's `a[0]` of a vector is a copied
+        # scalar, which would not see a's in-place changes, nor pass on its own)
+        return a.array[(*key, Ellipsis)]
+
 
 class Slice(_Indexing):
     """a[..., i:j, ...]: a range along one dim"""

@@ -33,3 +33,18 @@ def test_requires_grad_on_a_non_leaf_that_requires_grad():
             y.requires_grad, y.is_leaf,
         ])
     assert seen[0] == seen[1]
+
+
+def test_one_element_of_a_vector_is_a_view_that_sees_in_place_changes():
+    """`v = a[0]` shares a's memory in PyTorch; minigrad's was a copy (numpy's `a[0]` is a
+    scalar) that still shared a's version counter: `a.add_(2)` left v at the old value."""
+    seen = []
+    for lib in (torch, minigrad):
+        a = lib.tensor([0.5, 1.0, 2.0], dtype=lib.float64)
+        b = lib.tensor([[0.5, 1.0], [2.0, 3.0]], dtype=lib.float64)
+        v, r = a[0], b[0, 1]
+        a.add_(2)
+        b.mul_(2)
+        v.mul_(10)  # ... and the other way round
+        seen.append((v.item(), a.tolist(), r.item(), a._version, v._version))
+    assert seen[0] == seen[1]
