@@ -48,3 +48,21 @@ def test_one_element_of_a_vector_is_a_view_that_sees_in_place_changes():
         v.mul_(10)  # ... and the other way round
         seen.append((v.item(), a.tolist(), r.item(), a._version, v._version))
     assert seen[0] == seen[1]
+
+
+def test_a_0_d_leaf_s_accumulated_grad_can_be_zeroed_in_place():
+    """A 0-d leaf's second backward left a numpy scalar as its .grad's data (numpy adds two
+    0-d arrays into a scalar), which zero_grad(set_to_none=False) then refused to zero as if
+    it were an expanded tensor."""
+    seen = []
+    for lib in (torch, minigrad):
+        x = lib.tensor(2.0, dtype=lib.float64, requires_grad=True)
+        opt = lib.optim.SGD([x], lr=0.1)
+        x.sum().backward()
+        x.sum().backward()
+        opt.zero_grad(set_to_none=False)
+        zeroed = x.grad.item()
+        (x * 3).backward()
+        opt.step()
+        seen.append((zeroed, x.grad.item(), x.item()))
+    assert seen[0] == seen[1]
