@@ -65,6 +65,18 @@ class Index(_Indexing):
     node_name = "IndexBackward0"
     formula = r"index: grad added at each picked position (repeats add up)"
 
+    @staticmethod
+    def forward(ctx, a, key):
+        # The indices are saved, as PyTorch saves them: a backward frees them, and a second
+        # one without retain_graph fails as in PyTorch (it used to run again).
+        ctx.save_for_backward(key)
+        return _Indexing.forward(ctx, a, key)
+
+    @staticmethod
+    def backward(ctx, grad):
+        (key,) = ctx.saved_tensors  # (raises once freed)
+        return ScatterAdd.apply(grad, shape=ctx.in_shape, key=key)
+
 
 class ScatterAdd(Function):
     """zeros of `shape` with g added at `key` (the backward of indexing)"""

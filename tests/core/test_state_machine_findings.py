@@ -66,3 +66,16 @@ def test_a_0_d_leaf_s_accumulated_grad_can_be_zeroed_in_place():
         opt.step()
         seen.append((zeroed, x.grad.item(), x.item()))
     assert seen[0] == seen[1]
+
+
+@pytest.mark.parametrize("pick", [lambda x: x[[0, 0, 1]], lambda x: x[x > 0]])
+def test_a_second_backward_through_an_index_without_retain_graph_fails(pick):
+    """PyTorch's IndexBackward0 saves its indices, so a second backward through `x[[0, 0, 1]]`
+    or `x[mask]` without retain_graph is refused; minigrad's ran again (and accumulated)."""
+    seen = []
+    for lib in (torch, minigrad):
+        x = lib.ones(3, requires_grad=True)
+        w = pick(x)
+        w.sum().backward()
+        seen.append((outcome(lambda: w.sum().backward()), x.grad.tolist()))
+    assert seen[0] == seen[1]
