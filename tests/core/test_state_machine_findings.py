@@ -26,10 +26,10 @@ def test_requires_grad_on_a_non_leaf_that_requires_grad():
         x = lib.ones(3, requires_grad=True)
         y = x * 2
         seen.append([
-            outcome(lambda: y.requires_grad_() is y),
-            outcome(lambda: y.requires_grad_(False)),
-            outcome(lambda: setattr(y, "requires_grad", True)),
-            outcome(lambda: setattr(y, "requires_grad", False)),
+            outcome(lambda y=y: y.requires_grad_() is y),
+            outcome(lambda y=y: y.requires_grad_(False)),
+            outcome(lambda y=y: setattr(y, "requires_grad", True)),
+            outcome(lambda y=y: setattr(y, "requires_grad", False)),
             y.requires_grad, y.is_leaf,
         ])
     assert seen[0] == seen[1]
@@ -77,5 +77,5 @@ def test_a_second_backward_through_an_index_without_retain_graph_fails(pick):
         x = lib.ones(3, requires_grad=True)
         w = pick(x)
         w.sum().backward()
-        seen.append((outcome(lambda: w.sum().backward()), x.grad.tolist()))
+        seen.append((outcome(lambda w=w: w.sum().backward()), x.grad.tolist()))
     assert seen[0] == seen[1]
