@@ -190,7 +190,7 @@ def check_messages(ours: BaseException, theirs: BaseException) -> None:
         f"PyTorch raised {type(theirs).__name__}: {theirs}")
     mine, want = str(ours), str(theirs).replace("torch.", "minigrad.")
     if want == VIEW_OF_LEAF and mine in (LEAF, VIEW_NOT_RECORDED):
-        return  # known: minigrad does not tell a view of a leaf from the leaf (recorded)
+        return  # known: minigrad does not tell a view of a leaf from the leaf (reported on issue 20)
     match = IN_PLACE.match(want)
     if match:
         got = IN_PLACE.match(mine)
@@ -198,7 +198,7 @@ def check_messages(ours: BaseException, theirs: BaseException) -> None:
         # Known, not compared: when more than one value a node saved was changed, PyTorch
         # names the one its generated code unpacks first (MulBackward0: `other`), minigrad
         # the first one saved (`self`). So the versions are compared when both name the
-        # same tensor (shape and maker). Found by this machine; recorded in the report.
+        # same tensor (shape and maker). Found by this machine; reported on issue 20.
         if facts(got)[:2] == facts(match)[:2]:
             assert facts(got) == facts(match), (mine, want)
 
@@ -426,7 +426,7 @@ class SameAsTorch(RuleBasedStateMachine):
     def shaping(self, i: int, op: str) -> None:
         a = self.pick(i)
         if op.startswith("transpose") and a.th.ndim == 0:
-            # Excluded, recorded in the final report: PyTorch transposes a 0-d tensor (dims 0
+            # Excluded, reported on issue 20: PyTorch transposes a 0-d tensor (dims 0
             # and -1 wrap as for one dim); minigrad raises numpy's AxisError. The fix belongs
             # to minigrad/ops/views.py.
             return
@@ -436,7 +436,7 @@ class SameAsTorch(RuleBasedStateMachine):
     @rule(i=index, j=index, op=st.sampled_from(sorted(BINARY)), no_grad=st.booleans())
     def binary(self, i: int, j: int, op: str, no_grad: bool) -> None:
         if op == "matmul":
-            # Excluded, recorded in the final report: minigrad multiplies float32 by float64
+            # Excluded, reported on issue 20: minigrad multiplies float32 by float64
             # (promoting), where PyTorch refuses ("expected both vectors to have same dtype");
             # the fix belongs to minigrad/ops/products.py.
             a, b = self.pick_fitting(i, j, lambda s, t: multiplies(s[0], t[0]) and s[1] == t[1],
@@ -462,22 +462,22 @@ class SameAsTorch(RuleBasedStateMachine):
         a, b = self.pick_fitting(i, j, broadcasts)
         fn = in_place(op)
         if "=" in op and a.th.ndim == 0:
-            # Excluded, recorded in the final report: `a[0] = v` on a 0-d tensor is an
+            # Excluded, reported on issue 20: `a[0] = v` on a 0-d tensor is an
             # IndexError in PyTorch, but minigrad first checks whether the leaf requires grad
             # (RuntimeError); the fix belongs to minigrad/ops/in_place.py.
             return
         if op == "a[..., :1] = b" and not fits_into(tuple(b.th.shape), (*a.th.shape[:-1], 1)):
-            # Excluded, recorded in the final report: a value that does not fit the slice is
+            # Excluded, reported on issue 20: a value that does not fit the slice is
             # numpy's ValueError in minigrad, PyTorch's RuntimeError ("The expanded size of the
             # tensor (1) must match ..."); the fix belongs to minigrad/ops/in_place.py.
             return
         if op == "a[..., :1] = b" and b.th.ndim == 0:
-            # Excluded, recorded in the final report: a 0-d value written over a whole tensor
+            # Excluded, reported on issue 20: a 0-d value written over a whole tensor
             # is recorded as FillBackward3 by PyTorch, CopyBackwards by minigrad (the same
             # gradients, another node name).
             return
         if op == "zero_()" and 0 in a.th.stride() and a.th.numel() > 1:
-            # Excluded, recorded in the final report: PyTorch zeroes an expanded tensor (every
+            # Excluded, reported on issue 20: PyTorch zeroes an expanded tensor (every
             # element written is 0 anyway); minigrad refuses it as for any in-place op on an
             # expanded tensor. The fix belongs to minigrad/ops/in_place.py.
             return
@@ -489,7 +489,7 @@ class SameAsTorch(RuleBasedStateMachine):
             # PyTorch rebases the view's base onto a CopySlices node.
             return
         if records and a.mg._base is not None and base is None:
-            # Excluded, recorded in the final report: `v @ M` (a vector times a matrix) is a
+            # Excluded, reported on issue 20: `v @ M` (a vector times a matrix) is a
             # view in minigrad (a squeeze of its mm) but not in PyTorch, so minigrad refuses
             # `(v @ M).mul_(2)`; the fix belongs to minigrad/ops/products.py.
             return
@@ -504,7 +504,7 @@ class SameAsTorch(RuleBasedStateMachine):
     def requires_grad_(self, i: int) -> None:
         a = self.pick(i)
         if any(p.th._base is a.th for p in self.pool):
-            # Excluded, recorded in the final report: in PyTorch a view made before its base
+            # Excluded, reported on issue 20: in PyTorch a view made before its base
             # was given requires_grad reports requires_grad=True afterwards (read off the
             # base), though no gradient flows through it (`(v * 2).sum().backward()` leaves
             # every .grad None, as in minigrad, whose view keeps requires_grad=False).
