@@ -190,7 +190,7 @@ def check_messages(ours: BaseException, theirs: BaseException) -> None:
         f"PyTorch raised {type(theirs).__name__}: {theirs}")
     mine, want = str(ours), str(theirs).replace("torch.", "minigrad.")
     if want == VIEW_OF_LEAF and mine in (LEAF, VIEW_NOT_RECORDED):
-        return  # known: minigrad does not tell a view of a leaf from the leaf (reported on issue 20)
+        return  # known: minigrad does not tell a view of a leaf from the leaf (issue 20)
     match = IN_PLACE.match(want)
     if match:
         got = IN_PLACE.match(mine)
