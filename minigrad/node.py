@@ -339,7 +339,8 @@ class AccumulateGrad(Node):
                 task.handed_out.add(owner_id(data))
             total = _tensor.make(data, None, 0)
         else:
-            total = _tensor.make(old.array + grad.array, None, 0)
+            # (np.asarray: numpy adds two 0-d arrays into a scalar, which is no tensor's data)
+            total = _tensor.make(np.asarray(old.array + grad.array), None, 0)
         leaf._grad = total
         if events.listening():
             events.emit(events.GradAccumulated(leaf, old, total))

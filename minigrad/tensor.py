@@ -28,6 +28,11 @@ NON_LEAF_GRAD_WARNING = (
     "instead."
 )
 
+NON_LEAF_REQUIRES_GRAD = "you can only change requires_grad flags of leaf variables."
+NON_LEAF_NO_GRAD = (NON_LEAF_REQUIRES_GRAD + " If you want to use a computed variable in a "
+                    "subgraph that doesn't require differentiation use var_no_grad = "
+                    "var.detach().")
+
 
 # the C names PyTorch gives dtypes in the .grad dtype message
 _C_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half", "int64": "long int",
@@ -91,10 +96,8 @@ class Tensor(TensorMethods):
         if not isinstance(value, (bool, np.bool_)):
             raise RuntimeError("requires_grad must be a bool")
         if self.grad_fn is not None:
-            raise RuntimeError(
-                "you can only change requires_grad flags of leaf variables." + (
-                    "" if value else " If you want to use a computed variable in a subgraph "
-                    "that doesn't require differentiation use var_no_grad = var.detach()."))
+            # (PyTorch's words differ: `y.requires_grad = True` gets the short one)
+            raise RuntimeError(NON_LEAF_REQUIRES_GRAD if value else NON_LEAF_NO_GRAD)
         if value and self.array.dtype.kind not in "fc":
             raise RuntimeError(
                 "Only Tensors of floating point and complex dtype can require gradients")

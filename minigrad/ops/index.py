@@ -43,6 +43,13 @@ class Select(_Indexing):
     node_name = "SelectBackward0"
     formula = r"select: grad placed at the selected index, zeros elsewhere"
 
+    @staticmethod
+    def forward(ctx, a, key):
+        ctx.in_shape, ctx.key = a.array.shape, key
+        # (the Ellipsis keeps one element a 0-d view: numpy's `a[0]` of a vector is a copied
+        # scalar, which would not see a's in-place changes, nor pass on its own)
+        return a.array[(*key, Ellipsis)]
+
 
 class Slice(_Indexing):
     """a[..., i:j, ...]: a range along one dim"""
@@ -57,6 +64,18 @@ class Index(_Indexing):
 
     node_name = "IndexBackward0"
     formula = r"index: grad added at each picked position (repeats add up)"
+
+    @staticmethod
+    def forward(ctx, a, key):
+        # The indices are saved, as PyTorch saves them: a backward frees them, and a second
+        # one without retain_graph fails as in PyTorch (it used to run again).
+        ctx.save_for_backward(key)
+        return _Indexing.forward(ctx, a, key)
+
+    @staticmethod
+    def backward(ctx, grad):
+        (key,) = ctx.saved_tensors  # (raises once freed)
+        return ScatterAdd.apply(grad, shape=ctx.in_shape, key=key)
 
 
 class ScatterAdd(Function):
