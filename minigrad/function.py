@@ -93,7 +93,7 @@ class Function:
                 # the common case, one float array out: the new tensor points at the node
                 if cls.is_view:  # it shares input 0's memory, and so its version counter
                     result = _tensor.make(out, ctx, 0, args[0]._vc or args[0]._shared_version())
-                    _view_of(args[0], result, record)
+                    _view_of(args[0], result, GRAD_ENABLED.get())
                 else:
                     result = _tensor.make(out, ctx, 0)
                 if record:
@@ -133,7 +133,7 @@ class Function:
         if cls.is_view:
             for r in results:
                 r._vc = args[0]._shared_version()
-                _view_of(args[0], r, record)
+                _view_of(args[0], r, GRAD_ENABLED.get())
         if record:
             first = results[0]
             ctx._shape = first.array.shape if isinstance(first, _tensor.Tensor) else ()
@@ -141,13 +141,14 @@ class Function:
         return result
 
 
-def _view_of(source: Any, view: Any, record: bool) -> None:
+def _view_of(source: Any, view: Any, grad_mode: bool) -> None:
     """`view` shares the memory of `source`'s base (`source` itself, unless a view too, as in
-    PyTorch `_base` is never a view); a recorded view is noted on the base, so that it can
-    follow when an in-place op rebases the base (ops/view_rebase.py)."""
+    PyTorch `_base` is never a view); a view made in grad mode is noted on the base, so that
+    it can follow when an in-place op rebases the base (ops/view_rebase.py), even when
+    nothing required grad when it was made."""
     base = source if source._base is None else source._base
     view._base = base
-    if record and type(view.array) is ndarray:
+    if grad_mode and type(view.array) is ndarray:
         views = base.__dict__.get("_views")
         if views is None:
             views = base._views = weakref.WeakSet()

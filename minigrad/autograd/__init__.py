@@ -55,9 +55,9 @@ def grad(outputs: Any, inputs: Any, grad_outputs: Any = None, retain_graph: bool
     inputs = [inputs] if isinstance(inputs, Tensor) else list(inputs)
     if not inputs:
         raise RuntimeError("`inputs` argument to `grad()` cannot be empty.")
+    roots, seeds = prepare_roots(outputs, grad_outputs)  # (the outputs are checked first)
     if not all(t._requires_grad for t in inputs):
         raise RuntimeError("One of the differentiated Tensors does not require grad")
-    roots, seeds = prepare_roots(outputs, grad_outputs)
     targets, needed = _prune(roots, inputs)
     captured = drain(engine.execute(roots, seeds, retain_graph, create_graph, targets, needed,
                                     capture=True))
