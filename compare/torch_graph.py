@@ -81,12 +81,6 @@ class TorchGraph:
                 self.out.setdefault(t.grad_fn, t)
         for node in found:  # what each node saved: values of the tensors that made them
             self._keep_saved(node)
-            for tensor in tensors(self.saved.get(node, {}).values(), torch):
-                made_by = tensor.grad_fn
-                if made_by is not None and tensor.output_nr == 0 and made_by in self.name:
-                    if made_by not in self.value:
-                        self.value[made_by] = self._copy(tensor)
-                    self.out.setdefault(made_by, tensor)
         for node, (args, kwargs, value, out, line, func) in calls.items():
             if node in self.name:
                 self.value[node], self.out[node], self.line[node] = value, out, line
@@ -117,19 +111,29 @@ class TorchGraph:
         self.labels = self._labels()
 
     def _keep_saved(self, node: Any) -> None:
-        """Copy the tensors `node` saved, and note which need a gradient through which edge:
-        the records are written later, maybe after an optimizer changed the weights."""
+        """Copy the tensors `node` saved (each is the value of the node that made it), and
+        note which need a gradient through which edge: the records are written later, maybe
+        after an optimizer changed the weights."""
         edges = {}
         for key, v in self.saved.get(node, {}).items():
             if isinstance(v, self.torch.Tensor):
-                self.saved_copies.setdefault(id(v), self._copy(v))
+                self._keep(v)
                 if v.requires_grad:
                     edge = self.torch.autograd.graph.get_gradient_edge(v)
                     edges[key] = (edge.node, edge.output_nr)
             elif isinstance(v, tuple | list):
                 for t in tensors(v, self.torch):
-                    self.saved_copies.setdefault(id(t), self._copy(t))
+                    self._keep(t)
         self.edges_of[node] = edges
+
+    def _keep(self, tensor: Any) -> None:
+        if id(tensor) not in self.saved_copies:
+            self.saved_copies[id(tensor)] = self._copy(tensor)
+        made_by = tensor.grad_fn
+        if made_by is not None and tensor.output_nr == 0 and made_by in self.name:
+            if made_by not in self.value:
+                self.value[made_by] = self.saved_copies[id(tensor)]
+            self.out.setdefault(made_by, tensor)
 
     def snapshot(self, t: Any) -> np.ndarray:
         """The values of a saved or constant tensor as they were when traced."""

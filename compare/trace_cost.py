@@ -8,6 +8,7 @@ of 5 tokens) of `compare.torch_models`, prints per form the median time of
     plain:     loss = f(model); loss.backward()
     callable:  trace_torch(lambda: f(model), params=model)   (runs the forward itself)
     tensor:    trace_torch(f(model), params=model)            (the forward counted too)
+    + read:    the tensor form, and its records built (the Trace's first read, `t.nodes`)
 
 over `--runs` runs after a warm-up, single-threaded, the forms interleaved run by run so that
 a busy machine slows each the same; and each traced form's cost = its time / plain's time.
@@ -50,6 +51,7 @@ def cost(model: Any, loss: Callable[[Any], Any], runs: int = 20, warmup: int = 3
         "plain": lambda: loss(model).backward(),
         "callable": lambda: trace_torch(lambda: loss(model), params=model),
         "tensor": lambda: trace_torch(loss(model), params=model),
+        "+ read": lambda: trace_torch(loss(model), params=model).nodes,
     }
     times: dict[str, list[float]] = {name: [] for name in forms}
     for i in range(warmup + runs):
@@ -61,7 +63,7 @@ def cost(model: Any, loss: Callable[[Any], Any], runs: int = 20, warmup: int = 3
                 times[name].append(time.perf_counter() - start)
     medians = {name: statistics.median(ts) for name, ts in times.items()}
     return {**medians, **{f"{name} cost": medians[name] / medians["plain"]
-                          for name in ("callable", "tensor")}}
+                          for name in ("callable", "tensor", "+ read")}}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -79,7 +81,8 @@ def main(argv: list[str] | None = None) -> int:
         found = cost(model, loss, args.runs)
         print(f"{name:12} plain {found['plain'] * 1e3:7.2f} ms   "
               f"callable {found['callable'] * 1e3:7.2f} ms ({found['callable cost']:.2f}x)   "
-              f"tensor {found['tensor'] * 1e3:7.2f} ms ({found['tensor cost']:.2f}x)")
+              f"tensor {found['tensor'] * 1e3:7.2f} ms ({found['tensor cost']:.2f}x)   "
+              f"+ read {found['+ read'] * 1e3:7.2f} ms ({found['+ read cost']:.2f}x)")
     return 0
 
 
