@@ -261,7 +261,10 @@ class TorchGraph:
         (after any tensor hooks) and those it sent. A step's time is the time since the step
         before it ended (PyTorch's CPU engine runs one node at a time).
         """
-        observer = _Observer()
+        # speed: the hooks' torch tensors live on with the graph, freed with it, not at the
+        # end of this call (ResNet-18: 2.6x a plain backward -> 2.0x; glibc hands freed large
+        # blocks back to the system, and the next backward faults fresh pages in)
+        observer = self.observer = _Observer()
         handles = []
         seed = self._seed(gradient)
         leaves = [n for n in self.found if self.name[n] == ACCUMULATE]

@@ -7,7 +7,9 @@
 Before the backward runs, the graph is read from `loss.grad_fn` (`next_functions`,
 `AccumulateGrad.variable`, the `_saved_*` values each node keeps); then a hook on every node
 sees each step as PyTorch runs it (its incoming and outgoing gradients, in PyTorch's order),
-`loss.backward()` runs, and every hook is removed again. Nothing changes the gradients:
+`loss.backward()` runs, and every hook is removed again. The records are written when the
+Trace is first read (`compare.torch_records`); during the call only what could change later
+is taken (the values, copied; the gradients; each .grad). Nothing changes the gradients:
 `.grad` ends as after a plain `loss.backward()`. A user's hook that changed a gradient is told
 with the gradient before and after it (`torch_hooks`); a reentrant checkpoint says in its rule
 what it hides; a DistributedDataParallel model's bucket all-reduces are told between the steps
