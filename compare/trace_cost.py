@@ -1,6 +1,6 @@
 """What `compare.trace_torch` costs: its time over a plain forward and backward (issue 21).
 
-    python -m compare.trace_cost [--runs 20] [--only transformer]
+    python -m compare trace-cost [--runs 20] [--only transformer]
 
 For ResNet-18 (a batch of 2 images, 32x32) and the 2-layer Transformer encoder (2 sequences
 of 5 tokens) of `compare.torch_models`, prints per form the median time of
@@ -67,7 +67,7 @@ def cost(model: Any, loss: Callable[[Any], Any], runs: int = 20, warmup: int = 3
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m compare.trace_cost",
+    parser = argparse.ArgumentParser(prog="python -m compare trace-cost",
                                      description="trace_torch's time over a plain backward")
     parser.add_argument("--runs", type=int, default=20)
     parser.add_argument("--only", choices=("resnet18", "transformer"))
