@@ -6,6 +6,7 @@
     python -m compare corpus [-k TEXT] [-v]                  every corpus expression, one line each
     python -m compare bench [...]                            the speed benchmark (compare.bench)
     python -m compare explain-torch "sum(x*y)*3" x=1,2,3     PyTorch's backward, explained
+    python -m compare trace-cost [--runs 20]                 trace_torch's time / a plain backward
 
 Input values: a number or nested list (`x=[1,2,3]`, made float64 with requires_grad), or
 `randn(2,3)`, `rand(3)`, `ones(3)`, `zeros(2,2)`, `arange(6)`; integer data (no gradient) with
@@ -36,6 +37,10 @@ def main(argv: list[str] | None = None) -> int:
         return bench.main(argv[1:])
     if argv and argv[0] == "corpus":
         return corpus_main(argv[1:])
+    if argv and argv[0] == "trace-cost":
+        from compare.trace_cost import main as trace_cost
+
+        return trace_cost(argv[1:])
     if argv and argv[0] == "explain-torch":
         from compare.trace_torch import explain_main
 

@@ -2,10 +2,11 @@
 
 `TorchGraph(torch, loss, ...)` reads the graph from `loss.grad_fn` before anything is freed:
 every node (`next_functions`, `AccumulateGrad.variable`), what each one saved (`_saved_*`:
-the values of the tensors that made them), its output's shape and dtype; it orders the nodes
-and labels them as minigrad's recorder does. `observe()` puts a hook on every
-node, runs the backward and removes them all; `records()` returns the Trace records
-(`minigrad.teach.records`). `compare.trace_torch` is the public entry point.
+the values of the tensors that made them, copied), its output's shape and dtype.
+`observe()` puts a hook on every node, runs the backward and removes them all. What needs
+no live state is left for later: `prepare()` orders the nodes, labels them as minigrad's
+recorder does and recomputes the values torch did not keep, and `compare.torch_records`
+builds the Trace records from it all. `compare.trace_torch` is the public entry point.
 """
 
 from __future__ import annotations
@@ -15,21 +16,11 @@ from typing import Any
 
 import numpy as np
 
-from compare.torch_hooks import CHECKPOINT, checkpoint_rule, narrate_hooks
-from compare.torch_nodes import NodeFacts, read, saved_values, summed_dims
-from compare.torch_nodes_layers import layer_source
+from compare.torch_hooks import CHECKPOINT, checkpoint_rule, hook_names
+from compare.torch_nodes import NodeFacts, read, saved_values
 from compare.torch_recompute import RESHAPES, recompute
 from compare.torch_values import array, arrays, dtype_name, metadata, np_dtype, tensors
-from minigrad.node import AccumulateGrad as _MinigradAccumulate
-from minigrad.teach.labels import UniqueLabels, constant_text
-from minigrad.teach.op_words import source_form
-from minigrad.teach.records import (
-    TraceAccumulation,
-    TraceBackward,
-    TraceLeaf,
-    TraceNode,
-    TraceStep,
-)
+from minigrad.teach.labels import UniqueLabels
 
 __all__ = ["ACCUMULATE", "TorchGraph"]
 
@@ -75,34 +66,79 @@ class TorchGraph:
             name: _ran(path, watch.calls) for name, path in watch.params.items()}
         self.root = torch.autograd.graph.get_gradient_edge(loss).node
         self.name: dict[Any, str] = {}
-        self.facts: dict[Any, NodeFacts] = {}
+        self.facts: dict[Any, NodeFacts] = {}  # a leaf's at once, an op's in prepare()
+        self.saved: dict[Any, dict[str, Any]] = {}  # op -> what it saved, read before backward
+        self.calls: dict[Any, tuple] = {}  # op -> its recorded call (args, kwargs, func)
         self.value: dict[Any, np.ndarray] = {}
         self.out: dict[Any, Any] = {self.root: loss}
         self.copies: dict[tuple, np.ndarray] = {}
+        self.saved_copies: dict[int, np.ndarray] = {}  # id of a saved tensor -> its values
+        self.edges_of: dict[Any, dict] = {}  # node -> saved key -> gradient edge of the tensor
+        self.final_grads: dict[Any, np.ndarray | None] = {}  # leaf node -> .grad at the end
         found = self._walk()
         for t in bound or ():  # the caller's tensors: their names, and the hooks on them
             if t.grad_fn is not None and t.output_nr == 0 and t.grad_fn in self.name:
                 self.out.setdefault(t.grad_fn, t)
         for node in found:  # what each node saved: values of the tensors that made them
-            for tensor in tensors(self.facts[node].saved.values(), torch):
-                made_by = tensor.grad_fn
-                if made_by is not None and tensor.output_nr == 0 and made_by in self.name:
-                    if made_by not in self.value:
-                        self.value[made_by] = self._copy(tensor)
-                    self.out.setdefault(made_by, tensor)
+            self._keep_saved(node)
         for node, (args, kwargs, value, out, line, func) in calls.items():
             if node in self.name:
                 self.value[node], self.out[node], self.line[node] = value, out, line
-                self.facts[node].call = (args, kwargs, func)
+                self.calls[node] = (args, kwargs, func)
+                for a in args:  # a constant tensor argument, as it is now
+                    if isinstance(a, torch.Tensor) and not a.requires_grad:
+                        self.saved_copies.setdefault(id(a), self._copy(a))
         if self.root not in self.value and self.name[self.root] != ACCUMULATE:
             self.value[self.root] = array(loss)
-        self.order = self._forward_order(found)
-        is_tensor = lambda v: isinstance(v, torch.Tensor)  # noqa: E731
+        self.found = found
+        self.hook_names = {n: hook_names(self._hooked(n)) for n in found}
+        self.order: list = []
+
+    def prepare(self) -> None:
+        """Order and label the nodes, read their settings, recompute missing values (once)."""
+        if self.order:
+            return
+        self.order = self._forward_order(self.found)
+        for node in self.order:
+            if node not in self.facts:
+                self.facts[node] = self._facts(node)
+                self.facts[node].call = self.calls.get(node)
+        is_tensor = lambda v: isinstance(v, self.torch.Tensor)  # noqa: E731
         self.reading = {n: read(self.facts[n], is_tensor) for n in self.order
                         if self.name[n] != ACCUMULATE}
         self._fill_values()
         self.ids = {node: f"n{i + 1}" for i, node in enumerate(self.order)}
         self.labels = self._labels()
+
+    def _keep_saved(self, node: Any) -> None:
+        """Copy the tensors `node` saved (each is the value of the node that made it), and
+        note which need a gradient through which edge: the records are written later, maybe
+        after an optimizer changed the weights."""
+        edges = {}
+        for key, v in self.saved.get(node, {}).items():
+            if isinstance(v, self.torch.Tensor):
+                self._keep(v)
+                if v.requires_grad:
+                    edge = self.torch.autograd.graph.get_gradient_edge(v)
+                    edges[key] = (edge.node, edge.output_nr)
+            elif isinstance(v, tuple | list):
+                for t in tensors(v, self.torch):
+                    self._keep(t)
+        self.edges_of[node] = edges
+
+    def _keep(self, tensor: Any) -> None:
+        if id(tensor) not in self.saved_copies:
+            self.saved_copies[id(tensor)] = self._copy(tensor)
+        made_by = tensor.grad_fn
+        if made_by is not None and tensor.output_nr == 0 and made_by in self.name:
+            if made_by not in self.value:
+                self.value[made_by] = self.saved_copies[id(tensor)]
+            self.out.setdefault(made_by, tensor)
+
+    def snapshot(self, t: Any) -> np.ndarray:
+        """The values of a saved or constant tensor as they were when traced."""
+        found = self.saved_copies.get(id(t))
+        return found if found is not None else self._copy(t)
 
     def _copy(self, t: Any) -> np.ndarray:
         """The values of a forward tensor, copied once though several nodes save it (a weight
@@ -124,22 +160,28 @@ class TorchGraph:
                 if nxt is not None and nxt not in self.name:
                     self.name[nxt] = _name(nxt)
                     stack.append(nxt)
-            self.facts[node] = self._facts(node)
+            if self.name[node] == ACCUMULATE:
+                v = node.variable
+                self.value[node], self.out[node] = self._copy(v), v
+                self.facts[node] = NodeFacts(ACCUMULATE, {}, [], tuple(v.shape),
+                                             np_dtype(v.dtype, self.torch))
+            else:  # speed: only what the backward frees is read now (a Transformer: 12%)
+                self.saved[node] = saved_values(node)
         return found
 
 
     def _facts(self, node: Any) -> NodeFacts:
+        """An op's facts: what it saved, its inputs' and output's shapes and dtypes, its rule."""
         name = self.name[node]
-        if name == ACCUMULATE:
-            v = node.variable
-            self.value[node], self.out[node] = self._copy(v), v
-            return NodeFacts(name, {}, [], tuple(v.shape), np_dtype(v.dtype, self.torch))
         in_shapes, in_dtypes = [], []
         for nxt, nr in node.next_functions:
-            meta = None
             if nxt is not None and self.name[nxt] == ACCUMULATE:
-                meta = tuple(nxt.variable.shape), nxt.variable.dtype
-            elif nxt is not None:
+                leaf = self.facts[nxt]
+                in_shapes.append(leaf.out_shape)
+                in_dtypes.append(leaf.out_dtype)
+                continue
+            meta = None
+            if nxt is not None:
                 outputs = metadata(nxt)
                 meta = outputs[nr] if nr < len(outputs) else None
             in_shapes.append(None if meta is None else meta[0])
@@ -149,7 +191,7 @@ class TorchGraph:
         formula = getattr(getattr(node, "_forward_cls", None), "formula", "")
         if name == CHECKPOINT:
             formula = checkpoint_rule(node, self.params)
-        return NodeFacts(name, saved_values(node), in_shapes, out_shape,
+        return NodeFacts(name, self.saved[node], in_shapes, out_shape,
                          np_dtype(out_dtype, self.torch), in_dtypes,
                          dtype_name=None if out_dtype is None else dtype_name(out_dtype),
                          formula=formula if isinstance(formula, str) else "")
@@ -176,7 +218,8 @@ class TorchGraph:
         for i, (nxt, nr) in enumerate(node.next_functions):
             if nxt is None:
                 value = reading.consts.get(i)
-                inputs.append(array(value) if isinstance(value, self.torch.Tensor) else value)
+                inputs.append(self.snapshot(value) if isinstance(value, self.torch.Tensor)
+                              else value)
             else:
                 inputs.append(self.value.get(nxt) if nr == 0 else None)
         value = recompute(facts.name, inputs, reading.attrs, facts.out_shape, facts.out_dtype,
@@ -218,13 +261,16 @@ class TorchGraph:
         (after any tensor hooks) and those it sent. A step's time is the time since the step
         before it ended (PyTorch's CPU engine runs one node at a time).
         """
-        observer = _Observer()
+        # speed: the hooks' torch tensors live on with the graph, freed with it, not at the
+        # end of this call (ResNet-18: 2.6x a plain backward -> 2.0x; glibc hands freed large
+        # blocks back to the system, and the next backward faults fresh pages in)
+        observer = self.observer = _Observer()
         handles = []
         seed = self._seed(gradient)
-        leaves = [n for n in self.order if self.name[n] == ACCUMULATE]
+        leaves = [n for n in self.found if self.name[n] == ACCUMULATE]
         before = {n: array(n.variable.grad) for n in leaves if n.variable.grad is not None}
         try:
-            for node in self.order:
+            for node in self.found:
                 # speed: one hook per node, not a pre-hook and a hook (a Transformer: ~10%)
                 if grads_at_step and self.name[node] == ACCUMULATE:
                     handles.append(node.register_hook(
@@ -246,116 +292,24 @@ class TorchGraph:
             after = observer.grads.get(node)
             if after is None and leaf is not None and leaf.grad is not None:
                 after = array(leaf.grad)
+            # the torch tensors themselves only by id (all alive now, so no two share one):
+            # whether a gradient was passed on as it is; keeping them would keep their memory
             steps.append([node, arrays(g_out), arrays(g_in), before.get(node), after, t0, t1,
-                          g_out, g_in])
+                          _ids(g_out), _ids(g_in)])
             t0 = t1
-        return [(steps, seed_array, seconds)]
-
-    def _seed(self, gradient: Any) -> Any:
-        if gradient is None or isinstance(gradient, self.torch.Tensor):
-            return gradient
-        return self.torch.as_tensor(np.asarray(gradient), dtype=self.loss.dtype)
-
-    # -- records -------------------------------------------------------------------------------
-    def records(self, passes: list) -> tuple[list, list, list]:
-        nodes, leaves = [], []
-        for node in self.order:
-            nodes.append(self._node_record(node))
-            if self.name[node] == ACCUMULATE:
-                v = node.variable
-                leaves.append(TraceLeaf(self.labels[node], self.ids[node], tuple(v.shape),
-                                        self.value[node], None, id(v) in self.params))
-        backwards = []
-        for steps, seed, seconds in passes:
-            records = [self._step_record(i + 1, *raw[:7]) for i, raw in enumerate(steps)]
-            hooks = narrate_hooks([(raw[0], raw[1], raw[2], raw[7], raw[8]) for raw in steps],
-                                  self.root, seed, self._hooked)
-            for record, found in zip(records, hooks):
-                record.hooks = found
-            backwards.append(TraceBackward([self.ids[self.root]], [seed], records, seconds))
-        last = {a.leaf: a.after for b in backwards for s in b.steps for a in s.accumulations}
-        for leaf, node in zip(leaves, [n for n in self.order if self.name[n] == ACCUMULATE]):
+        for node in leaves:  # .grad as the backward left it, where no step accumulated it
             grad = node.variable.grad
-            leaf.grad = last.get(leaf.label, None if grad is None else array(grad))
-        return nodes, leaves, backwards
+            self.final_grads[node] = None if grad is None else array(grad)
+        return [(steps, seed_array, seconds)]
 
     def _hooked(self, node: Any) -> Any:
         """The tensor whose gradient `node` receives, where it is known (hooks live on it)."""
         return node.variable if self.name[node] == ACCUMULATE else self.out.get(node)
 
-    def _node_record(self, node: Any) -> TraceNode:
-        facts, label, value = self.facts[node], self.labels[node], self.value.get(node)
-        if facts.name == ACCUMULATE:
-            return TraceNode(self.ids[node], ACCUMULATE, label,
-                             formula=_MinigradAccumulate.formula, shape=facts.out_shape,
-                             value=value, module=self.owner.get(label, ""))
-        reading = self.reading[node]
-        args = [self._arg_text(reading.consts, i, nxt, nr)
-                for i, (nxt, nr) in enumerate(node.next_functions)]
-        source = layer_source(facts.name, args, reading.attrs, self._layer_inputs(node, args)) \
-            or source_form(facts.name, args, reading.attrs, facts.out_shape)
-        return TraceNode(
-            self.ids[node], facts.name, label, source, reading.formula,
-            facts.out_shape, value,
-            [None if nxt is None else self.ids[nxt] for nxt, _ in node.next_functions],
-            args, reading.attrs, self.line.get(node), self._saved(node, args),
-            self.module.get(node, ""))
-
-    def _layer_inputs(self, node: Any, args: list[str]) -> dict[str, Any]:
-        """A norm's running statistics by name, and whether it was given a weight and bias."""
-        facts = self.facts[node]
-        out: dict[str, Any] = {}
-        for key in ("running_mean", "running_var"):
-            v = facts.saved.get(key)
-            if isinstance(v, self.torch.Tensor) and v.numel():
-                out[key] = self.buffers.get(id(v)) or self.names.get(id(v)) or \
-                    constant_text(array(v))
-        if "weight" in facts.saved:
-            out["has_weight"] = facts.saved["weight"] is not None
-            out["has_bias"] = len(args) < 3 or args[2] != "c" or facts.call is None
-        return out
-
-    def _arg_text(self, consts: dict, i: int, nxt: Any, nr: int) -> str:
-        if nxt is not None:
-            return self.labels[nxt] + (f"#{nr}" if nr else "")
-        if i not in consts:
-            return "c"
-        value = consts[i]
-        if isinstance(value, self.torch.Tensor):
-            if id(value) in self.names:
-                return self.names[id(value)]
-            value = array(value)
-        return constant_text(value)
-
-    def _saved(self, node: Any, args: list[str]) -> list[tuple[Any, Any]]:
-        """The tensors the node saved, named by the input they are, or by torch's name."""
-        out = []
-        edges = list(node.next_functions)
-        for key, v in self.facts[node].saved.items():
-            if not isinstance(v, self.torch.Tensor):
-                continue
-            where: Any = "result" if key == "result" else key
-            if v.requires_grad:
-                edge = self.torch.autograd.graph.get_gradient_edge(v)
-                for i, (nxt, nr) in enumerate(edges):
-                    if nxt is edge.node and nr == edge.output_nr and key != "result":
-                        where = args[i]
-            out.append((where, self._copy(v)))
-        return out
-
-    def _step_record(self, index: int, node: Any, g_out: list, g_in: list, before: Any,
-                     after: Any, t0: float, t1: float | None) -> TraceStep:
-        facts = self.facts[node]
-        seconds = 0.0 if t1 is None else t1 - t0
-        if facts.name == ACCUMULATE:
-            if after is None and node.variable.grad is not None:
-                after = array(node.variable.grad)
-            accs = [] if not g_out or g_out[0] is None else [
-                TraceAccumulation(self.labels[node], before, after)]
-            return TraceStep(index, self.ids[node], g_out, [], [], accs, [], seconds)
-        return TraceStep(index, self.ids[node], g_out, g_in, summed_dims(facts, g_in), [], [],
-                         seconds)
-
+    def _seed(self, gradient: Any) -> Any:
+        if gradient is None or isinstance(gradient, self.torch.Tensor):
+            return gradient
+        return self.torch.as_tensor(np.asarray(gradient), dtype=self.loss.dtype)
 
 # -- small pieces --------------------------------------------------------------------------
 def _ran(path: str, ran: dict[str, int]) -> str:
@@ -364,6 +318,10 @@ def _ran(path: str, ran: dict[str, int]) -> str:
     while path and path not in ran:
         path = path.rpartition(".")[0]
     return path if path in ran else ""
+
+
+def _ids(tensors: tuple) -> list[int | None]:
+    return [None if t is None else id(t) for t in tensors]
 
 
 def _name(node: Any) -> str:

@@ -3,8 +3,9 @@
 - User hooks (`y.register_hook(fn)`): PyTorch runs them on the gradient a node receives,
   before the node. `narrate_hooks` compares, for each step, the gradients sent to the node by
   the steps before it (summed) with what the node received: a hook changed them if they differ.
-  The hooks' names come from the tensor (`_backward_hooks`) where it is known; a change with
-  no known tensor hook is put down to a pre-hook, as PyTorch runs a tensor hook.
+  The hooks' names come from the tensor (`hook_names`: its `_backward_hooks`) where it is
+  known; a change with no known tensor hook is put down to a pre-hook, as PyTorch runs a
+  tensor hook.
 - A reentrant checkpoint (`torch.utils.checkpoint(..., use_reentrant=True)`): its backward
   step recomputes the segment and runs a backward of its own, on a graph made then, which the
   hooks on the traced graph cannot see. `checkpoint_rule` says so in the node's rule, naming
@@ -19,7 +20,7 @@ import numpy as np
 
 from minigrad.teach.records import TraceHook
 
-__all__ = ["CHECKPOINT", "checkpoint_rule", "narrate_hooks"]
+__all__ = ["CHECKPOINT", "checkpoint_rule", "hook_names", "narrate_hooks"]
 
 CHECKPOINT = "CheckpointFunctionBackward"
 
@@ -37,23 +38,25 @@ def _same(before: np.ndarray | None, after: np.ndarray | None) -> bool:
     return bool(np.allclose(before, after, rtol=1e-5, atol=1e-6 * scale))
 
 
-def _names(tensor: Any) -> list[str]:
+def hook_names(tensor: Any) -> list[str]:
+    """The names of the hooks on `tensor` (`y.register_hook(fn)`), where it is known."""
     hooks = getattr(tensor, "_backward_hooks", None) or {}
     return [getattr(h, "__name__", "hook") for h in hooks.values()]
 
 
 def narrate_hooks(steps: list[tuple], root: Any, seed: np.ndarray,
-                  tensor_of: Any) -> list[list[TraceHook]]:
-    """For each step (node, grad_outputs, grad_inputs, the same as torch tensors), the hooks
-    that ran on the gradient the node received."""
-    arriving: dict[tuple, list] = {(root, 0): [(None, seed)]}  # (tensor, array) sent
+                  hooks_on: dict[Any, list[str]]) -> list[list[TraceHook]]:
+    """For each step (node, grad_outputs, grad_inputs, the ids of the same torch tensors),
+    the hooks that ran on the gradient the node received; `hooks_on[node]`: the names of the
+    hooks on the tensor whose gradient the node receives (`hook_names`)."""
+    arriving: dict[tuple, list] = {(root, 0): [(None, seed)]}  # (tensor id, array) sent
     found = []
     for node, g_out, g_in, raw_out, raw_in in steps:
         sent = [arriving.get((node, nr), []) for nr in range(len(g_out))]
-        names = _names(tensor_of(node))
+        names = hooks_on.get(node, [])
         # a gradient passed on as it is, is the very tensor that was sent: no values to
         # compare, and no rounding to mistake for a hook
-        same = all(len(s) == 1 and s[0][0] is r for s, r in zip(sent, raw_out))
+        same = all(len(s) == 1 and s[0][0] == r for s, r in zip(sent, raw_out))
         before: list = []
         if names or not same:
             before = [_sum([a for _, a in s]) for s in sent]

@@ -7,7 +7,9 @@
 Before the backward runs, the graph is read from `loss.grad_fn` (`next_functions`,
 `AccumulateGrad.variable`, the `_saved_*` values each node keeps); then a hook on every node
 sees each step as PyTorch runs it (its incoming and outgoing gradients, in PyTorch's order),
-`loss.backward()` runs, and every hook is removed again. Nothing changes the gradients:
+`loss.backward()` runs, and every hook is removed again. The records are written when the
+Trace is first read (`compare.torch_records`); during the call only what could change later
+is taken (the values, copied; the gradients; each .grad). Nothing changes the gradients:
 `.grad` ends as after a plain `loss.backward()`. A user's hook that changed a gradient is told
 with the gradient before and after it (`torch_hooks`); a reentrant checkpoint says in its rule
 what it hides; a DistributedDataParallel model's bucket all-reduces are told between the steps
@@ -44,6 +46,7 @@ import numpy as np
 from compare.torch_bridge import import_torch
 from compare.torch_graph import ACCUMULATE, TorchGraph
 from compare.torch_modules import ModuleWatch
+from compare.torch_records import LazyTrace, build_records
 from compare.torch_values import array, tensors
 from compare.trace_ddp import DistributedTrace, is_ddp, watch_buckets
 from minigrad.teach.labels import callable_names, frame_names, source_line
@@ -100,23 +103,26 @@ def trace_torch(loss: Any, params: Any = None, gradient: Any = None, retain_grap
         raise RuntimeError("element 0 of tensors does not require grad and does not have a "
                            "grad_fn")
     graph = TorchGraph(torch, loss, forward, params, names, bound)
-    ddp = params if is_ddp(params) else None
-    buckets = None
-    if ddp is None:
+    modules = forward.watch.records() if forward and forward.watch else ()
+    if not is_ddp(params):
         passes = graph.observe(gradient, retain_graph)
+        made: Trace = LazyTrace(lambda: (*build_records(graph, passes), _live(graph)), ENGINE,
+                                modules)
     else:
-        with watch_buckets(ddp, {id(p): n for n, p in ddp.named_parameters()}) as buckets:
+        with watch_buckets(params, {id(p): n for n, p in params.named_parameters()}) as buckets:
             passes = graph.observe(gradient, retain_graph, grads_at_step=True)
-    nodes, leaves, backwards = graph.records(passes)
-    made = (Trace if ddp is None else DistributedTrace).from_records(
-        nodes, leaves, backwards, engine=ENGINE,
-        modules=forward.watch.records() if forward and forward.watch else ())
-    if ddp is not None:
+        made = DistributedTrace.from_records(*build_records(graph, passes), engine=ENGINE,
+                                             modules=modules)
         _distributed(made, graph, buckets, torch)
+        made.live_leaves = _live(graph)
     made.output = loss
-    made.live_leaves = {graph.ids[n]: weakref.ref(n.variable) for n in graph.order
-                         if graph.name[n] == ACCUMULATE}
     return made
+
+
+def _live(graph: TorchGraph) -> dict[str, Any]:
+    """Leaf node id -> a weak reference to the leaf tensor."""
+    return {graph.ids[n]: weakref.ref(n.variable) for n in graph.order
+            if graph.name[n] == ACCUMULATE}
 
 
 def _distributed(made: Any, graph: TorchGraph, buckets: list | None, torch: Any) -> None:

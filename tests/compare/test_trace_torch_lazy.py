@@ -1,0 +1,84 @@
+"""compare.trace_torch builds its records when the Trace is first read: they are the records
+it would have built at once, even after the model has changed (an optimizer step, another
+forward that moves the running statistics, new gradients, a new hook)."""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+
+import numpy as np
+import pytest
+
+import compare
+from compare.torch_models import resnet18, transformer_encoder
+
+
+def _same(a, b, where: str) -> None:
+    """Equal records: arrays bit for bit (and dtype), times left out (they differ run to run)."""
+    if dataclasses.is_dataclass(a):
+        assert type(a) is type(b), where
+        for f in dataclasses.fields(a):
+            if f.name != "seconds":
+                _same(getattr(a, f.name), getattr(b, f.name), f"{where}.{f.name}")
+    elif isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
+        assert isinstance(a, np.ndarray) and isinstance(b, np.ndarray), where
+        assert a.dtype == b.dtype and a.shape == b.shape, where
+        assert np.array_equal(a, b, equal_nan=True), where
+    elif isinstance(a, list | tuple):
+        assert type(a) is type(b) and len(a) == len(b), where
+        for i, (x, y) in enumerate(zip(a, b)):
+            _same(x, y, f"{where}[{i}]")
+    elif isinstance(a, dict):
+        assert a.keys() == b.keys(), where
+        for k in a:
+            _same(a[k], b[k], f"{where}[{k!r}]")
+    else:
+        assert a == b, where
+
+
+def _resnet(torch):
+    x, y = torch.randn(2, 3, 16, 16), torch.tensor([1, 2])
+    return resnet18(), lambda m: torch.nn.functional.cross_entropy(m(x), y)
+
+
+def _transformer(torch):
+    tokens = torch.randint(0, 50, (2, 5))
+    return transformer_encoder(), lambda m: m(tokens).square().mean()
+
+
+def _hooked_mlp(torch):
+    x = torch.randn(4, 3)
+
+    def loss(m):
+        h = m[0](x)
+        h.register_hook(lambda g: g * 2)
+        return m[1](h.relu()).sum() * 3
+
+    return torch.nn.Sequential(torch.nn.Linear(3, 5), torch.nn.Linear(5, 1)), loss
+
+
+@pytest.mark.parametrize("form", ["tensor", "callable"])
+@pytest.mark.parametrize("make", [_resnet, _transformer, _hooked_mlp],
+                         ids=["resnet18", "transformer", "hooked mlp"])
+def test_lazy_records_equal_the_records_built_at_once(torch_mod, make, form):
+    torch_mod.manual_seed(0)
+    model, loss = make(torch_mod)
+    later = copy.deepcopy(model)
+
+    def traced(m):
+        return compare.trace_torch(loss(m) if form == "tensor" else lambda: loss(m), params=m)
+
+    at_once = traced(model)
+    at_once.nodes  # noqa: B018 - read now: built at once
+    lazy = traced(later)
+    opt = torch_mod.optim.SGD(later.parameters(), lr=0.5)
+    opt.step()  # the weights change in place, and so do the tensors the nodes saved
+    loss(later).backward()  # another forward (running stats) and new .grads
+    for p in later.parameters():
+        p.register_hook(lambda g: g)
+    for name in ("nodes", "leaves", "backwards"):
+        _same(getattr(lazy, name), getattr(at_once, name), name)
+    assert lazy.explanation(timing=False) == at_once.explanation(timing=False)
+    assert lazy.to_dot().source == at_once.to_dot().source
+    assert lazy.live_leaves.keys() == at_once.live_leaves.keys()
