@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Set up everything `make demo` / `make test` need. Idempotent; fast when all is in place.
 #
-#   bash scripts/setup.sh              # venv + .[dev,compare] + dot + chromium + chromedriver
+#   bash scripts/setup.sh              # venv + .[dev,plot,compare] + dot + chromium + chromedriver
 #                                      #   + a Chinese font (fonts-noto-cjk)
 #   bash scripts/setup.sh --demo-only  # venv + the package (numpy, graphviz) + dot
 #
@@ -83,8 +83,8 @@ PY="$VENV/bin/python"
 want=()                  # extras wanted
 modules=(numpy graphviz) # must be importable afterwards
 if [[ $DEMO_ONLY == 0 ]]; then
-    want+=(dev)
-    modules+=(pytest hypothesis selenium ruff)
+    want+=(dev plot)   # (plot: matplotlib, for grad_report(...).plot() and its tests)
+    modules+=(pytest hypothesis selenium ruff matplotlib)
     pytag="$("$PY" -c 'import sys; print(f"cp{sys.version_info[0]}{sys.version_info[1]}")')"
     if compgen -G "$WHEELS/torch-$TORCH_VERSION[+-]*$pytag*.whl" >/dev/null ||
         "$PY" -c "import importlib.metadata as m, sys; sys.exit(not m.version('torch').startswith('$TORCH_VERSION'))" 2>/dev/null; then
