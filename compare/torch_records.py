@@ -148,6 +148,11 @@ class LazyTrace(Trace):
         super().__init__((), (), (), engine, modules=modules)
         self._build = build
 
+    @classmethod
+    def from_records(cls, *records: Any, **options: Any) -> Trace:
+        """An ordinary Trace (what `focus()` makes of a part of this one)."""
+        return Trace.from_records(*records, **options)
+
     def _built(self) -> None:
         build, self.__dict__["_build"] = self.__dict__.get("_build"), None
         if build is None:

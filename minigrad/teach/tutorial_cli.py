@@ -50,10 +50,13 @@ HYPOTHESIS = Requirement("hypothesis", "hypothesis", None,
 TORCH = Requirement("PyTorch", "torch", None,
                     "pip install torch==2.13.0 (or: pip install -e '.[compare]')",
                     install_zh="pip install torch==2.13.0（或者 pip install -e '.[compare]'）")
+MATPLOTLIB = Requirement("matplotlib", "matplotlib", None,
+                         "pip install matplotlib (or: pip install -e '.[plot]')",
+                         install_zh="pip install matplotlib（或者 pip install -e '.[plot]'）")
 # lesson number -> what it needs (tutorials/README.md says the same; a test checks it)
-REQUIREMENTS: dict[int, tuple[Requirement, ...]] = {3: (DOT,), 10: (HYPOTHESIS,),
-                                                     11: (TORCH,), 16: (TORCH,), 18: (TORCH,),
-                                                     19: (HYPOTHESIS, TORCH)}
+REQUIREMENTS: dict[int, tuple[Requirement, ...]] = {
+    3: (DOT,), 10: (HYPOTHESIS,), 11: (TORCH,), 16: (TORCH,), 17: (TORCH, MATPLOTLIB),
+    18: (TORCH,), 19: (HYPOTHESIS, TORCH)}
 
 
 def missing(number: int) -> list[Requirement]:

@@ -105,3 +105,16 @@ def test_tensor_form_cannot_see_modules(torch_mod):
     model = torch_mod.nn.Linear(3, 1)
     t = compare.trace_torch(model(torch_mod.randn(2, 3)).sum(), params=model)
     assert t.modules == {} and all(n.module == "" for n in t.nodes)
+
+
+def test_focus_on_a_pytorch_models_trace_explains_that_module_only():
+    torch = pytest.importorskip("torch")
+    from compare import trace_torch
+
+    torch.manual_seed(0)
+    net = torch.nn.Sequential(torch.nn.Linear(4, 3), torch.nn.Sigmoid(), torch.nn.Linear(3, 1))
+    x = torch.randn(5, 4)
+    t = trace_torch(lambda: net(x).sum(), params=net)
+    part = t.focus("0")  # (a trace_torch Trace is built lazily; its part is a plain Trace)
+    assert {n.module for n in part.nodes if not n.is_leaf} == {"0"}
+    assert part.explanation(timing=False).startswith("Forward pass (recorded by PyTorch)")
