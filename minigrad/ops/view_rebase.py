@@ -35,17 +35,20 @@ LEAF_VIEW = "a view of a leaf Variable that requires grad is being used in an in
 
 
 def positions(view: np.ndarray, base: np.ndarray) -> np.ndarray | None:
-    """For each element of `view`, its flat (C-order) position in `base`, whose memory it
-    shares; None when base is not C-contiguous (its flat order would not be its memory's)."""
-    if not base.flags.c_contiguous:
+    """For each element of `view`, the flat position (in C order, as `base.reshape(-1)` reads
+    it) of the element of `base` whose memory it shares. None when base's memory is not one
+    block (neither C- nor Fortran-contiguous: `x.t() * 2` is Fortran-ordered)."""
+    if not (base.flags.c_contiguous or base.flags.f_contiguous):
         return None
     item = base.itemsize
     offset = view.__array_interface__["data"][0] - base.__array_interface__["data"][0]
     if offset % item or any(s % item for s in view.strides):
         return None
-    flat = np.arange(base.size, dtype=np.int64)
-    strides = tuple(s // item * flat.itemsize for s in view.strides)
-    return np.lib.stride_tricks.as_strided(flat[offset // item:], view.shape, strides).copy()
+    logical = np.empty_like(base, dtype=np.int64)  # (laid out in memory as base is)
+    logical[...] = np.arange(base.size).reshape(base.shape)
+    memory = np.lib.stride_tricks.as_strided(logical, (base.size,), (logical.itemsize,))
+    strides = tuple(s // item * logical.itemsize for s in view.strides)
+    return np.lib.stride_tricks.as_strided(memory[offset // item:], view.shape, strides).copy()
 
 
 class _AsStrided(Function):

@@ -82,13 +82,19 @@ def _program(lib, name):  # noqa: C901 (one branch per program, read top to bott
         y = x * x
         y[1].clamp_(min=2.0)
         return y.sum(), [y], [x]
+    if name == "a Fortran-ordered base":  # (numpy lays out x.t() * 2 column by column)
+        y = x.t() * 2
+        v = y[0]
+        y.mul_(3)
+        y[1].add_(w[:2] * 5)
+        return (v * v).sum() + (y * y).sum(), [y, v], [x, w]
     raise KeyError(name)
 
 
 NAMES = ["a view made before its base changed", "two overlapping slices, one changed",
          "a column of a transpose", "a view of a view", "the diagonal", "a reshaped view",
          "copy_ into a slice of a buffer", "setitem on a view", "retain_grad on the view",
-         "zero_ and fill_ of views", "clamp_ of a view, second order"]
+         "zero_ and fill_ of views", "clamp_ of a view, second order", "a Fortran-ordered base"]
 
 
 @pytest.mark.parametrize("name", NAMES)
