@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 import struct
+import time
 import zlib
 
 import numpy as np
@@ -142,20 +143,26 @@ def png_pixels(data: bytes) -> np.ndarray:
     return rows.reshape(height, width, bpp)[:, :, :3].astype(np.uint8)
 
 
-def check_screenshot(browser, path) -> None:
+def check_screenshot(browser, path, tries: int = 10) -> None:
     """Saved, not blank (many colours, no colour covers nearly everything), and showing the
-    running node's amber highlight."""
-    assert browser.save_screenshot(str(path))
-    data = path.read_bytes()
-    assert len(data) > 20_000
-    pixels = png_pixels(data)
-    height, width, _ = pixels.shape
-    assert width >= 800 and height >= 500
-    packed = (pixels[:, :, 0].astype(np.int64) << 16) | (pixels[:, :, 1].astype(np.int64) << 8) \
-        | pixels[:, :, 2]
-    colours, counts = np.unique(packed, return_counts=True)
-    assert len(colours) > 50 and counts.max() < 0.8 * packed.size
-    amber = (np.abs(pixels.astype(np.int64) - [255, 201, 77]).max(axis=2) <= 12).sum()
-    assert amber > 400, "the node being run is highlighted in amber"
+    running node's amber highlight. The view zooms to the step smoothly, so the highlight may
+    take a moment to come into the picture: up to `tries` screenshots, 0.3 s apart."""
+    for _ in range(tries):
+        assert browser.save_screenshot(str(path))
+        data = path.read_bytes()
+        assert len(data) > 20_000
+        pixels = png_pixels(data)
+        height, width, _ = pixels.shape
+        assert width >= 800 and height >= 500
+        packed = (pixels[:, :, 0].astype(np.int64) << 16) | \
+            (pixels[:, :, 1].astype(np.int64) << 8) | pixels[:, :, 2]
+        colours, counts = np.unique(packed, return_counts=True)
+        assert len(colours) > 50 and counts.max() < 0.8 * packed.size
+        amber = (np.abs(pixels.astype(np.int64) - [255, 201, 77]).max(axis=2) <= 12).sum()
+        if amber > 400:
+            return
+        time.sleep(0.3)
+    raise AssertionError(f"the node being run is highlighted in amber ({amber} amber pixels "
+                         f"after {tries} screenshots)")
 
 
