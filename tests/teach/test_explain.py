@@ -6,6 +6,7 @@ import numpy as np
 from hypothesis import given
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
+from player_traces import classic  # (loss = sum(x * y) * 3, as in the demo)
 
 import minigrad
 from minigrad.printing import tensor_repr
@@ -63,12 +64,6 @@ CLASSIC_ZH = """\
 
 叶子节点：x.grad = tensor([12., 15., 18.])，y.grad = tensor([3., 6., 9.])
 小结：3 个运算，5 个反向步骤，2 个叶子节点"""
-
-
-def classic() -> minigrad.Trace:
-    x = minigrad.tensor([1.0, 2.0, 3.0], requires_grad=True, name="x")
-    y = minigrad.tensor([4.0, 5.0, 6.0], requires_grad=True, name="y")
-    return minigrad.trace(lambda: (x * y).sum() * 3)
 
 
 def test_classic_english_snapshot():

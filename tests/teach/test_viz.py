@@ -9,15 +9,10 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from player_traces import classic  # (loss = sum(x * y) * 3, as in the demo)
 
 import minigrad
 from minigrad.teach import viz
-
-
-def classic():
-    x = minigrad.tensor([1.0, 2.0, 3.0], requires_grad=True, name="x")
-    y = minigrad.tensor([4.0, 5.0, 6.0], requires_grad=True, name="y")
-    return minigrad.trace(lambda: (x * y).sum() * 3)
 
 
 def small_net():
