@@ -65,11 +65,12 @@ def signed(value: Any) -> Any:
 
 
 def saved_values(node: Any) -> dict[str, Any]:
-    """`{"self": tensor, "dim": 1, ...}`: every `_saved_*` a node exposes (unreadable: left out)."""
+    """`{"self": tensor, "dim": 1, ...}`: every `_saved_*` a node exposes (unreadable: left out),
+    as torch gives them (int64 settings unsigned: `signed` reads them)."""
     out = {}
     for attr in _saved_names(type(node)):
         try:
-            out[attr[len("_saved_"):]] = signed(getattr(node, attr))
+            out[attr[len("_saved_"):]] = getattr(node, attr)
         except RuntimeError:  # freed by an earlier backward, or modified in place
             continue
     if hasattr(node, "_forward_cls"):  # a user's torch.autograd.Function: ctx.saved_tensors

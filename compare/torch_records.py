@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from compare.torch_graph import copy_gradients
 from compare.torch_hooks import narrate_hooks
 from compare.torch_nodes import summed_dims
 from compare.torch_nodes_layers import layer_source
@@ -36,6 +37,7 @@ ACCUMULATE = "AccumulateGrad"
 def build_records(graph: Any, passes: list) -> tuple[list, list, list]:
     """(nodes, leaves, backwards) of `graph` (a TorchGraph) after `graph.observe()`."""
     graph.prepare()
+    copy_gradients(passes)
     nodes, leaves = [], []
     for node in graph.order:
         nodes.append(_node_record(graph, node))
@@ -157,7 +159,11 @@ class LazyTrace(Trace):
         build, self.__dict__["_build"] = self.__dict__.get("_build"), None
         if build is None:
             return
-        nodes, leaves, backwards, live = build()
+        try:
+            nodes, leaves, backwards, live = build()
+        except BaseException:
+            self.__dict__["_build"] = build  # every read says so, none finds a part
+            raise
         made = Trace.from_records(nodes, leaves, backwards, self.engine,
                                   self.modules.values())
         for name in _RECORDS[:4]:

@@ -74,6 +74,10 @@ def test_lazy_records_equal_the_records_built_at_once(torch_mod, make, form):
     lazy = traced(later)
     opt = torch_mod.optim.SGD(later.parameters(), lr=0.5)
     opt.step()  # the weights change in place, and so do the tensors the nodes saved
+    torch_mod.nn.utils.clip_grad_norm_(later.parameters(), 1e-3)  # each .grad, in place
+    with torch_mod.no_grad():
+        for p in later.parameters():
+            p.data -= 0.1 * p.grad  # a hand-written step: .data, no version counted
     loss(later).backward()  # another forward (running stats) and new .grads
     for p in later.parameters():
         p.register_hook(lambda g: g)
@@ -82,3 +86,28 @@ def test_lazy_records_equal_the_records_built_at_once(torch_mod, make, form):
     assert lazy.explanation(timing=False) == at_once.explanation(timing=False)
     assert lazy.to_dot().source == at_once.to_dot().source
     assert lazy.live_leaves.keys() == at_once.live_leaves.keys()
+
+
+def test_a_seed_given_by_the_user_is_copied_at_once(torch_mod):
+    x = torch_mod.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    seed = torch_mod.tensor([1.0, 10.0, 100.0])
+    t = compare.trace_torch((x * 2).exp() + 0, gradient=seed)
+    seed.mul_(0)  # the seed passes on as it is (AddBackward0): still the user's tensor
+    first = t.backwards[0].steps[0]
+    assert np.array_equal(first.grad_outputs[0], [1.0, 10.0, 100.0])
+    assert np.array_equal(first.grad_inputs[0], [1.0, 10.0, 100.0])
+
+
+def test_a_gradient_changed_in_place_before_the_first_read_is_an_error(torch_mod):
+    """A gradient is copied when the Trace is first read, where no user code can reach it;
+    a node hook (which trace_torch cannot see) can, and changing it in place is said."""
+    x = torch_mod.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    y = (x * 2).exp()
+    kept = []
+    y.grad_fn.register_hook(lambda grad_inputs, grad_outputs: kept.append(grad_inputs[0]))
+    t = compare.trace_torch(y.sum())
+    kept[0].zero_()
+    for _ in range(2):  # every read says so; none finds an empty trace
+        with pytest.raises(RuntimeError, match="changed in place before the trace was first"):
+            t.steps  # noqa: B018
+    assert x.grad is not None and np.allclose(x.grad.numpy(), 2 * np.exp([2.0, 4.0, 6.0]))

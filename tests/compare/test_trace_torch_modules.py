@@ -10,8 +10,12 @@ from compare.torch_models import resnet18, transformer_encoder
 
 
 def _no_module_hooks(model) -> bool:
+    from torch.nn.modules import module
+
     return all(not m._forward_hooks and not m._forward_pre_hooks
-               and not m._forward_hooks_always_called for m in model.modules())
+               and not m._forward_hooks_always_called for m in model.modules()) and not (
+        module._global_forward_hooks or module._global_forward_pre_hooks
+        or module._global_forward_hooks_always_called)
 
 
 @pytest.fixture(scope="module")
@@ -99,6 +103,23 @@ def test_a_module_called_twice_and_hooks_gone_after_an_error(torch_mod):
     with pytest.raises(ValueError, match="bad forward"):
         compare.trace_torch(broken, params=model)
     assert _no_module_hooks(model)
+
+
+def test_a_module_of_another_model_counts_as_part_of_the_one_that_called_it(torch_mod):
+    nn = torch_mod.nn
+    outside = nn.Linear(3, 3)  # not a submodule of the traced model
+    model = nn.Sequential(nn.Linear(3, 3), nn.Linear(3, 1))
+    x = torch_mod.randn(4, 3)
+
+    def forward():
+        h = model[0](x)
+        model[1].register_forward_hook(lambda m, a, out: None)  # a user's hook stays
+        return model[1](outside(h)).sum()
+
+    t = compare.trace_torch(forward, params=model)
+    assert set(t.modules) == {"0", "1"}
+    assert [n.module for n in t.nodes if n.name == "AddmmBackward0"] == ["0", "", "1"]
+    assert len(model[1]._forward_hooks) == 1
 
 
 def test_tensor_form_cannot_see_modules(torch_mod):
