@@ -11,12 +11,14 @@ builds the Trace records from it all. `compare.trace_torch` is the public entry 
 
 from __future__ import annotations
 
+import functools
 import time
 from typing import Any
 
 import numpy as np
 
 from compare.torch_hooks import CHECKPOINT, checkpoint_rule, hook_names
+from compare.torch_modules import Members
 from compare.torch_nodes import NodeFacts, read, saved_values, signed
 from compare.torch_recompute import RESHAPES, recompute
 from compare.torch_values import array, arrays, dtype_name, metadata, np_dtype, tensors
@@ -38,7 +40,7 @@ class _Observer:
     def after(self, node: Any, grad_inputs: tuple, grad_outputs: tuple) -> None:
         self.steps.append((node, grad_inputs, grad_outputs, time.perf_counter()))
 
-    def accumulated(self, node: Any, grad_outputs: tuple) -> None:
+    def accumulated(self, node: Any, grad_inputs: tuple, grad_outputs: tuple) -> None:
         """For a leaf whose .grad may change later in the backward (DDP averages it)."""
         self.steps.append((node, (), grad_outputs, time.perf_counter()))
         grad = node.variable.grad
@@ -52,16 +54,18 @@ class TorchGraph:
     def __init__(self, torch: Any, loss: Any, forward: Any, params: Any,
                  names: dict[int, str], bound: list | None = None) -> None:
         self.torch, self.loss = torch, loss
+        watch = forward.watch if forward is not None else None
         self.buffers = {}  # id -> name of a module's buffers (`bn1.running_mean`)
         if params is not None and hasattr(params, "named_parameters"):
-            self.buffers = {id(b): name for name, b in params.named_buffers()}
-            params = dict(params.named_parameters())
+            members = watch.members if watch is not None else Members(params)
+            self.buffers = {id(b): name for name, b in members.buffers.items()}
+            params = members.params
         self.params = {id(t): name for name, t in (params or {}).items()}
         self.names = names
         calls = forward.calls if forward is not None else {}
-        self.line: dict[Any, str | None] = dict(forward.lines) if forward is not None else {}
-        self.module: dict[Any, str] = dict(forward.modules) if forward is not None else {}
-        watch = forward.watch if forward is not None else None
+        self.made_by = forward.made_by if forward is not None else None
+        self.line: dict[Any, str | None] = {}  # op -> its source line (a traced callable)
+        self.module: dict[Any, str] = {}  # op -> the module that made it, in prepare()
         self.owner = {} if watch is None else {  # parameter name -> the module holding it
             name: _ran(path, watch.calls) for name, path in watch.params.items()}
         self.root = torch.autograd.graph.get_gradient_edge(loss).node
@@ -104,6 +108,10 @@ class TorchGraph:
         if self.order:
             return
         self.order = self._forward_order(self.found)
+        if self.made_by is not None:
+            for node in self.order:
+                line, self.module[node] = self.made_by(node)
+                self.line.setdefault(node, line)
         for node in self.order:
             if node not in self.facts:
                 self.facts[node] = self._facts(node)
@@ -280,12 +288,9 @@ class TorchGraph:
         try:
             for node in self.found:
                 # speed: one hook per node, not a pre-hook and a hook (a Transformer: ~10%)
-                if grads_at_step and self.name[node] == ACCUMULATE:
-                    handles.append(node.register_hook(
-                        lambda g_in, g_out, node=node: observer.accumulated(node, g_out)))
-                    continue
-                handles.append(node.register_hook(
-                    lambda g_in, g_out, node=node: observer.after(node, g_in, g_out)))
+                handles.append(node.register_hook(functools.partial(
+                    observer.accumulated if grads_at_step and self.name[node] == ACCUMULATE
+                    else observer.after, node)))
             start = time.perf_counter()
             self.loss.backward(seed, retain_graph=retain_graph)
             seconds = time.perf_counter() - start

@@ -10,6 +10,10 @@ ran, in the order they were first called. `compare.trace_torch` asks `current()`
 op makes nodes.
 
 speed: two global hooks, not two on every submodule (a Transformer trace: 3%).
+
+`Members(model)`: the model's modules, parameters and buffers by name, as
+`named_modules()`, `named_parameters()` and `named_buffers()` give them, read in one walk
+that the watch and `compare.torch_graph` share.
 """
 
 from __future__ import annotations
@@ -18,23 +22,23 @@ from typing import Any
 
 from minigrad.teach.records import TraceModule
 
-__all__ = ["ModuleWatch", "owners"]
+__all__ = ["Members", "ModuleWatch"]
 
 
 class ModuleWatch:
     """The stack of running modules of `model` (see the module docstring)."""
 
-    def __init__(self, model: Any) -> None:
+    def __init__(self, model: Any, members: Members | None = None) -> None:
         self.model = model
+        self.members = members or Members(model)
         self.stack: list[str] = []
         self.calls: dict[str, int] = {}  # path -> forward calls, in first-call order
         self.handles: list[Any] = []
-        self.paths: dict[int, str] = {}
-        self.types: dict[str, str] = {}
-        for path, m in model.named_modules():
-            self.paths[id(m)] = path
-            self.types[path] = type(m).__name__
-        self.params = owners(model)  # parameter name -> the path of the module holding it
+        self.paths = {id(m): path for path, m in self.members.modules.items()}
+        self.types = {path: type(m).__name__ for path, m in self.members.modules.items()}
+        # parameter name -> the path of the module holding it (`layer1.0.conv1.weight` is
+        # held by `layer1.0.conv1`: a parameter's own name has no dot)
+        self.params = {name: name.rpartition(".")[0] for name in self.members.params}
 
     def __enter__(self) -> ModuleWatch:
         from torch.nn.modules import module
@@ -78,8 +82,22 @@ class ModuleWatch:
                 for path, calls in self.calls.items()]
 
 
-def owners(model: Any) -> dict[str, str]:
-    """Each parameter's full name -> the path of the module that holds it directly (a
-    parameter's own name has no dot: `layer1.0.conv1.weight` is held by `layer1.0.conv1`).
-    speed: one walk of the model, not one per module (a Transformer trace: 4%)."""
-    return {name: name.rpartition(".")[0] for name, _ in model.named_parameters()}
+class Members:
+    """A module's submodules, parameters and buffers by full name, each once (the first name
+    it is found under), in PyTorch's order; a parameter or buffer set to None left out."""
+
+    def __init__(self, model: Any) -> None:
+        self.modules: dict[str, Any] = dict(model.named_modules())
+        self.params = _named(self.modules, "_parameters")
+        self.buffers = _named(self.modules, "_buffers")
+
+
+def _named(modules: dict[str, Any], attr: str) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    seen: set[int] = set()
+    for path, module in modules.items():
+        for name, t in getattr(module, attr).items():
+            if t is not None and id(t) not in seen:
+                seen.add(id(t))
+                out[f"{path}.{name}" if path else name] = t
+    return out

@@ -111,3 +111,28 @@ def test_a_gradient_changed_in_place_before_the_first_read_is_an_error(torch_mod
         with pytest.raises(RuntimeError, match="changed in place before the trace was first"):
             t.steps  # noqa: B018
     assert x.grad is not None and np.allclose(x.grad.numpy(), 2 * np.exp([2.0, 4.0, 6.0]))
+
+
+def test_garbage_collection_is_as_it_was_after_the_call_even_after_an_error(torch_mod):
+    """trace_torch pauses the collector during the call (a speed choice), never after it."""
+    import gc
+
+    x = torch_mod.tensor([1.0, 2.0], requires_grad=True)
+    seen = []
+
+    def forward():
+        seen.append(gc.isenabled())
+        return (x * 3).sum()
+
+    assert gc.isenabled()
+    compare.trace_torch(forward)
+    assert seen == [False] and gc.isenabled()
+    with pytest.raises(TypeError, match="gave a int"):
+        compare.trace_torch(lambda: 3)
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        compare.trace_torch(forward)
+        assert not gc.isenabled()
+    finally:
+        gc.enable()

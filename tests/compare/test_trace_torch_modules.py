@@ -139,3 +139,35 @@ def test_focus_on_a_pytorch_models_trace_explains_that_module_only():
     part = t.focus("0")  # (a trace_torch Trace is built lazily; its part is a plain Trace)
     assert {n.module for n in part.nodes if not n.is_leaf} == {"0"}
     assert part.explanation(timing=False).startswith("Forward pass (recorded by PyTorch)")
+
+
+def test_members_read_in_one_walk_are_pytorchs_named_members(torch_mod):
+    """A shared submodule, a tied weight, a bias set to None, a buffer: named as PyTorch
+    names them, each once."""
+    from compare.torch_modules import Members
+
+    nn = torch_mod.nn
+    shared = nn.Linear(3, 3, bias=False)
+    model = nn.Sequential(nn.Embedding(5, 3), shared, nn.BatchNorm1d(3), shared,
+                          nn.Linear(3, 5))
+    model[4].weight = model[0].weight  # tied
+    found = Members(model)
+    assert list(found.modules) == [n for n, _ in model.named_modules()]
+    assert [(n, id(p)) for n, p in found.params.items()] == [
+        (n, id(p)) for n, p in model.named_parameters()]
+    assert [(n, id(b)) for n, b in found.buffers.items()] == [
+        (n, id(b)) for n, b in model.named_buffers()]
+    assert "1.bias" not in found.params and "4.weight" not in found.params
+
+
+def test_a_node_made_by_a_call_that_gives_no_tensor_has_that_calls_line(torch_mod):
+    x = torch_mod.tensor([1.0, 2.0, 3.0], requires_grad=True)
+
+    def f():
+        y = x * 2
+        y[0] = 5.0
+        return y.sum()
+
+    t = compare.trace_torch(f)
+    copy = next(n for n in t.nodes if n.name == "CopySlices")
+    assert copy.line is not None and copy.line.endswith("y[0] = 5.0"), copy.line
