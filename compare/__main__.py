@@ -6,7 +6,8 @@
     python -m compare corpus [-k TEXT] [-v]                  every corpus expression, one line each
     python -m compare bench [...]                            the speed benchmark (compare.bench)
     python -m compare explain-torch "sum(x*y)*3" x=1,2,3     PyTorch's backward, explained
-    python -m compare trace-cost [--runs 20]                 trace_torch's time / a plain backward
+    python -m compare trace-cost [--runs 20]                 trace_torch's time / a plain backward,
+                                                             and a 369-node graph's drawing time
 
 Input values: a number or nested list (`x=[1,2,3]`, made float64 with requires_grad), or
 `randn(2,3)`, `rand(3)`, `ones(3)`, `zeros(2,2)`, `arange(6)`; integer data (no gradient) with

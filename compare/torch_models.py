@@ -1,5 +1,6 @@
 """Small real PyTorch models to trace: a ResNet-18 with torchvision's parameter names, a
-2-layer Transformer encoder, a deep sigmoid MLP (vanishing gradients), on CPU in float32.
+2-layer Transformer encoder, a deep sigmoid MLP (vanishing gradients), an LSTMCell unrolled
+over a sequence (a long graph to draw), on CPU in float32.
 
 Written here (not imported from torchvision, which the project does not depend on) so that
 `compare.trace_torch` and `grad_report` are tested on the module trees people really meet:
@@ -12,7 +13,7 @@ from typing import Any
 
 from compare.torch_bridge import import_torch
 
-__all__ = ["resnet18", "sigmoid_mlp", "transformer_encoder"]
+__all__ = ["resnet18", "sigmoid_mlp", "transformer_encoder", "unrolled_lstm_cell"]
 
 
 def resnet18(num_classes: int = 10) -> Any:
@@ -90,3 +91,24 @@ def sigmoid_mlp(depth: int = 10, width: int = 16) -> Any:
     for i in range(depth):
         layers += [nn.Linear(width if i else 4, width), nn.Sigmoid()]
     return nn.Sequential(*layers, nn.Linear(width, 1))
+
+
+def unrolled_lstm_cell(steps: int = 24, hidden: int = 8) -> Any:
+    """One nn.LSTMCell run `steps` times over a (steps, batch, hidden) sequence, then a
+    Linear head: the graph grows by 15 nodes a step (369 nodes at 24 steps, traced)."""
+    torch = import_torch()
+    nn = torch.nn
+
+    class UnrolledLSTMCell(nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.cell = nn.LSTMCell(hidden, hidden)
+            self.head = nn.Linear(hidden, 1)
+
+        def forward(self, xs: Any) -> Any:
+            h = c = torch.zeros(xs.shape[1], hidden)
+            for x in xs[:steps]:
+                h, c = self.cell(x, (h, c))
+            return self.head(h)
+
+    return UnrolledLSTMCell()

@@ -1,6 +1,7 @@
-"""What `compare.trace_torch` costs: its time over a plain forward and backward (issue 21).
+"""What `compare.trace_torch` costs: its time over a plain forward and backward, and the time
+to draw a long graph (issue 21).
 
-    python -m compare trace-cost [--runs 20] [--only transformer]
+    python -m compare trace-cost [--runs 20] [--only transformer|resnet18|lstm-cell]
 
 For ResNet-18 (a batch of 2 images, 32x32) and the 2-layer Transformer encoder (2 sequences
 of 5 tokens) of `compare.torch_models`, prints per form the median time of
@@ -13,6 +14,10 @@ of 5 tokens) of `compare.torch_models`, prints per form the median time of
 over `--runs` runs after a warm-up, single-threaded, the forms interleaved run by run so that
 a busy machine slows each the same; and each traced form's cost = its time / plain's time.
 Gradients are set to None before every run, outside the time measured.
+
+And for an nn.LSTMCell unrolled over 24 steps (`compare.torch_models`, 369 nodes traced), the
+seconds of one `render()` of the whole graph (which picks light labels at that size) and of
+one at `depth=1` (one box per module), graphviz's `dot` included.
 """
 
 from __future__ import annotations
@@ -20,14 +25,15 @@ from __future__ import annotations
 import argparse
 import os
 import statistics
+import tempfile
 import time
 from collections.abc import Callable
 from typing import Any
 
 from compare.torch_bridge import import_torch
-from compare.torch_models import resnet18, transformer_encoder
+from compare.torch_models import resnet18, transformer_encoder, unrolled_lstm_cell
 
-__all__ = ["cost", "main"]
+__all__ = ["cost", "draw_cost", "main"]
 
 
 def _models(torch: Any) -> dict[str, tuple[Any, Callable[[Any], Any]]]:
@@ -66,11 +72,30 @@ def cost(model: Any, loss: Callable[[Any], Any], runs: int = 20, warmup: int = 3
                           for name in ("callable", "tensor", "+ read")}}
 
 
+def draw_cost(torch: Any, steps: int = 24) -> dict[str, Any]:
+    """The unrolled LSTMCell's node count and the seconds of a flat and a depth-1 render."""
+    from compare.trace_torch import trace_torch
+
+    torch.manual_seed(0)
+    model, xs = unrolled_lstm_cell(steps), torch.randn(steps, 2, 8)
+    t = trace_torch(lambda: model(xs).sum(), params=model)
+    found: dict[str, Any] = {"nodes": len(t.nodes)}
+    with tempfile.TemporaryDirectory() as folder:
+        for name, depth in (("flat", None), ("depth 1", 1)):
+            path = os.path.join(folder, "graph.svg")
+            start = time.perf_counter()
+            t.render(path, depth=depth)
+            found[name] = time.perf_counter() - start
+            found[f"{name} light"] = "drawn with light labels" in open(path,
+                                                                       encoding="utf-8").read()
+    return found
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m compare trace-cost",
                                      description="trace_torch's time over a plain backward")
     parser.add_argument("--runs", type=int, default=20)
-    parser.add_argument("--only", choices=("resnet18", "transformer"))
+    parser.add_argument("--only", choices=("resnet18", "transformer", "lstm-cell"))
     args = parser.parse_args(argv)
     torch = import_torch()
     torch.set_num_threads(1)
@@ -83,6 +108,11 @@ def main(argv: list[str] | None = None) -> int:
               f"callable {found['callable'] * 1e3:7.2f} ms ({found['callable cost']:.2f}x)   "
               f"tensor {found['tensor'] * 1e3:7.2f} ms ({found['tensor cost']:.2f}x)   "
               f"+ read {found['+ read'] * 1e3:7.2f} ms ({found['+ read cost']:.2f}x)")
+    if args.only in (None, "lstm-cell"):
+        drawn = draw_cost(torch)
+        light = " (light labels)" if drawn["flat light"] else ""
+        print(f"{'lstm-cell':12} {drawn['nodes']} nodes   render {drawn['flat']:6.2f} s{light}"
+              f"   render(depth=1) {drawn['depth 1']:6.2f} s")
     return 0
 
 

@@ -4,7 +4,6 @@ and a training step's memory stays flat (the saved im2col columns are freed by b
 from __future__ import annotations
 
 import gc
-import time
 import tracemalloc
 
 import numpy as np
@@ -36,7 +35,6 @@ def small_cnn() -> nn.Module:
 
 
 def test_a_small_cnn_learns_the_digits():
-    started = time.perf_counter()
     mg.manual_seed(0)
     x, y = digits(30)
     model = small_cnn()
@@ -50,7 +48,6 @@ def test_a_small_cnn_learns_the_digits():
     with mg.no_grad():
         accuracy = (model(mg.tensor(x)).argmax(1).numpy() == y).mean()
     assert accuracy > 0.95, accuracy
-    assert time.perf_counter() - started < 60
 
 
 def test_memory_is_flat_over_100_steps():

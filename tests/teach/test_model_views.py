@@ -4,7 +4,6 @@ the summary table's order and warnings, source lines; measured on `tests/teach/m
 from __future__ import annotations
 
 import re
-import time
 
 import numpy as np
 import pytest
@@ -116,16 +115,13 @@ def test_source_lines_in_the_forward_listing_and_each_step():
     assert "\n ▸ layer4.1.bn2  BatchNorm2d\n" in block  # steps grouped by module
 
 
-def test_a_371_node_lstm_cell_renders_fast(dot_bin, tmp_path):
+def test_a_371_node_lstm_cell_is_drawn_with_light_labels(dot_bin, tmp_path):
+    """(Its time is read from `python -m compare trace-cost --only lstm-cell`.)"""
     t = models.lstm_cell_trace(steps=20)
     assert 360 <= len(t.nodes) <= 380
-    start = time.perf_counter()
     svg = t.render(tmp_path / "lstm.svg").read_text()
-    assert time.perf_counter() - start < 20
     assert "drawn with light labels" in svg
-    start = time.perf_counter()
-    t.render(tmp_path / "lstm1.svg", depth=1)
-    assert time.perf_counter() - start < 5
+    assert len(drawn_nodes(t.to_dot(depth=1).source)) <= 5
 
 
 def test_a_drawn_file_grows_with_the_graph(dot_bin, tmp_path, resnet):
