@@ -93,9 +93,9 @@ def sigmoid_mlp(depth: int = 10, width: int = 16) -> Any:
     return nn.Sequential(*layers, nn.Linear(width, 1))
 
 
-def unrolled_lstm_cell(steps: int = 24, hidden: int = 8) -> Any:
-    """One nn.LSTMCell run `steps` times over a (steps, batch, hidden) sequence, then a
-    Linear head: the graph grows by 15 nodes a step (369 nodes at 24 steps, traced)."""
+def unrolled_lstm_cell(hidden: int = 8) -> Any:
+    """One nn.LSTMCell run over each step of a (steps, batch, hidden) sequence, then a Linear
+    head: the graph grows by 15 nodes a step (369 nodes at 24 steps, traced)."""
     torch = import_torch()
     nn = torch.nn
 
@@ -107,7 +107,7 @@ def unrolled_lstm_cell(steps: int = 24, hidden: int = 8) -> Any:
 
         def forward(self, xs: Any) -> Any:
             h = c = torch.zeros(xs.shape[1], hidden)
-            for x in xs[:steps]:
+            for x in xs:
                 h, c = self.cell(x, (h, c))
             return self.head(h)
 

@@ -28,9 +28,9 @@ __all__ = ["Members", "ModuleWatch"]
 class ModuleWatch:
     """The stack of running modules of `model` (see the module docstring)."""
 
-    def __init__(self, model: Any, members: Members | None = None) -> None:
+    def __init__(self, model: Any) -> None:
         self.model = model
-        self.members = members or Members(model)
+        self.members = Members(model)
         self.stack: list[str] = []
         self.calls: dict[str, int] = {}  # path -> forward calls, in first-call order
         self.handles: list[Any] = []

@@ -77,17 +77,16 @@ def draw_cost(torch: Any, steps: int = 24) -> dict[str, Any]:
     from compare.trace_torch import trace_torch
 
     torch.manual_seed(0)
-    model, xs = unrolled_lstm_cell(steps), torch.randn(steps, 2, 8)
+    model, xs = unrolled_lstm_cell(), torch.randn(steps, 2, 8)
     t = trace_torch(lambda: model(xs).sum(), params=model)
     found: dict[str, Any] = {"nodes": len(t.nodes)}
     with tempfile.TemporaryDirectory() as folder:
         for name, depth in (("flat", None), ("depth 1", 1)):
-            path = os.path.join(folder, "graph.svg")
             start = time.perf_counter()
-            t.render(path, depth=depth)
+            path = t.render(os.path.join(folder, f"{name}.svg"), depth=depth)
             found[name] = time.perf_counter() - start
-            found[f"{name} light"] = "drawn with light labels" in open(path,
-                                                                       encoding="utf-8").read()
+            if depth is None:
+                found["light"] = "drawn with light labels" in path.read_text(encoding="utf-8")
     return found
 
 
@@ -110,7 +109,7 @@ def main(argv: list[str] | None = None) -> int:
               f"+ read {found['+ read'] * 1e3:7.2f} ms ({found['+ read cost']:.2f}x)")
     if args.only in (None, "lstm-cell"):
         drawn = draw_cost(torch)
-        light = " (light labels)" if drawn["flat light"] else ""
+        light = " (light labels)" if drawn["light"] else ""
         print(f"{'lstm-cell':12} {drawn['nodes']} nodes   render {drawn['flat']:6.2f} s{light}"
               f"   render(depth=1) {drawn['depth 1']:6.2f} s")
     return 0
