@@ -20,8 +20,8 @@ import numpy as np
 
 from compare.torch_nodes_layers import LAYER_SETTINGS
 from compare.torch_nodes_shaping import SHAPING_SETTINGS
-from minigrad.broadcast import sum_to_array
-from minigrad.function import Function
+from minigrad.autograd.broadcast import sum_to_array
+from minigrad.autograd.function import Function
 
 UNSIGNED = 2 ** 64
 REDUCTIONS = {0: "none", 1: "mean", 2: "sum"}

@@ -17,7 +17,7 @@ from compare.torch_graph import copy_gradients
 from compare.torch_hooks import narrate_hooks
 from compare.torch_nodes import summed_dims
 from compare.torch_nodes_layers import layer_source
-from minigrad.node import AccumulateGrad as _MinigradAccumulate
+from minigrad.autograd.node import AccumulateGrad as _MinigradAccumulate
 from minigrad.teach.labels import constant_text
 from minigrad.teach.op_words import source_form
 from minigrad.teach.records import (

@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from minigrad.printing import tensor_repr
+from minigrad.surface.printing import tensor_repr
 from minigrad.teach.trace import Trace
 
 __all__ = ["BucketAllReduce", "DistributedTrace", "is_ddp", "watch_buckets"]

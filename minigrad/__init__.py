@@ -10,10 +10,22 @@ package (`minigrad.testing`, `minigrad.utils`, ...) are imported when first used
 import importlib
 from typing import Any
 
-from minigrad import autograd, backends, cuda, events, nn, optim
-from minigrad.autograd import is_anomaly_check_nan_enabled, is_anomaly_enabled
-from minigrad.devices import device
-from minigrad.dtypes import (
+from minigrad import autograd, nn, optim
+from minigrad.autograd import events, is_anomaly_check_nan_enabled, is_anomaly_enabled
+from minigrad.autograd.function import Function
+from minigrad.autograd.grad_mode import (
+    enable_grad,
+    inference_mode,
+    is_grad_enabled,
+    no_grad,
+    set_grad_enabled,
+)
+from minigrad.autograd.tensor import Tensor
+from minigrad.ops import *  # noqa: F403 (every op module's __all__)
+from minigrad.serialization import load, save
+from minigrad.surface import backends, cuda
+from minigrad.surface.devices import device
+from minigrad.surface.dtypes import (
     bool,
     cdouble,
     cfloat,
@@ -37,7 +49,7 @@ from minigrad.dtypes import (
     short,
     uint8,
 )
-from minigrad.factories import (
+from minigrad.surface.factories import (
     arange,
     as_tensor,
     empty,
@@ -56,15 +68,7 @@ from minigrad.factories import (
     zeros,
     zeros_like,
 )
-from minigrad.function import Function
-from minigrad.grad_mode import (
-    enable_grad,
-    inference_mode,
-    is_grad_enabled,
-    no_grad,
-    set_grad_enabled,
-)
-from minigrad.legacy_tensors import (
+from minigrad.surface.legacy_tensors import (
     BoolTensor,
     ByteTensor,
     CharTensor,
@@ -75,8 +79,7 @@ from minigrad.legacy_tensors import (
     LongTensor,
     ShortTensor,
 )
-from minigrad.ops import *  # noqa: F403 (every op module's __all__)
-from minigrad.random_factories import (
+from minigrad.surface.random_factories import (
     normal,
     rand,
     rand_like,
@@ -86,12 +89,10 @@ from minigrad.random_factories import (
     randn_like,
     randperm,
 )
-from minigrad.serialization import load, save
-from minigrad.size import Size
+from minigrad.surface.size import Size
+from minigrad.surface.type_info import finfo, iinfo, is_floating_point, is_tensor, numel
 from minigrad.teach import viz
 from minigrad.teach.trace import Trace, trace
-from minigrad.tensor import Tensor
-from minigrad.type_info import finfo, iinfo, is_floating_point, is_tensor, numel
 
 __version__ = "0.1.0"
 

@@ -1,5 +1,5 @@
 """libstdc++'s push_heap/pop_heap written out in Python, step by step: the reference that
-minigrad's ready queue (minigrad/ready_queue.py, built on heapq) is tested against.
+minigrad's ready queue (minigrad/autograd/ready_queue.py, built on heapq) is tested against.
 
 PyTorch keeps ready nodes in a `std::priority_queue` ordered by sequence number; nodes with
 equal numbers (several AccumulateGrads) come out in whatever order this algorithm leaves them.

@@ -2,13 +2,20 @@
 
 minigrad exists to be read, so the layout is part of the contract:
 - no non-test file in `minigrad/` or `compare/` passes 400 lines (past that it does two jobs);
-- `engine.py` stays at most 200 lines and its loop, `execute`, at most 60;
+- every module has its home: the engine in `minigrad/autograd/`, PyTorch's surface around it in
+  `minigrad/surface/`, the libraries (ops, nn, optim, ...) in their folders; the top level holds
+  only `__init__.py` and `__main__.py`, so `ls minigrad/` shows the architecture;
+- the engine folder imports nothing but itself and the surface's values (dtypes, devices, size,
+  printing, summation), except across the seam;
+- `autograd/engine.py` stays at most 200 lines and its loop, `execute`, at most 60;
 - the core and ops never import the layers built on them (teach, nn, optim, testing);
 - every op class has its one home: a docstring, its `formula`, its `source` and `gradients`
   (how the explanation reads it);
-- imports form no circle, except the one seam: Tensor's methods call up into the code built
-  on Tensor (operators into `ops`, `backward` into `autograd`, hooks into `hooks`, a leaf's
-  AccumulateGrad from `node`), and that code imports `tensor`. Imports inside functions count.
+- imports form no circle, except the one seam: Tensor (`autograd/tensor.py`) and its mixins
+  (`surface/tensor_info.py`, `surface/tensor_methods.py`) call up into the code built on Tensor
+  (operators into `ops`, `backward` into `autograd`, hooks into `autograd/hooks.py`, a leaf's
+  AccumulateGrad from `autograd/node.py`), and that code imports `tensor`. Imports inside
+  functions count.
 
 Each check is a function of a source tree, so the tests below also run it on a planted
 violation and read the message it gives.
@@ -26,10 +33,23 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = ("minigrad", "compare")
 MAX_LINES = 400
-ENGINE_MAX_LINES, LOOP_MAX_LINES = 200, 60
-# Tensor and its methods may import these (the seam); nothing else may close a circle.
-SEAM = (("minigrad.tensor", "minigrad.tensor_methods"),
-        ("minigrad.ops", "minigrad.autograd", "minigrad.hooks", "minigrad.node"))
+ENGINE, ENGINE_MAX_LINES, LOOP_MAX_LINES = "minigrad/autograd/engine.py", 200, 60
+# Tensor and its mixins may import these (the seam: the modules named, and all of `ops`);
+# nothing else may close a circle.
+SEAM = (("minigrad.autograd.tensor", "minigrad.surface.tensor_info",
+         "minigrad.surface.tensor_methods"),
+        ("minigrad.ops", "minigrad.autograd", "minigrad.autograd.hooks", "minigrad.autograd.node"))
+SEAM_PACKAGES = ("minigrad.ops.",)
+# Where each kind of module lives. The top level holds only these files:
+TOP_LEVEL_FILES = ("__init__.py", "__main__.py")
+ENGINE_MODULES = ("tensor", "function", "node", "engine", "ready_queue", "broadcast", "hooks",
+                  "grad_mode", "events", "anomaly_mode", "graph", "saved_names",
+                  "saved_tensor_hooks")
+SURFACE_MODULES = ("dtypes", "devices", "size", "printing", "summation", "tensor_info",
+                   "tensor_methods", "factories", "random_factories", "legacy_tensors",
+                   "type_info", "return_types", "cuda", "backends")
+# What the engine may import from the surface: values, not the API built on Tensor.
+SURFACE_VALUES = ("dtypes", "devices", "size", "printing", "summation")
 
 
 def oversized_files(root: Path) -> list[str]:
@@ -39,7 +59,7 @@ def oversized_files(root: Path) -> list[str]:
         for path in sorted((root / package).rglob("*.py")):
             n = len(path.read_text(encoding="utf-8").splitlines())
             rel = path.relative_to(root).as_posix()
-            budget = ENGINE_MAX_LINES if rel == "minigrad/engine.py" else MAX_LINES
+            budget = ENGINE_MAX_LINES if rel == ENGINE else MAX_LINES
             if n > budget:
                 found.append(f"{rel}: {n} lines (budget {budget})")
     return found
@@ -97,6 +117,43 @@ def upward_imports(root: Path) -> list[str]:
     return found
 
 
+def misplaced_modules(root: Path) -> list[str]:
+    """'path: why' for each module outside its home (see ENGINE_MODULES, SURFACE_MODULES)."""
+    found = []
+    top = root / "minigrad"
+    for path in sorted(top.iterdir()):
+        if path.suffix == ".py" and path.name not in TOP_LEVEL_FILES:
+            home = ("minigrad/autograd/" if path.stem in ENGINE_MODULES else
+                    "minigrad/surface/" if path.stem in SURFACE_MODULES else
+                    "a folder named for what it does")
+            found.append(f"minigrad/{path.name}: the top level holds only "
+                         f"{' and '.join(TOP_LEVEL_FILES)}; its home is {home}")
+    for folder, names in (("autograd", ENGINE_MODULES), ("surface", SURFACE_MODULES)):
+        for name in names:
+            if not ((top / folder / f"{name}.py").exists() or (top / folder / name).is_dir()):
+                found.append(f"minigrad/{folder}/{name}.py: missing from its home")
+    return found
+
+
+def engine_imports_outside(root: Path) -> list[str]:
+    """'module -> module' for each import of the engine folder that leaves it, other than the
+    surface's values and the seam."""
+    allowed = tuple(f"minigrad.surface.{v}" for v in SURFACE_VALUES)
+    seam_from, seam_to = SEAM
+    found = []
+    for mod, imports in sorted(import_graph(root, "minigrad").items()):
+        if not (mod == "minigrad.autograd" or mod.startswith("minigrad.autograd.")):
+            continue
+        for m in sorted(imports):
+            inside = m == "minigrad.autograd" or m.startswith(("minigrad.autograd.",) + allowed)
+            across_seam = mod in seam_from and (m in seam_from or m in seam_to
+                                                or m == "minigrad.ops"
+                                                or m.startswith(SEAM_PACKAGES))
+            if not (inside or across_seam):
+                found.append(f"{mod} -> {m}")
+    return found
+
+
 def import_circles(root: Path, package: str) -> list[list[str]]:
     """The groups of modules that import each other in a circle, once the seam is cut."""
     graph = import_graph(root, package)
@@ -104,7 +161,7 @@ def import_circles(root: Path, package: str) -> list[list[str]]:
     for module in seam_from:
         if module in graph:
             graph[module] = {m for m in graph[module]
-                             if not any(m == t or m.startswith(t + ".") for t in seam_to)}
+                             if m not in seam_to and not m.startswith(SEAM_PACKAGES)}
     return [sorted(group) for group in _strongly_connected(graph) if len(group) > 1]
 
 
@@ -154,7 +211,15 @@ def test_no_file_passes_its_line_budget():
 
 
 def test_the_engine_loop_fits_on_a_screen():
-    assert function_length(ROOT / "minigrad/engine.py", "execute") <= LOOP_MAX_LINES
+    assert function_length(ROOT / ENGINE, "execute") <= LOOP_MAX_LINES
+
+
+def test_every_module_is_in_its_home():
+    assert misplaced_modules(ROOT) == []
+
+
+def test_the_engine_folder_imports_only_itself_and_the_surface_values():
+    assert engine_imports_outside(ROOT) == []
 
 
 @pytest.mark.parametrize("package", PACKAGES)
@@ -169,7 +234,7 @@ def test_the_core_and_ops_never_import_the_layers_above():
 def op_classes() -> list[type]:
     """minigrad's own op classes: every Function subclass that names its node."""
     import minigrad
-    from minigrad.function import Function
+    from minigrad.autograd.function import Function
 
     found, todo = [], list(Function.__subclasses__())
     while todo:
@@ -224,30 +289,31 @@ def planted(tmp_path: Path) -> Path:
 
 def test_a_planted_long_file_is_named(planted: Path):
     (planted / "minigrad/long.py").write_text("x = 1\n" * 401)
-    engine = planted / "minigrad/engine.py"
+    engine = planted / ENGINE
     engine.write_text(engine.read_text() + "\n" * 201)
     found = oversized_files(planted)
     assert "minigrad/long.py: 401 lines (budget 400)" in found
-    assert any(v.startswith("minigrad/engine.py: ") and v.endswith("(budget 200)")
+    assert any(v.startswith(ENGINE + ": ") and v.endswith("(budget 200)")
                for v in found), found
 
 
 def test_a_planted_circle_is_named(planted: Path):
     # events is imported by the engine; make it import the engine back, inside a function
-    with (planted / "minigrad/events.py").open("a") as f:
-        f.write("\n\ndef _late():\n    from minigrad import engine\n    return engine\n")
+    with (planted / "minigrad/autograd/events.py").open("a") as f:
+        f.write("\n\ndef _late():\n    from minigrad.autograd import engine\n    return engine\n")
     circles = import_circles(planted, "minigrad")
-    assert any({"minigrad.engine", "minigrad.events"} <= set(c) for c in circles), circles
+    assert any({"minigrad.autograd.engine", "minigrad.autograd.events"} <= set(c)
+               for c in circles), circles
 
 
 def test_a_planted_upward_import_is_named(planted: Path):
-    with (planted / "minigrad/engine.py").open("a") as f:
+    with (planted / ENGINE).open("a") as f:
         f.write("\n\ndef _late():\n    from minigrad.teach import trace\n    return trace\n")
-    assert upward_imports(planted) == ["minigrad.engine -> minigrad.teach.trace"]
+    assert upward_imports(planted) == ["minigrad.autograd.engine -> minigrad.teach.trace"]
 
 
 def test_an_op_without_its_text_is_named():
-    from minigrad.function import Function
+    from minigrad.autograd.function import Function
 
     class Bare(Function):
         node_name = "BareBackward0"
@@ -257,7 +323,26 @@ def test_an_op_without_its_text_is_named():
 
 
 def test_a_circle_through_tensor_outside_the_seam_is_named(planted: Path):
-    with (planted / "minigrad/tensor.py").open("a") as f:
-        f.write("\n\ndef _late():\n    from minigrad import engine\n    return engine\n")
+    with (planted / "minigrad/autograd/tensor.py").open("a") as f:
+        f.write("\n\ndef _late():\n    from minigrad.autograd import engine\n    return engine\n")
     circles = import_circles(planted, "minigrad")
-    assert any({"minigrad.engine", "minigrad.tensor"} <= set(c) for c in circles), circles
+    assert any({"minigrad.autograd.engine", "minigrad.autograd.tensor"} <= set(c)
+               for c in circles), circles
+
+
+def test_a_planted_misplaced_module_is_named(planted: Path):
+    shutil.copy(planted / ENGINE, planted / "minigrad/engine.py")
+    shutil.copy(planted / "minigrad/surface/dtypes.py", planted / "minigrad/ops/dtypes.py")
+    (planted / "minigrad/surface/dtypes.py").unlink()
+    assert misplaced_modules(planted) == [
+        "minigrad/engine.py: the top level holds only __init__.py and __main__.py; its home is "
+        "minigrad/autograd/",
+        "minigrad/surface/dtypes.py: missing from its home"]
+
+
+def test_a_planted_engine_import_of_the_api_is_named(planted: Path):
+    with (planted / ENGINE).open("a") as f:
+        f.write("\n\ndef _late():\n    from minigrad.surface import factories\n"
+                "    return factories\n")
+    assert engine_imports_outside(planted) == [
+        "minigrad.autograd.engine -> minigrad.surface.factories"]

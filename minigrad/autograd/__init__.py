@@ -15,13 +15,13 @@ from typing import Any
 
 import numpy as np
 
-from minigrad import dtypes, engine
-from minigrad import tensor as _tensor
-from minigrad.autograd import graph
-from minigrad.events import BackwardStep
-from minigrad.function import Function
-from minigrad.grad_mode import enable_grad, no_grad, set_grad_enabled, state
-from minigrad.node import Node, gradient_edge
+from minigrad.autograd import engine, graph
+from minigrad.autograd import tensor as _tensor
+from minigrad.autograd.events import BackwardStep
+from minigrad.autograd.function import Function
+from minigrad.autograd.grad_mode import enable_grad, no_grad, set_grad_enabled, state
+from minigrad.autograd.node import Node, gradient_edge
+from minigrad.surface import dtypes
 
 __all__ = ["Function", "Variable", "backward", "backward_steps", "detect_anomaly", "grad",
            "enable_grad", "no_grad", "set_detect_anomaly", "set_grad_enabled",

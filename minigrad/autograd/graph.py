@@ -12,9 +12,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from minigrad import events
-from minigrad import saved_tensor_hooks as _hooks
-from minigrad.node import Node
+from minigrad.autograd import events
+from minigrad.autograd import saved_tensor_hooks as _hooks
+from minigrad.autograd.node import Node
 
 __all__ = ["Node", "disable_saved_tensors_hooks", "save_on_cpu", "saved_tensors_hooks"]
 

@@ -16,9 +16,9 @@ from typing import Any
 import numpy as np
 from hypothesis import strategies as st
 
+from minigrad.autograd.tensor import Tensor
 from minigrad.course.catalog import OPS
 from minigrad.course.entry import Op
-from minigrad.tensor import Tensor
 from minigrad.testing.domains import Domain
 from minigrad.testing.tensor_strategies import arrays, broadcastable_shapes, shapes
 

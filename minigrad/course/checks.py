@@ -25,11 +25,11 @@ import numpy as np
 from hypothesis import HealthCheck, Phase, given, settings
 
 from minigrad import autograd
+from minigrad.autograd.function import Function
+from minigrad.autograd.grad_mode import no_grad
+from minigrad.autograd.tensor import Tensor
 from minigrad.course.cases import Case, cases, describe
 from minigrad.course.entry import Op
-from minigrad.function import Function
-from minigrad.grad_mode import no_grad
-from minigrad.tensor import Tensor
 from minigrad.testing.gradcheck import GradcheckError, gradcheck, gradgradcheck
 
 EXAMPLES = {"forward": 20, "backward": 25, "broadcasting": 25, "dim": 25, "batched": 20,

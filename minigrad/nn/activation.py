@@ -3,9 +3,9 @@ torch.nn's arguments, defaults and reprs. Each calls its function in `nn.functio
 
 from __future__ import annotations
 
+from minigrad.autograd.tensor import Tensor
 from minigrad.nn import functional as F
 from minigrad.nn.module import Module
-from minigrad.tensor import Tensor
 
 
 class GELU(Module):

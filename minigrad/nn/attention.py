@@ -12,14 +12,15 @@ from typing import Any
 
 import numpy as np
 
-from minigrad import dtypes, ops
-from minigrad.factories import empty
+from minigrad import ops
+from minigrad.autograd.tensor import Tensor
 from minigrad.nn import functional as F
 from minigrad.nn import init
 from minigrad.nn.functional_attention import _additive
 from minigrad.nn.layers import Linear
 from minigrad.nn.module import Module, Parameter
-from minigrad.tensor import Tensor
+from minigrad.surface import dtypes
+from minigrad.surface.factories import empty
 
 
 class NonDynamicallyQuantizableLinear(Linear):

@@ -11,12 +11,12 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from minigrad import dtypes
-from minigrad.factories import empty
+from minigrad.autograd.tensor import Tensor
 from minigrad.nn import functional_conv as FC
 from minigrad.nn import init
 from minigrad.nn.module import Module, Parameter
-from minigrad.tensor import Tensor
+from minigrad.surface import dtypes
+from minigrad.surface.factories import empty
 
 PADDING_MODES = ("zeros", "reflect", "replicate", "circular")
 

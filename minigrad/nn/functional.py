@@ -11,11 +11,12 @@ from typing import Any
 
 import numpy as np
 
-from minigrad import dtypes, factories, ops
+from minigrad import ops
+from minigrad.autograd.tensor import Tensor
 from minigrad.ops import losses as L
 from minigrad.ops.base import constant, is_tensor
 from minigrad.ops.products import linear
-from minigrad.tensor import Tensor
+from minigrad.surface import dtypes, factories
 
 __all__ = [
     "one_hot",

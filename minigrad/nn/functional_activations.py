@@ -12,9 +12,10 @@ import warnings
 from collections.abc import Callable
 from typing import Any
 
-from minigrad import dtypes, ops
+from minigrad import ops
+from minigrad.autograd.tensor import Tensor
 from minigrad.ops import activations as A
-from minigrad.tensor import Tensor
+from minigrad.surface import dtypes
 
 __all__ = ["gelu", "leaky_relu", "elu", "selu", "silu", "softplus", "hardtanh", "relu6", "mish",
            "softmin"]

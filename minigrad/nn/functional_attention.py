@@ -12,9 +12,10 @@ from typing import Any
 
 import numpy as np
 
-from minigrad import factories, ops
+from minigrad import ops
+from minigrad.autograd.tensor import Tensor
 from minigrad.ops.base import constant
-from minigrad.tensor import Tensor
+from minigrad.surface import factories
 
 
 def _additive(mask: Any, dtype: np.dtype, allowed_is_true: bool) -> Any:

@@ -10,10 +10,10 @@ from __future__ import annotations
 from typing import Any
 
 from minigrad import ops
+from minigrad.autograd.tensor import Tensor
 from minigrad.ops.convolution import Convolution
 from minigrad.ops.unfolding import Col2Im, ConstantPadNd, Im2Col
 from minigrad.ops.windows import pairs
-from minigrad.tensor import Tensor
 
 __all__ = ["conv1d", "conv2d", "conv_transpose1d", "conv_transpose2d", "unfold", "fold", "pad"]
 

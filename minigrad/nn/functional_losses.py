@@ -15,10 +15,10 @@ from typing import Any
 import numpy as np
 
 from minigrad import ops
-from minigrad.broadcast import size_mismatch
+from minigrad.autograd.broadcast import size_mismatch
+from minigrad.autograd.tensor import Tensor
 from minigrad.ops import losses as L
 from minigrad.ops.base import constant, is_tensor
-from minigrad.tensor import Tensor
 
 __all__ = ["l1_loss", "smooth_l1_loss", "huber_loss", "kl_div"]
 

@@ -8,10 +8,10 @@ from typing import Any
 
 import numpy as np
 
-from minigrad.grad_mode import no_grad
+from minigrad.autograd.grad_mode import no_grad
+from minigrad.autograd.tensor import Tensor
 from minigrad.ops.embedding import Embedding
 from minigrad.ops.normalization import NativeBatchNorm, NativeGroupNorm, NativeLayerNorm
-from minigrad.tensor import Tensor
 
 __all__ = ["batch_norm", "layer_norm", "group_norm", "embedding"]
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from minigrad import ops
+from minigrad.autograd.tensor import Tensor
 from minigrad.nn.functional_conv import ntuple
 from minigrad.ops.pooling import (
     AdaptiveAvgPool2d,
@@ -18,7 +19,6 @@ from minigrad.ops.pooling import (
     MaxPool2d,
     pool_geometry,
 )
-from minigrad.tensor import Tensor
 
 __all__ = ["max_pool1d", "max_pool2d", "avg_pool1d", "avg_pool2d", "adaptive_avg_pool2d",
            "adaptive_max_pool2d"]

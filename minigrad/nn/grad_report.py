@@ -29,8 +29,8 @@ from typing import Any, TextIO
 
 import numpy as np
 
+from minigrad.autograd.tensor import Tensor
 from minigrad.nn.grad_flow import flow_trend, plot_flow
-from minigrad.tensor import Tensor
 
 HEADERS = {
     "en": ("name", "shape", "requires_grad", "grad norm", "grad mean", "max |grad|", "zeros",

@@ -12,10 +12,10 @@ from typing import Any
 
 import numpy as np
 
-from minigrad import factories
-from minigrad.grad_mode import no_grad
+from minigrad.autograd.grad_mode import no_grad
+from minigrad.autograd.tensor import Tensor
 from minigrad.ops.base import constant
-from minigrad.tensor import Tensor
+from minigrad.surface import factories
 
 _LINEAR = ("linear", "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d",
            "conv_transpose3d", "sigmoid")

@@ -5,13 +5,14 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from minigrad import dtypes, ops
-from minigrad.factories import empty
+from minigrad import ops
+from minigrad.autograd.tensor import Tensor
 from minigrad.nn import functional as F
 from minigrad.nn import init
 from minigrad.nn.module import Module, Parameter
 from minigrad.ops.unary import Relu
-from minigrad.tensor import Tensor
+from minigrad.surface import dtypes
+from minigrad.surface.factories import empty
 
 
 class Linear(Module):

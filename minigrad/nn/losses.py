@@ -7,10 +7,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from minigrad.autograd.tensor import Tensor
 from minigrad.nn import functional as F
 from minigrad.nn.functional_losses import legacy_reduction
 from minigrad.nn.module import Module
-from minigrad.tensor import Tensor
 
 
 class _Loss(Module):

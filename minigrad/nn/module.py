@@ -14,14 +14,14 @@ from typing import Any
 
 import numpy as np
 
-from minigrad import dtypes
-from minigrad.events import _listeners
-from minigrad.grad_mode import no_grad
+from minigrad.autograd.events import _listeners
+from minigrad.autograd.grad_mode import no_grad
+from minigrad.autograd.tensor import Tensor
 from minigrad.nn.module_hooks import HooksMixin
 from minigrad.nn.module_registry import RegistryMixin
 from minigrad.nn.module_state import StateDictMixin, _IncompatibleKeys  # noqa: F401
 from minigrad.nn.parameter import Parameter
-from minigrad.tensor import Tensor
+from minigrad.surface import dtypes
 
 
 def _addindent(text: str, spaces: int) -> str:

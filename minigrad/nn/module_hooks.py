@@ -13,10 +13,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from minigrad.function import Function
-from minigrad.grad_mode import state
-from minigrad.hooks import RemovableHandle
-from minigrad.tensor import Tensor
+from minigrad.autograd.function import Function
+from minigrad.autograd.grad_mode import state
+from minigrad.autograd.hooks import RemovableHandle
+from minigrad.autograd.tensor import Tensor
 
 
 class _BackwardHookFunction(Function):

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from minigrad.autograd.tensor import Tensor
 from minigrad.nn.parameter import Parameter
-from minigrad.tensor import Tensor
 
 
 def check_name(kind: str, name: Any, owner: Any, table: str) -> None:

@@ -10,8 +10,8 @@ from typing import Any
 
 import numpy as np
 
-from minigrad.grad_mode import no_grad
-from minigrad.tensor import Tensor
+from minigrad.autograd.grad_mode import no_grad
+from minigrad.autograd.tensor import Tensor
 
 
 class _IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])):

@@ -9,13 +9,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from minigrad import dtypes
-from minigrad.factories import empty, ones, tensor, zeros
-from minigrad.grad_mode import no_grad
+from minigrad.autograd.grad_mode import no_grad
+from minigrad.autograd.tensor import Tensor
 from minigrad.nn import functional_norm as FN
 from minigrad.nn import init
 from minigrad.nn.module import Module, Parameter
-from minigrad.tensor import Tensor
+from minigrad.surface import dtypes
+from minigrad.surface.factories import empty, ones, tensor, zeros
 
 
 def _affine_params(module: Module, shape: tuple, affine: bool, bias: bool, dtype: Any) -> None:

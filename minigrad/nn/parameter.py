@@ -6,8 +6,8 @@ from typing import Any
 
 import numpy as np
 
-from minigrad import dtypes
-from minigrad.tensor import Tensor
+from minigrad.autograd.tensor import Tensor
+from minigrad.surface import dtypes
 
 
 class Parameter(Tensor):

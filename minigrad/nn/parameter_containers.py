@@ -7,10 +7,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
-from minigrad import dtypes
+from minigrad.autograd.tensor import Tensor
 from minigrad.nn.module import Module
 from minigrad.nn.parameter import Parameter
-from minigrad.tensor import Tensor
+from minigrad.surface import dtypes
 
 
 def _as_parameter(value: Any) -> Any:

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from minigrad.autograd.tensor import Tensor
 from minigrad.nn import functional_pool as FP
 from minigrad.nn.module import Module
-from minigrad.tensor import Tensor
 
 
 class _MaxPoolNd(Module):

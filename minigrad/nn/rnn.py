@@ -14,12 +14,13 @@ import math
 import warnings
 from typing import Any
 
-from minigrad import dtypes, ops
-from minigrad.factories import empty, zeros
+from minigrad import ops
+from minigrad.autograd.tensor import Tensor
 from minigrad.nn import functional as F
 from minigrad.nn import init
 from minigrad.nn.module import Module, Parameter
-from minigrad.tensor import Tensor
+from minigrad.surface import dtypes
+from minigrad.surface.factories import empty, zeros
 
 GATES = {"RNN_TANH": 1, "RNN_RELU": 1, "LSTM": 4, "GRU": 3}
 

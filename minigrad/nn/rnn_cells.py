@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from minigrad import dtypes
-from minigrad.factories import zeros
+from minigrad.autograd.tensor import Tensor
 from minigrad.nn.module import Module
 from minigrad.nn.rnn import GATES, RNNBase, _parameter, cell_step
-from minigrad.tensor import Tensor
+from minigrad.surface import dtypes
+from minigrad.surface.factories import zeros
 
 
 class RNNCellBase(Module):

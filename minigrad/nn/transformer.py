@@ -12,13 +12,13 @@ import copy
 from collections.abc import Callable
 from typing import Any
 
+from minigrad.autograd.tensor import Tensor
 from minigrad.nn import functional as F
 from minigrad.nn.attention import MultiheadAttention
 from minigrad.nn.containers import ModuleList
 from minigrad.nn.layers import Dropout, Linear
 from minigrad.nn.module import Module
 from minigrad.nn.normalization import LayerNorm
-from minigrad.tensor import Tensor
 
 
 def _activation(activation: str | Callable) -> Callable:

@@ -9,9 +9,9 @@ from collections.abc import Iterable
 import numpy as np
 
 from minigrad import ops
-from minigrad.grad_mode import no_grad
+from minigrad.autograd.grad_mode import no_grad
+from minigrad.autograd.tensor import Tensor
 from minigrad.nn.grad_report import GradRow, grad_report
-from minigrad.tensor import Tensor
 
 __all__ = ["clip_grad_norm_", "clip_grad_value_", "parameters_to_vector",
            "vector_to_parameters", "grad_report", "GradRow"]

@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from minigrad.function import Function
+from minigrad.autograd.function import Function
 from minigrad.ops.base import constant, unwrap
 from minigrad.ops.losses import _softplus
 from minigrad.ops.selection import choose

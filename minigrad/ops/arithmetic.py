@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from minigrad.function import Function
+from minigrad.autograd.function import Function
 from minigrad.ops.base import (
     NEG_BOOL,
     as_operand,

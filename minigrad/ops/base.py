@@ -9,12 +9,10 @@ from typing import Any
 import numpy as np
 from numpy import ndarray  # (np.ndarray is a slow lookup: numpy's module has __getattr__)
 
-from minigrad import (
-    broadcast,  # (its names are read at call time: it imports tensor)
-    dtypes,
-)
-from minigrad import tensor as _tensor  # resolved at call time (tensor.py imports the ops)
-from minigrad.function import Function
+from minigrad.autograd import broadcast  # (its names are read at call time: it imports tensor)
+from minigrad.autograd import tensor as _tensor  # resolved at call time (tensor.py imports the ops)
+from minigrad.autograd.function import Function
+from minigrad.surface import dtypes
 
 
 def is_tensor(x: Any) -> bool:

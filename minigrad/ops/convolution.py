@@ -16,8 +16,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from minigrad.function import Function
-from minigrad.grad_mode import state
+from minigrad.autograd.function import Function
+from minigrad.autograd.grad_mode import state
 from minigrad.ops.base import constant
 from minigrad.ops.windows import col2im, im2col, out_size
 

@@ -11,12 +11,12 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from minigrad.dtypes import TORCH_NAMES
-from minigrad.function import Function
-from minigrad.grad_mode import state
+from minigrad.autograd.function import Function
+from minigrad.autograd.grad_mode import state
 from minigrad.ops.base import cast, constant, normalize_dim
 from minigrad.ops.reduce import dim_or_axis
 from minigrad.ops.unary import exp
+from minigrad.surface.dtypes import TORCH_NAMES
 
 # the public functions: minigrad.cumsum, ... (re-exported by ops/ and minigrad/)
 __all__ = ["cummax", "cummin", "cumprod", "cumsum", "logcumsumexp"]

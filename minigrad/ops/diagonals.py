@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from minigrad.function import Function
+from minigrad.autograd.function import Function
 from minigrad.ops.base import normalize_dim
 from minigrad.ops.index import ScatterAdd
 from minigrad.ops.views import permute

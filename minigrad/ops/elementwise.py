@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from minigrad.function import Function
+from minigrad.autograd.function import Function
 from minigrad.ops.in_place import inplace
 from minigrad.ops.pairwise import atan2, hypot, lerp, xlogy
 from minigrad.ops.rounding import ceil, fix, floor, frac, nan_to_num, round, sgn, sign, trunc

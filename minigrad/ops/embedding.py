@@ -4,7 +4,7 @@ each lookup's gradient into the row it read (repeats add up), the padding row ex
 
 from __future__ import annotations
 
-from minigrad.function import Function
+from minigrad.autograd.function import Function
 from minigrad.ops.base import constant
 from minigrad.ops.index import ScatterAdd
 

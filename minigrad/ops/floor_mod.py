@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from minigrad.function import Function
+from minigrad.autograd.function import Function
 from minigrad.ops.base import as_operand, binary, constant, is_tensor, promote_tensors, unwrap
 
 

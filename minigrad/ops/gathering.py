@@ -15,8 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from minigrad import dtypes
-from minigrad.function import Function
+from minigrad.autograd.function import Function
 from minigrad.ops.base import constant, is_tensor, normalize_dim, unwrap
 from minigrad.ops.in_place import inplace
 from minigrad.ops.index import ScatterAdd
@@ -24,6 +23,7 @@ from minigrad.ops.index_checks import check_in_range, check_index_shape, index_a
 from minigrad.ops.masking import index_fill, masked_fill, masked_scatter, masked_select
 from minigrad.ops.selection import where
 from minigrad.ops.views import reshape
+from minigrad.surface import dtypes
 
 # the public functions: minigrad.gather, ... (re-exported by ops/ and minigrad/)
 __all__ = ["argwhere", "gather", "index_add", "index_fill", "index_select", "masked_fill",

@@ -13,16 +13,19 @@ from typing import Any
 
 import numpy as np
 
-from minigrad import broadcast, dtypes, events
-from minigrad import tensor as _tensor  # (resolved at call time: tensor.py imports the ops)
-from minigrad.function import Function
-from minigrad.grad_mode import no_grad, state
+from minigrad.autograd import broadcast, events
+from minigrad.autograd import (
+    tensor as _tensor,  # (resolved at call time: tensor.py imports the ops)
+)
+from minigrad.autograd.function import Function
+from minigrad.autograd.grad_mode import no_grad, state
 from minigrad.ops import view_rebase
 from minigrad.ops.arithmetic import add, div, mul, sub
 from minigrad.ops.base import as_operand, constant, unwrap
 from minigrad.ops.reduce import sum_to_size
 from minigrad.ops.selection import clamp
 from minigrad.ops.views import expand
+from minigrad.surface import dtypes
 
 
 class Fill(Function):
@@ -141,7 +144,7 @@ def clamp_to(input: Any, bounds: tuple) -> Any:
 
 
 def fill_random(input: Any, how: tuple) -> Any:
-    from minigrad import factories
+    from minigrad.surface import factories
 
     kind, a, b = how
     shape, dtype = input.array.shape, input.array.dtype

@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from minigrad.function import Function
+from minigrad.autograd.function import Function
 from minigrad.ops.base import as_operand, normalize_dims, unwrap
 from minigrad.ops.view_checks import narrow_start
 from minigrad.ops.views import unsqueeze

@@ -10,8 +10,9 @@ from typing import Any
 
 import numpy as np
 
-from minigrad import broadcast, dtypes
+from minigrad.autograd import broadcast
 from minigrad.ops.base import unwrap
+from minigrad.surface import dtypes
 
 # the names PyTorch's C++ messages give dtypes ("... but got mask with dtype float")
 C_NAMES = {np.dtype(np.float32): "float", np.dtype(np.float64): "double",

@@ -12,8 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from minigrad import broadcast
-from minigrad.dtypes import TORCH_NAMES
+from minigrad.autograd import broadcast
 from minigrad.ops.base import (
     as_operand,
     constant,
@@ -24,6 +23,7 @@ from minigrad.ops.base import (
     unwrap,
 )
 from minigrad.ops.reduce import dim_or_axis
+from minigrad.surface.dtypes import TORCH_NAMES
 
 # the public functions: minigrad.isnan, ... (re-exported by ops/ and minigrad/)
 __all__ = ["all", "allclose", "any", "bitwise_and", "bitwise_not", "bitwise_or", "bitwise_xor",

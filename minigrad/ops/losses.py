@@ -16,8 +16,8 @@ from typing import Any
 
 import numpy as np
 
-from minigrad import tensor as _tensor  # resolved at call time (tensor.py imports the ops)
-from minigrad.function import Function
+from minigrad.autograd import tensor as _tensor  # resolved at call time (tensor.py imports the ops)
+from minigrad.autograd.function import Function
 from minigrad.ops.base import constant
 from minigrad.ops.views import unsqueeze_array
 

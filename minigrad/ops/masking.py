@@ -11,11 +11,11 @@ from typing import Any
 
 import numpy as np
 
-from minigrad.dtypes import TORCH_NAMES
-from minigrad.function import Function
+from minigrad.autograd.function import Function
 from minigrad.ops.base import constant, is_tensor, normalize_dim, unwrap
 from minigrad.ops.index import ScatterAdd
 from minigrad.ops.index_checks import check_bool_mask, check_in_range
+from minigrad.surface.dtypes import TORCH_NAMES
 
 __all__ = ["index_fill", "masked_fill", "masked_scatter", "masked_select"]
 

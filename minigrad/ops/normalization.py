@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from minigrad.function import Function
+from minigrad.autograd.function import Function
 from minigrad.ops.base import constant
 
 

@@ -16,13 +16,13 @@ from typing import Any
 
 import numpy as np
 
-from minigrad.dtypes import TORCH_NAMES
-from minigrad.function import Function
+from minigrad.autograd.function import Function
 from minigrad.ops.base import constant, promote
 from minigrad.ops.reduce import _restore_dims as restore_dims
 from minigrad.ops.reduce import dim_or_axis, reduce_dims
 from minigrad.ops.selection import choose
-from minigrad.summation import add_reduce
+from minigrad.surface.dtypes import TORCH_NAMES
+from minigrad.surface.summation import add_reduce
 
 __all__ = ["dist", "norm"]
 

@@ -9,11 +9,11 @@ from typing import Any
 
 import numpy as np
 
-from minigrad.dtypes import TORCH_NAMES
-from minigrad.function import Function
+from minigrad.autograd.function import Function
 from minigrad.ops.base import as_operand, binary, cast, is_tensor, promote_tensors, unwrap
 from minigrad.ops.selection import choose
 from minigrad.ops.unary import log
+from minigrad.surface.dtypes import TORCH_NAMES
 
 
 class Atan2(Function):

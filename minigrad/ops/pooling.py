@@ -15,7 +15,7 @@ import math
 
 import numpy as np
 
-from minigrad.function import Function
+from minigrad.autograd.function import Function
 from minigrad.ops.base import constant
 from minigrad.ops.index import ScatterAdd
 from minigrad.ops.unfolding import Col2Im

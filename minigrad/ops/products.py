@@ -13,8 +13,8 @@ from typing import Any
 
 import numpy as np
 
-from minigrad import tensor as _tensor  # resolved at call time (tensor.py imports the ops)
-from minigrad.function import Function
+from minigrad.autograd import tensor as _tensor  # resolved at call time (tensor.py imports the ops)
+from minigrad.autograd.function import Function
 from minigrad.ops.base import as_operand, is_tensor, shape_of, unwrap
 from minigrad.ops.views import expand, reshape, squeeze_dims, t, unsafe_view, unsqueeze, view
 

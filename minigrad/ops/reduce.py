@@ -12,9 +12,8 @@ from typing import Any
 
 import numpy as np
 
-from minigrad import broadcast, return_types
-from minigrad.dtypes import TORCH_NAMES
-from minigrad.function import Function
+from minigrad.autograd import broadcast
+from minigrad.autograd.function import Function
 from minigrad.ops.base import (
     constant,
     is_tensor,
@@ -25,8 +24,9 @@ from minigrad.ops.base import (
 )
 from minigrad.ops.selection import maximum, minimum
 from minigrad.ops.views import view
-from minigrad.return_types import ValuesIndices  # noqa: F401 (read by minigrad.teach.expr)
-from minigrad.summation import add_reduce
+from minigrad.surface import dtypes, return_types
+from minigrad.surface.return_types import ValuesIndices  # noqa: F401 (read by minigrad.teach.expr)
+from minigrad.surface.summation import add_reduce
 
 # the public functions: minigrad.amax, ... (re-exported by ops/ and minigrad/)
 __all__ = ["amax", "amin", "argmax", "argmin", "max", "mean", "min", "sum"]
@@ -292,7 +292,7 @@ def mean(input: Any, dim: Any = None, keepdim: bool = False, dtype: Any = None, 
     if input.array.dtype.kind != "f":
         raise RuntimeError("mean(): could not infer output dtype. Input dtype must be either a"
                            " floating point or complex dtype. Got: "
-                           f"{TORCH_NAMES[input.array.dtype]}")
+                           f"{dtypes.TORCH_NAMES[input.array.dtype]}")
     if dim is None and not keepdim:
         return Mean.apply(input)
     return MeanDim.apply(input, dims=reduce_dims(input, dim), keepdim=keepdim)

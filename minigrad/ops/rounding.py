@@ -12,10 +12,10 @@ from typing import Any
 
 import numpy as np
 
-from minigrad.dtypes import TORCH_NAMES
-from minigrad.function import Function
+from minigrad.autograd.function import Function
 from minigrad.ops.base import constant
 from minigrad.ops.selection import choose
+from minigrad.surface.dtypes import TORCH_NAMES
 
 
 class _Step(Function):

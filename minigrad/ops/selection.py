@@ -11,11 +11,11 @@ from typing import Any
 
 import numpy as np
 
-from minigrad import broadcast
-from minigrad import tensor as _tensor  # resolved at call time (tensor.py imports the ops)
-from minigrad.dtypes import result_type
-from minigrad.function import Function
+from minigrad.autograd import broadcast
+from minigrad.autograd import tensor as _tensor  # resolved at call time (tensor.py imports the ops)
+from minigrad.autograd.function import Function
 from minigrad.ops.base import as_operand, binary, cast, constant, promote_tensors, unwrap
+from minigrad.surface.dtypes import result_type
 
 # the public functions: minigrad.clamp, ... (re-exported by ops/ and minigrad/)
 __all__ = ["clamp", "clip", "maximum", "minimum", "where"]

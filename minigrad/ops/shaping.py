@@ -13,13 +13,13 @@ from typing import Any
 
 import numpy as np
 
-from minigrad import dtypes
-from minigrad.function import Function
+from minigrad.autograd.function import Function
 from minigrad.ops.base import constant, normalize_dim
 from minigrad.ops.diagonals import diag, diag_embed, diagonal, tril, triu
 from minigrad.ops.gathering import index_select
 from minigrad.ops.index import ScatterAdd, Slice, cat, stack
 from minigrad.ops.views import clone, permute, reshape, unsqueeze, view
+from minigrad.surface import dtypes
 
 # the public functions: minigrad.split, ... (re-exported by ops/ and minigrad/)
 __all__ = ["chunk", "diag", "diag_embed", "diagonal", "dstack", "flip", "fliplr", "flipud",

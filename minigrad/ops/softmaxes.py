@@ -6,10 +6,10 @@ from typing import Any
 
 import numpy as np
 
-from minigrad.function import Function
+from minigrad.autograd.function import Function
 from minigrad.ops.base import normalize_dims
 from minigrad.ops.reduce import sum_array
-from minigrad.summation import add_reduce
+from minigrad.surface.summation import add_reduce
 
 # the public functions: minigrad.log_softmax, ... (re-exported by ops/ and minigrad/)
 __all__ = ["log_softmax", "softmax"]

@@ -18,13 +18,13 @@ from typing import Any
 
 import numpy as np
 
-from minigrad import dtypes, return_types
-from minigrad.function import Function
+from minigrad.autograd.function import Function
 from minigrad.ops.base import constant, keepdims_alias, normalize_dim, unwrap
 from minigrad.ops.gathering import along
 from minigrad.ops.index import ScatterAdd
 from minigrad.ops.reduce import _EvenReduction, _nonempty_dim
 from minigrad.ops.views import unsqueeze
+from minigrad.surface import dtypes, return_types
 
 # the public functions: minigrad.sort, ... (re-exported by ops/ and minigrad/)
 __all__ = ["argsort", "bincount", "histc", "kthvalue", "median", "mode", "msort", "nanmedian",

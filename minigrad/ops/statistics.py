@@ -12,15 +12,15 @@ from typing import Any
 
 import numpy as np
 
-from minigrad.function import Function
-from minigrad.grad_mode import state
+from minigrad.autograd.function import Function
+from minigrad.autograd.grad_mode import state
 from minigrad.ops.base import cast, constant, keepdims_alias
 from minigrad.ops.norms import dist, norm
 from minigrad.ops.reduce import _restore_dims as restore_dims
 from minigrad.ops.reduce import dim_or_axis, mean_array, reduce_dims
 from minigrad.ops.selection import choose
 from minigrad.ops.unary import exp
-from minigrad.summation import add_reduce
+from minigrad.surface.summation import add_reduce
 
 # the public functions: minigrad.prod, ... (re-exported by ops/ and minigrad/)
 __all__ = ["dist", "logsumexp", "norm", "prod", "std", "std_mean", "var", "var_mean"]

@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from minigrad.function import Function
+from minigrad.autograd.function import Function
 from minigrad.ops.base import cast, constant, float_array, unwrap
 from minigrad.ops.selection import _keep_or_zero, choose
 

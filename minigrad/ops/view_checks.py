@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from minigrad import dtypes
 from minigrad.ops.base import normalize_dims
+from minigrad.surface import dtypes
 
 
 def expanded_shape(shape: tuple, sizes: tuple, dtype: np.dtype) -> tuple:

@@ -22,9 +22,11 @@ from typing import Any
 
 import numpy as np
 
-from minigrad import hooks
-from minigrad import tensor as _tensor  # (resolved at call time: tensor.py imports the ops)
-from minigrad.function import Function
+from minigrad.autograd import hooks
+from minigrad.autograd import (
+    tensor as _tensor,  # (resolved at call time: tensor.py imports the ops)
+)
+from minigrad.autograd.function import Function
 from minigrad.ops.base import constant
 
 MULTI_VIEW = ("Output {nr} of {op} is a view and is being modified inplace. This view is the "

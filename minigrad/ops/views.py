@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from minigrad.function import Function
+from minigrad.autograd.function import Function
 from minigrad.ops.base import normalize_dims
 from minigrad.ops.view_checks import expanded_shape, flatten_dims
 

@@ -14,10 +14,10 @@ from typing import Any
 
 import numpy as np
 
-from minigrad import events
-from minigrad.grad_mode import enable_grad, no_grad
+from minigrad.autograd import events
+from minigrad.autograd.grad_mode import enable_grad, no_grad
+from minigrad.autograd.tensor import Tensor
 from minigrad.nn.module import _zero_grad
-from minigrad.tensor import Tensor
 
 
 def subtract_(p: Tensor, update: np.ndarray) -> None:

@@ -16,13 +16,13 @@ from typing import Any
 
 import numpy as np
 
-from minigrad import dtypes
 from minigrad.serialization.allowed import SAFE_GLOBALS
 from minigrad.serialization.archive import ArchiveReader, open_for, write_archive
 from minigrad.serialization.formats import FILE_VERSION, archive_name
 from minigrad.serialization.pickler import Pickler
 from minigrad.serialization.rebuild import storage_loader
 from minigrad.serialization.unpickler import Unpickler
+from minigrad.surface import dtypes
 
 __all__ = ["save", "load"]
 

@@ -23,7 +23,7 @@ from minigrad.serialization.rebuild import (
     rebuild_tensor_v3,
 )
 from minigrad.serialization.unpickler import check_key
-from minigrad.tensor import Size
+from minigrad.surface.size import Size
 
 
 def _latin1(text: str, encoding: str) -> bytes:

@@ -15,8 +15,8 @@ from typing import Any
 
 import numpy as np
 
+from minigrad.autograd.tensor import Tensor
 from minigrad.serialization.formats import ORDERED_DICT, REBUILD_TENSOR, STORAGE_TYPES
-from minigrad.tensor import Tensor
 
 PROTO, STOP, MARK = b"\x80\x02", b".", b"("
 NONE, TRUE, FALSE = b"N", b"\x88", b"\x89"

@@ -15,9 +15,10 @@ from typing import Any
 
 import numpy as np
 
+from minigrad.autograd.tensor import Tensor
 from minigrad.serialization.archive import ArchiveReader
 from minigrad.serialization.formats import DTYPES, OTHER_STORAGES, weights_only_error
-from minigrad.tensor import Size, Tensor
+from minigrad.surface.size import Size
 
 
 class StorageType:

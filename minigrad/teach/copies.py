@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from minigrad.tensor import Tensor
+from minigrad.autograd.tensor import Tensor
 
 
 class Copies:

@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from minigrad.printing import format_values
+from minigrad.surface.printing import format_values
 
 COLORS = {"op": "lightgrey", "leaf": "lightblue", "param": "lightblue",
           "output": "darkolivegreen1", "saved": "orange", "module": "lightyellow"}

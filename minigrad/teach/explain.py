@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from minigrad.printing import format_values, tensor_repr
+from minigrad.surface.printing import format_values, tensor_repr
 from minigrad.teach import op_words as op_text
 from minigrad.teach.phrases import PHRASES
 from minigrad.teach.summary import summary_lines

@@ -22,6 +22,7 @@ import operator
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from minigrad.autograd.tensor import Tensor
 from minigrad.ops.reduce import ValuesIndices
 from minigrad.teach.expr_limits import (
     MAX_ELEMENTS,
@@ -31,7 +32,6 @@ from minigrad.teach.expr_limits import (
     call_size,
 )
 from minigrad.teach.phrases import KINDS_ZH, NESTED_TOO_DEEPLY
-from minigrad.tensor import Tensor
 
 __all__ = ["ExpressionError", "FUNCTIONS", "METHODS", "evaluate", "parse"]
 

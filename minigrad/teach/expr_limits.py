@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from minigrad.tensor import Tensor
+from minigrad.autograd.tensor import Tensor
 
 MAX_ELEMENTS = 10_000_000  # 40 MB of float32 per tensor
 MAX_ITEMS = 10_000  # elements of a list or tuple (`[x] * 3`, an index list)

@@ -13,8 +13,8 @@ from typing import Any
 
 import numpy as np
 
-from minigrad.printing import format_values
-from minigrad.tensor import Tensor
+from minigrad.autograd.tensor import Tensor
+from minigrad.surface.printing import format_values
 
 _PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep  # minigrad/
 

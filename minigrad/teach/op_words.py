@@ -29,7 +29,7 @@ from typing import Any
 import numpy as np
 
 import minigrad.ops  # noqa: F401 - every op of minigrad is defined once it is imported
-from minigrad.function import Function
+from minigrad.autograd.function import Function
 from minigrad.teach.phrases import NOTES, RULES_ZH
 
 Attrs = Mapping[str, Any]

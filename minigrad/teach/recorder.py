@@ -28,7 +28,7 @@ from typing import Any
 
 import numpy as np
 
-from minigrad.events import (
+from minigrad.autograd.events import (
     BackwardBegin,
     BackwardEnd,
     BackwardStep,
@@ -37,7 +37,8 @@ from minigrad.events import (
     HookFired,
     InPlaceChange,
 )
-from minigrad.node import AccumulateGrad, gradient_edge, owner_id
+from minigrad.autograd.node import AccumulateGrad, gradient_edge, owner_id
+from minigrad.autograd.tensor import Tensor
 from minigrad.teach.copies import Copies, compact_copy
 from minigrad.teach.labels import UNKNOWN, UniqueLabels, constant_text, source_line, user_frame
 from minigrad.teach.modules import ModuleCalls
@@ -51,7 +52,6 @@ from minigrad.teach.records import (
     TraceStep,
 )
 from minigrad.teach.settings import node_settings
-from minigrad.tensor import Tensor
 
 
 class _Live:

@@ -22,7 +22,8 @@ from typing import Any
 
 import numpy as np
 
-from minigrad import events
+from minigrad.autograd import events
+from minigrad.autograd.tensor import Tensor
 from minigrad.teach import expr as expressions
 from minigrad.teach import player, viz
 from minigrad.teach.explain import explain_trace
@@ -40,7 +41,6 @@ from minigrad.teach.records import (
     TraceRecords,
     TraceStep,
 )
-from minigrad.tensor import Tensor
 
 __all__ = ["Trace", "TraceAccumulation", "TraceBackward", "TraceHook", "TraceLeaf",
            "TraceModule", "TraceNode", "TraceStep", "trace"]

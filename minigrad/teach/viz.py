@@ -21,12 +21,12 @@ from typing import Any
 
 import numpy as np
 
+from minigrad.autograd.tensor import Tensor
 from minigrad.teach.drawing_parts import COLORS, compact, edge_gradients, fit, shape_text
 from minigrad.teach.labels import frame_names, user_frame
 from minigrad.teach.recorder import Recorder
 from minigrad.teach.records import TraceRecords
 from minigrad.teach.view_phrases import VIEW_PHRASES
-from minigrad.tensor import Tensor
 
 __all__ = ["GraphvizNotFound", "draw", "render"]
 

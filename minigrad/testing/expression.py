@@ -12,8 +12,8 @@ from typing import Any
 
 import numpy as np
 
-from minigrad.grad_mode import no_grad
-from minigrad.tensor import Tensor
+from minigrad.autograd.grad_mode import no_grad
+from minigrad.autograd.tensor import Tensor
 from minigrad.testing.domains import TOL
 from minigrad.testing.op_spec import OpSpec
 

@@ -21,8 +21,8 @@ from typing import Any
 import numpy as np
 
 from minigrad import autograd
-from minigrad.printing import tensor_repr
-from minigrad.tensor import Tensor
+from minigrad.autograd.tensor import Tensor
+from minigrad.surface.printing import tensor_repr
 
 MAX_PRINTED = 100  # Jacobians with more entries are described, not printed
 

@@ -25,8 +25,8 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 import minigrad
-from minigrad.grad_mode import no_grad
-from minigrad.tensor import Tensor
+from minigrad.autograd.grad_mode import no_grad
+from minigrad.autograd.tensor import Tensor
 from minigrad.testing.domains import (
     AWAY_FROM_BOUNDS,
     AWAY_FROM_ZERO,

@@ -11,7 +11,7 @@ import numpy as np
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-from minigrad.tensor import Tensor
+from minigrad.autograd.tensor import Tensor
 from minigrad.testing.domains import REAL, Domain
 
 SearchStrategy = st.SearchStrategy

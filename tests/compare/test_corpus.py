@@ -37,7 +37,7 @@ def test_corpus_inputs_are_the_same_every_run():
 def test_corpus_reaches_every_op_of_minigrad(torch_mod):
     """Every node type that a forward op records appears in some corpus graph."""
     import minigrad.nn  # noqa: F401  (its Functions join the list)
-    from minigrad.function import Function
+    from minigrad.autograd.function import Function
 
     def subclasses(cls):
         for sub in cls.__subclasses__():

@@ -8,8 +8,7 @@ import numpy as np
 import pytest
 
 import minigrad
-from minigrad import events
-from minigrad.autograd import backward_steps
+from minigrad.autograd import backward_steps, events
 
 
 def test_walk_snippet_runs_unchanged_with_import_minigrad_as_torch():
@@ -330,7 +329,7 @@ def test_user_function_cube():
 
 
 def test_every_builtin_op_has_a_formula_and_docstring():
-    from minigrad.function import Function
+    from minigrad.autograd.function import Function
 
     def all_subclasses(cls):
         for sub in cls.__subclasses__():

@@ -13,8 +13,8 @@ import pytest
 
 import minigrad
 from minigrad import autograd
-from minigrad.function import Function
-from minigrad.node import FREED_MESSAGE
+from minigrad.autograd.function import Function
+from minigrad.autograd.node import FREED_MESSAGE
 
 
 def test_multi_output_node_with_only_its_first_output_used() -> None:
@@ -169,7 +169,7 @@ def test_a_gradient_of_the_wrong_shape_is_an_error_and_nothing_is_kept(function,
 
 
 def test_sum_to_array_refuses_a_shape_that_does_not_broadcast() -> None:
-    from minigrad.broadcast import sum_to_array
+    from minigrad.autograd.broadcast import sum_to_array
 
     data, dims = sum_to_array(np.ones((4, 2, 3)), (2, 1))
     assert data.tolist() == [[12.0], [12.0]] and dims == (0, 2)
@@ -254,7 +254,7 @@ def test_tracing_a_graph_recorded_before_the_data_changed() -> None:
 def test_a_listener_failing_at_the_end_leaves_no_gradient_and_the_graph_usable():
     """The end of a backward is told inside it: a listener that raises there rolls the pass
     back (no .grad written) and nothing was freed, so the backward can run again."""
-    from minigrad import events
+    from minigrad.autograd import events
 
     x = minigrad.tensor([1.0, 2.0], requires_grad=True)
     y = (x * x).sum()

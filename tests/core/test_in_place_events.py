@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import minigrad
-from minigrad import events
+from minigrad.autograd import events
 
 
 def changes_seen(action, t):

@@ -6,8 +6,8 @@ import random
 
 from libstdcxx_heap import ReadyQueue as LibstdcxxQueue
 from minigrad import tensor
-from minigrad.node import AccumulateGrad, Node
-from minigrad.ready_queue import ReadyQueue
+from minigrad.autograd.node import AccumulateGrad, Node
+from minigrad.autograd.ready_queue import ReadyQueue
 
 
 def make_nodes(rng, n):

@@ -1,10 +1,10 @@
-"""minigrad runs backward steps in the same order as PyTorch (see minigrad/ready_queue.py)."""
+"""minigrad runs backward steps in the same order as PyTorch (see autograd/ready_queue.py)."""
 
 import numpy as np
 import pytest
 
 import minigrad
-from minigrad import events
+from minigrad.autograd import events
 
 EXPRESSIONS = {
     "classic": lambda a, b, c, d, m: (a * b).sum() * 3,

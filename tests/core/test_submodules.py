@@ -9,7 +9,7 @@ import minigrad
 def test_submodules_after_a_plain_import():
     assert minigrad.testing.gradcheck is not None
     assert callable(minigrad.nn.functional.relu)
-    assert minigrad.autograd.graph.Node is minigrad.node.Node
+    assert minigrad.autograd.graph.Node is minigrad.autograd.node.Node
     assert minigrad.autograd.Function is minigrad.Function
     assert callable(minigrad.autograd.grad) and callable(minigrad.autograd.backward)
     assert minigrad.backends.cudnn.is_available() is False

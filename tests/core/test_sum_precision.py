@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import minigrad
-from minigrad.summation import LONG, add_reduce
+from minigrad.surface.summation import LONG, add_reduce
 
 torch = pytest.importorskip("torch")
 

@@ -20,15 +20,15 @@ import minigrad as mg
 import minigrad.nn as nn
 import minigrad.nn.functional as F
 from bitwise import FLOATS, awkward, same_bits
-from minigrad import broadcast, events
-from minigrad.function import Function
-from minigrad.node import Node
+from minigrad.autograd import broadcast, events
+from minigrad.autograd.function import Function
+from minigrad.autograd.node import Node
+from minigrad.autograd.tensor import make
 from minigrad.ops import losses as L
 from minigrad.ops import selection
 from minigrad.ops.base import normalize_dims
 from minigrad.ops.products import Addmm
 from minigrad.ops.softmaxes import LogSoftmax
-from minigrad.tensor import make
 from minigrad.testing import strategies as mst
 from minigrad.testing.op_spec import OpSpec
 from minigrad.testing.op_table import OPS

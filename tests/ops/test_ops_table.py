@@ -17,7 +17,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 
 import minigrad
-from minigrad.function import Function
+from minigrad.autograd.function import Function
 from minigrad.testing import gradcheck, gradgradcheck
 from minigrad.testing import strategies as mst
 from minigrad.testing.domains import DOMAINS

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import minigrad as mg
-from minigrad import return_types
+from minigrad.surface import return_types
 
 A = np.array([[3.0, -1.0, 2.0, 2.0], [0.5, 0.5, np.nan, -4.0], [1.0, 7.0, 1.0, 1.0]])
 TIES = np.array([[2.0, 1.0, 2.0, 1.0, 3.0], [5.0, 5.0, 0.0, 0.0, 0.0], [1.0, 2.0, 2.0, 1.0, 1.0]])

@@ -13,7 +13,7 @@ import numpy as np
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
 
-from minigrad.printing import tensor_repr
+from minigrad.surface.printing import tensor_repr
 
 
 # -- driving the page ---------------------------------------------------------------------------

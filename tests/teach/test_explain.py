@@ -9,7 +9,7 @@ from hypothesis.extra import numpy as hnp
 from player_traces import classic  # (loss = sum(x * y) * 3, as in the demo)
 
 import minigrad
-from minigrad.printing import tensor_repr
+from minigrad.surface.printing import tensor_repr
 from minigrad.teach.explain import fast_repr, width
 from minigrad.teach.trace import Trace, TraceBackward, TraceLeaf, TraceNode, TraceStep
 

@@ -17,8 +17,9 @@ from typing import Any
 
 import numpy as np
 
-from minigrad import dtypes, ops
-from minigrad.tensor import Tensor
+from minigrad import ops
+from minigrad.autograd.tensor import Tensor
+from minigrad.surface import dtypes
 
 __all__ = ["collate", "default_collate", "default_convert", "default_collate_fn_map"]
 

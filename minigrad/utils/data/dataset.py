@@ -10,7 +10,7 @@ import warnings
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any, Generic, TypeVar
 
-from minigrad.tensor import Tensor
+from minigrad.autograd.tensor import Tensor
 from minigrad.utils.data.sampler import numpy_generator
 
 __all__ = ["Dataset", "IterableDataset", "TensorDataset", "Subset", "ConcatDataset",

@@ -18,10 +18,11 @@ from typing import Any
 
 import numpy as np
 
-from minigrad import dtypes, events
-from minigrad import tensor as _tensor  # (resolved at call time: tensor.py imports hooks)
-from minigrad.events import HookFired
-from minigrad.grad_mode import state
+from minigrad.autograd import events
+from minigrad.autograd import tensor as _tensor  # (resolved at call time: tensor.py imports hooks)
+from minigrad.autograd.events import HookFired
+from minigrad.autograd.grad_mode import state
+from minigrad.surface import dtypes
 
 
 class RemovableHandle:

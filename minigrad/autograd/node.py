@@ -14,11 +14,12 @@ from typing import Any
 
 import numpy as np
 
-from minigrad import anomaly, events, hooks, saved_names
-from minigrad import tensor as _tensor
-from minigrad.grad_mode import GRAD_ENABLED, state
-from minigrad.hooks import RemovableHandle
-from minigrad.saved_tensor_hooks import SAVED_TENSOR_HOOKS, pack, unpack
+from minigrad.autograd import anomaly_mode as anomaly
+from minigrad.autograd import events, hooks, saved_names
+from minigrad.autograd import tensor as _tensor
+from minigrad.autograd.grad_mode import GRAD_ENABLED, state
+from minigrad.autograd.hooks import RemovableHandle
+from minigrad.autograd.saved_tensor_hooks import SAVED_TENSOR_HOOKS, pack, unpack
 
 FREED_MESSAGE = (
     "Trying to backward through the graph a second time (or directly access saved tensors "
@@ -233,7 +234,7 @@ class Node:
     def mark_non_differentiable(self, *tensors: Any) -> None:
         self._non_differentiable = {id(t) for t in tensors}
 
-    # -- hooks (registered and run by minigrad/hooks.py) ---------------------------------------
+    # -- hooks (registered and run by minigrad/autograd/hooks.py) ------------------------------
     def register_prehook(self, hook: Callable) -> RemovableHandle:
         """`hook(grad_outputs) -> None | new grad_outputs`, run before this node's backward."""
         return hooks.add_node_hook(self, "_pre_hooks", hook)

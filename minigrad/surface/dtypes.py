@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from minigrad.devices import check_device, device, is_device  # (check_device: nn's too)
+from minigrad.surface.devices import check_device, device, is_device  # (check_device: nn's too)
 
 
 class dtype:  # noqa: N801 - PyTorch's spelling

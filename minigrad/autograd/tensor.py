@@ -15,10 +15,11 @@ from typing import Any
 
 import numpy as np
 
-from minigrad import autograd, devices, dtypes, hooks, node, ops
-from minigrad.printing import tensor_repr
-from minigrad.size import Size, shape_of
-from minigrad.tensor_methods import TensorMethods
+from minigrad import autograd
+from minigrad.autograd import hooks, node
+from minigrad.surface import devices, dtypes
+from minigrad.surface.tensor_info import TensorInfo
+from minigrad.surface.tensor_methods import TensorMethods
 
 NON_LEAF_GRAD_WARNING = (
     "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad "
@@ -40,7 +41,7 @@ _C_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half", "in
             "bool": "bool"}
 
 
-class Tensor(TensorMethods):
+class Tensor(TensorInfo, TensorMethods):
     """An n-dimensional array that can record the operations applied to it."""
 
     # What most tensors never change lives on the class: a new tensor sets only its data, its
@@ -211,117 +212,6 @@ class Tensor(TensorMethods):
         self._shared_version()  # (before leaving its node, which may have saved it)
         self.grad_fn, self._output_nr, self._requires_grad = None, 0, False
         return self
-
-    # -- plain information ---------------------------------------------------------------
-    @property
-    def shape(self) -> Size:
-        return shape_of(self.array.shape)
-
-    def size(self, dim: int | None = None) -> Any:
-        return shape_of(self.array.shape) if dim is None else self.array.shape[dim]
-
-    @property
-    def dtype(self) -> dtypes.dtype:
-        """As PyTorch shows it (`minigrad.float32`); equal to numpy's dtype of `.array`."""
-        return dtypes.of(self.array.dtype)
-
-    @property
-    def T(self) -> Tensor:
-        return ops.T_property(self)
-
-    @property
-    def ndim(self) -> int:
-        return self.array.ndim
-
-    def dim(self) -> int:
-        return self.array.ndim
-
-    def numel(self) -> int:
-        return int(self.array.size)
-
-    nelement = numel
-
-    def is_floating_point(self) -> bool:
-        return self.array.dtype.kind == "f"
-
-    def element_size(self) -> int:
-        """Bytes per element (4 for float32)."""
-        return self.array.dtype.itemsize
-
-    @property
-    def device(self) -> devices.device:
-        return devices.CPU
-
-    @property
-    def is_cuda(self) -> bool:
-        return False
-
-    def __len__(self) -> int:
-        if self.array.ndim == 0:
-            raise TypeError("len() of a 0-d tensor")
-        return len(self.array)
-
-    def __iter__(self):
-        if self.array.ndim == 0:
-            raise TypeError("iteration over a 0-d tensor")
-        return (self[i] for i in range(len(self.array)))
-
-    def item(self) -> Any:
-        if self.array.size != 1:
-            raise RuntimeError(f"a Tensor with {self.array.size} elements cannot be converted "
-                               "to Scalar")
-        return self.array.item()
-
-    def tolist(self) -> Any:
-        return self.array.tolist()
-
-    def numpy(self) -> np.ndarray:
-        if self._requires_grad:
-            raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use "
-                               "tensor.detach().numpy() instead.")
-        return self.array
-
-    def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
-        return self.numpy() if dtype is None else self.numpy().astype(dtype)
-
-    def __float__(self) -> float:
-        return float(self.item())
-
-    def __int__(self) -> int:
-        return int(self.item())
-
-    def __index__(self) -> int:
-        if self.array.dtype.kind not in "iub" or self.array.size != 1:
-            raise TypeError("only integer tensors of a single element can be converted to an "
-                            "index")
-        return int(self.item())
-
-    def __bool__(self) -> bool:
-        if self.array.size != 1:
-            raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
-        return bool(self.array.item())
-
-    def __hash__(self) -> int:
-        return id(self)
-
-    def __repr__(self) -> str:
-        suffixes = []
-        if not dtypes.implied(self.array):
-            suffixes.append(f"dtype={dtypes.name(self.array.dtype)}")
-        if self.grad_fn is not None:
-            suffixes.append(f"grad_fn=<{self.grad_fn.display_name()}>")
-        elif self._requires_grad:
-            suffixes.append("requires_grad=True")
-        heading = "Parameter containing:\n" if type(self).__name__ == "Parameter" else ""
-        return heading + tensor_repr(self.array, suffixes)
-
-    __str__ = __repr__
-
-    def __format__(self, spec: str) -> str:
-        """As in PyTorch, a 0-d tensor formats as its number: `f"loss {loss:.4f}"`."""
-        if self.array.ndim == 0:
-            return self.array.item().__format__(spec)
-        return object.__format__(self, spec)
 
 
 make = Tensor._make  # the same, as a plain function: ops call it on every result

@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from minigrad import tensor as _tensor
+from minigrad.autograd import tensor as _tensor
 
 
 def _saved(i: int) -> Callable:

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from minigrad import tensor as _tensor
-from minigrad.grad_mode import state
+from minigrad.autograd import tensor as _tensor
+from minigrad.autograd.grad_mode import state
 
 # The saved-tensor hooks in force, innermost last: `(pack, unpack)` pairs.
 SAVED_TENSOR_HOOKS: list = []

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from minigrad.devices import NO_CUDA
+from minigrad.surface.devices import NO_CUDA
 
 
 def is_available() -> bool:

@@ -14,9 +14,9 @@ from typing import Any
 
 import numpy as np
 
-from minigrad import devices, dtypes
-from minigrad.size import sizes
-from minigrad.tensor import Tensor
+from minigrad.autograd.tensor import Tensor
+from minigrad.surface import devices, dtypes
+from minigrad.surface.size import sizes
 
 _rng = np.random.default_rng(0)
 

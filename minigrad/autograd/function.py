@@ -19,14 +19,16 @@ from typing import Any
 import numpy as np
 from numpy import ndarray  # (np.ndarray is a slow lookup: numpy's module has __getattr__)
 
-from minigrad import events
-from minigrad import tensor as _tensor  # Tensor is used at call time (tensor.py imports us)
-from minigrad.grad_mode import GRAD_ENABLED, state
-from minigrad.node import Node
+from minigrad.autograd import events
+from minigrad.autograd import (
+    tensor as _tensor,  # Tensor is used at call time (tensor.py imports us)
+)
+from minigrad.autograd.grad_mode import GRAD_ENABLED, state
+from minigrad.autograd.node import Node
 
 _sequence = itertools.count()
 # The modules of minigrad's own ops: their forward is numpy alone (see `_scratch`).
-BUILT_IN = ("minigrad.ops.", "minigrad.broadcast")
+BUILT_IN = ("minigrad.ops.", "minigrad.autograd.broadcast")
 
 class Function:
     """Base class of differentiable operations: subclass it with static forward/backward.

@@ -14,10 +14,10 @@ from typing import Any
 
 import numpy as np
 
-from minigrad import tensor as _tensor
-from minigrad.function import Function
-from minigrad.grad_mode import GRAD_ENABLED
-from minigrad.summation import add_reduce
+from minigrad.autograd import tensor as _tensor
+from minigrad.autograd.function import Function
+from minigrad.autograd.grad_mode import GRAD_ENABLED
+from minigrad.surface.summation import add_reduce
 
 
 def fit(node: Any, i: int, g: Any, nxt: Any, nr: int, summed: list | None) -> Any:

@@ -13,8 +13,9 @@ from typing import Any
 
 import numpy as np
 
-from minigrad import devices, dtypes, ops
-from minigrad.size import sizes
+from minigrad import ops
+from minigrad.surface import devices, dtypes
+from minigrad.surface.size import sizes
 
 NEW_TENSOR_WARNING = (
     "To copy construct from a tensor, it is recommended to use sourceTensor.detach().clone() "

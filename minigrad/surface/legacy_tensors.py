@@ -7,9 +7,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from minigrad import dtypes
-from minigrad.size import Size
-from minigrad.tensor import Tensor
+from minigrad.autograd.tensor import Tensor
+from minigrad.surface import dtypes
+from minigrad.surface.size import Size
 
 
 class _TypedTensor(type):

@@ -16,11 +16,12 @@ import time
 from collections.abc import Iterator
 from typing import Any
 
-from minigrad import anomaly, broadcast, events, hooks
-from minigrad.events import BackwardBegin, BackwardEnd, BackwardStep
-from minigrad.grad_mode import state
-from minigrad.node import AccumulateGrad, Node, gradient_edge, owner_id
-from minigrad.ready_queue import ReadyQueue
+from minigrad.autograd import anomaly_mode as anomaly
+from minigrad.autograd import broadcast, events, hooks
+from minigrad.autograd.events import BackwardBegin, BackwardEnd, BackwardStep
+from minigrad.autograd.grad_mode import state
+from minigrad.autograd.node import AccumulateGrad, Node, gradient_edge, owner_id
+from minigrad.autograd.ready_queue import ReadyQueue
 
 
 def execute(roots: list, seeds: list, retain_graph: bool | None = None,

@@ -9,10 +9,10 @@ from typing import Any
 
 import numpy as np
 
-from minigrad import dtypes
-from minigrad.factories import float_dtype, generator, leaf
-from minigrad.size import sizes
-from minigrad.tensor import Tensor
+from minigrad.autograd.tensor import Tensor
+from minigrad.surface import dtypes
+from minigrad.surface.factories import float_dtype, generator, leaf
+from minigrad.surface.size import sizes
 
 
 def _float_only(op: str, np_dtype: np.dtype) -> np.dtype:

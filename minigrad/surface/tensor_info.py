@@ -1,0 +1,133 @@
+"""What a tensor tells about itself, as PyTorch's Tensor does: shape, size(), dtype, device,
+numel(), item(), numpy(), len(), iteration, conversions to Python numbers, and the printed form.
+
+A mixin of `minigrad.autograd.tensor.Tensor`: none of it takes part in autograd, so it lives
+outside the engine's folder (a learner reading how backward works can skip this file).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from minigrad import ops
+from minigrad.surface import devices, dtypes
+from minigrad.surface.printing import tensor_repr
+from minigrad.surface.size import Size, shape_of
+
+
+class TensorInfo:
+    """Tensor's plain information (`self.array` is the numpy array)."""
+
+    array: np.ndarray
+
+    @property
+    def shape(self) -> Size:
+        return shape_of(self.array.shape)
+
+    def size(self, dim: int | None = None) -> Any:
+        return shape_of(self.array.shape) if dim is None else self.array.shape[dim]
+
+    @property
+    def dtype(self) -> dtypes.dtype:
+        """As PyTorch shows it (`minigrad.float32`); equal to numpy's dtype of `.array`."""
+        return dtypes.of(self.array.dtype)
+
+    @property
+    def T(self) -> Any:  # (a Tensor)
+        return ops.T_property(self)
+
+    @property
+    def ndim(self) -> int:
+        return self.array.ndim
+
+    def dim(self) -> int:
+        return self.array.ndim
+
+    def numel(self) -> int:
+        return int(self.array.size)
+
+    nelement = numel
+
+    def is_floating_point(self) -> bool:
+        return self.array.dtype.kind == "f"
+
+    def element_size(self) -> int:
+        """Bytes per element (4 for float32)."""
+        return self.array.dtype.itemsize
+
+    @property
+    def device(self) -> devices.device:
+        return devices.CPU
+
+    @property
+    def is_cuda(self) -> bool:
+        return False
+
+    def __len__(self) -> int:
+        if self.array.ndim == 0:
+            raise TypeError("len() of a 0-d tensor")
+        return len(self.array)
+
+    def __iter__(self):
+        if self.array.ndim == 0:
+            raise TypeError("iteration over a 0-d tensor")
+        return (self[i] for i in range(len(self.array)))
+
+    def item(self) -> Any:
+        if self.array.size != 1:
+            raise RuntimeError(f"a Tensor with {self.array.size} elements cannot be converted "
+                               "to Scalar")
+        return self.array.item()
+
+    def tolist(self) -> Any:
+        return self.array.tolist()
+
+    def numpy(self) -> np.ndarray:
+        if self._requires_grad:
+            raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use "
+                               "tensor.detach().numpy() instead.")
+        return self.array
+
+    def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
+        return self.numpy() if dtype is None else self.numpy().astype(dtype)
+
+    def __float__(self) -> float:
+        return float(self.item())
+
+    def __int__(self) -> int:
+        return int(self.item())
+
+    def __index__(self) -> int:
+        if self.array.dtype.kind not in "iub" or self.array.size != 1:
+            raise TypeError("only integer tensors of a single element can be converted to an "
+                            "index")
+        return int(self.item())
+
+    def __bool__(self) -> bool:
+        if self.array.size != 1:
+            raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
+        return bool(self.array.item())
+
+    def __hash__(self) -> int:
+        return id(self)
+
+    def __repr__(self) -> str:
+        suffixes = []
+        if not dtypes.implied(self.array):
+            suffixes.append(f"dtype={dtypes.name(self.array.dtype)}")
+        if self.grad_fn is not None:
+            suffixes.append(f"grad_fn=<{self.grad_fn.display_name()}>")
+        elif self._requires_grad:
+            suffixes.append("requires_grad=True")
+        heading = "Parameter containing:\n" if type(self).__name__ == "Parameter" else ""
+        return heading + tensor_repr(self.array, suffixes)
+
+    __str__ = __repr__
+
+    def __format__(self, spec: str) -> str:
+        """As in PyTorch, a 0-d tensor formats as its number: `f"loss {loss:.4f}"`."""
+        if self.array.ndim == 0:
+            return self.array.item().__format__(spec)
+        return object.__format__(self, spec)
