@@ -23,7 +23,7 @@ from minigrad.autograd.grad_mode import (
 from minigrad.autograd.tensor import Tensor
 from minigrad.ops import *  # noqa: F403 (every op module's __all__)
 from minigrad.serialization import load, save
-from minigrad.surface import backends, cuda
+from minigrad.surface import backends, cuda, return_types
 from minigrad.surface.devices import device
 from minigrad.surface.dtypes import (
     bool,

@@ -31,11 +31,15 @@ class ValuesIndices(_ValuesIndices):
                 f"indices={self.indices!r})")
 
 
+# where a user finds these classes (`minigrad.return_types.max`), as PyTorch's `torch.return_types`
+PUBLIC_MODULE = "minigrad.return_types"
+
+
 def _named(torch_name: str, class_name: str | None = None) -> type:
     """A ValuesIndices class for the op `torch_name` (printed as PyTorch prints it)."""
     name = class_name or torch_name
     return type(name, (ValuesIndices,), {"__slots__": (), "_torch_name": torch_name,
-                                         "__qualname__": name, "__module__": __name__,
+                                         "__qualname__": name, "__module__": PUBLIC_MODULE,
                                          "__doc__": f"What `{torch_name}` returns."})
 
 
