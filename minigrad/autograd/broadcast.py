@@ -59,7 +59,7 @@ def fit_all(node: Any, grads: list, summed: list | None) -> None:
             grads[i] = fit(node, i, g, nxt, nr, summed)
 
 
-class SumToSize(Function):
+class SumToSize(Function, numpy_forward=True):
     """sum the broadcast dims of a away so that it has `shape` (undoes broadcasting)"""
 
     node_name = "SumToSizeBackward0"

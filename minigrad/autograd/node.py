@@ -61,6 +61,7 @@ class Node:
     _output_version = 0
     _output_meta: tuple = ()
     _settings: dict | None = None  # see `settings`
+    _non_differentiable: frozenset | set = frozenset()  # ids of outputs marked so
     _packed: tuple | None = None  # what saved-tensor hooks packed: (unpack, packed) or None each
     _packed_output: tuple | None = None  # ... and of the saved output
 
