@@ -77,7 +77,8 @@ def execute(roots: list, seeds: list, retain_graph: bool | None = None,
     finally:
         state.grad_enabled = caller_mode
     if not (create_graph if retain_graph is None else retain_graph):
-        task.release_saved()  # a second backward through them fails
+        for node in task.executed:  # free what they saved: a second backward through fails
+            node.release()
     return task.captured
 
 
@@ -159,9 +160,16 @@ class GraphTask:
 
     def keep_grad(self, tensor: Any, grad: Any) -> None:
         """`tensor.grad += grad` for a tensor that retains its gradient (see hooks.py)."""
+        self.set_grad(tensor, grad if tensor._grad is None else tensor._grad + grad, grad.array)
+
+    def set_grad(self, tensor: Any, grad: Any, shared: Any = None) -> None:
+        """`tensor.grad = grad`: the one way a backward pass changes a `.grad`. The old one is
+        noted first (`rollback` puts it back if the pass fails); `shared`, memory the new
+        `.grad` may share with others, is noted as handed out (a later `.grad` copies it)."""
         self.journal.setdefault(id(tensor), (tensor, tensor._grad))
-        self.handed_out.add(owner_id(grad.array))
-        tensor._grad = grad if tensor._grad is None else tensor._grad + grad
+        if shared is not None:
+            self.handed_out.add(owner_id(shared))
+        tensor._grad = grad
 
     def step(self, node: Node, grads: list, grad_inputs: list, summed: list, started: float
              ) -> BackwardStep:
@@ -172,12 +180,6 @@ class GraphTask:
     def rollback(self) -> None:
         for tensor, old in self.journal.values():  # every .grad as it was before
             tensor._grad = old
-
-    def release_saved(self) -> None:
-        """Free what the nodes that ran saved (one that saved nothing may run again)."""
-        for node in self.executed:
-            if node._saved or node._saved_output is not None:
-                node._saved, node._saved_output, node._freed = (), None, True
 
 
 def count_dependencies(starts: list[Node], needed: set | None = None) -> dict[Node, int]:

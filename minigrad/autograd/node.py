@@ -183,6 +183,13 @@ class Node:
             return tuple(v if p is None else unpack(p) for v, p in zip(saved, self._packed))
         return saved
 
+    def release(self) -> None:
+        """Free what forward saved, once a backward without retain_graph ran this node: a
+        second backward, or reading `saved_tensors`, then fails with FREED_MESSAGE. A node that
+        saved nothing keeps nothing to free, and may run again."""
+        if self._saved or self._saved_output is not None:
+            self._saved, self._saved_output, self._freed = (), None, True
+
     def saved_tensor(self, i: int) -> Any:
         """`saved_tensors[i]` alone (unpacking only it, where saved-tensor hooks packed it)."""
         packed = self._packed
@@ -325,10 +332,9 @@ class AccumulateGrad(Node):
             return
         leaf = self.variable
         old = leaf._grad
-        if task is not None:
-            task.journal.setdefault(id(leaf), (leaf, old))
         if grad.array.dtype != leaf.array.dtype:
             grad = grad.to(leaf.array.dtype)
+        shared = None  # the memory the new .grad shares with the gradient that arrived
         if task is not None and task.create_graph:
             total = grad if old is None else old + grad
         elif old is None:
@@ -337,13 +343,15 @@ class AccumulateGrad(Node):
             if copy or owner_id(data) in task.handed_out or not (
                     flags.c_contiguous and flags.writeable):
                 data = data.copy()
-            if task is not None:
-                task.handed_out.add(owner_id(data))
+            shared = data
             total = _tensor.make(data, None, 0)
         else:
             # (np.asarray: numpy adds two 0-d arrays into a scalar, which is no tensor's data)
             total = _tensor.make(np.asarray(old.array + grad.array), None, 0)
-        leaf._grad = total
+        if task is None:  # called by hand (`node(grad)`), outside any backward pass
+            leaf._grad = total
+        else:
+            task.set_grad(leaf, total, shared)
         if events.listening():
             events.emit(events.GradAccumulated(leaf, old, total))
 
