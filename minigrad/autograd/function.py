@@ -71,7 +71,7 @@ class Function:
         cls._scratch = None
         if cls.numpy_forward:
             cls._scratch = cls._node_class()
-            cls._scratch._recording = False
+            cls._scratch._keeps_saved = False
 
     @staticmethod
     def forward(ctx: Node, *args: Any, **kwargs: Any) -> Any:
@@ -116,7 +116,7 @@ def _user_forward(cls: type, node: Node | None, args: tuple, kwargs: dict) -> An
     Function is the one node), on a ctx that keeps nothing when nothing is recorded."""
     if node is None:
         node = cls._node_class()
-        node._recording = False
+        node._keeps_saved = False
     prev, state.grad_enabled = state.grad_enabled, False
     try:
         return cls.forward(node, *args, **kwargs)
@@ -156,8 +156,8 @@ def _keep_outputs(cls: type, node: Node, results: tuple, kwargs: dict) -> None:
         node._saved_output = first.array
         if first.grad_fn is not node:  # (else the output hands its counter to the node when
             # it first needs one, Tensor._shared_version: most never do)
-            node._output_vc = first._shared_version()
-            node._output_version = node._output_vc[0]
+            node._output_version_counter = first._shared_version()
+            node._output_version = node._output_version_counter[0]
 
 
 def _view_of(source: Any, view: Any) -> None:
@@ -165,7 +165,7 @@ def _view_of(source: Any, view: Any) -> None:
     itself, unless a view too: as in PyTorch, `_base` is never a view). A view made in grad
     mode is noted on the base, so that it can follow when an in-place op rebases the base
     (ops/view_rebase.py), even when nothing required grad when it was made."""
-    view._vc = source._shared_version()
+    view._version_counter = source._shared_version()
     base = source if source._base is None else source._base
     view._base = base
     if GRAD_ENABLED.get() and type(view.array) is ndarray:

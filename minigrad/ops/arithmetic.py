@@ -127,7 +127,7 @@ class Mul(Function, numpy_forward=True):
 
     @staticmethod
     def forward(ctx, a, b):
-        if ctx.needs_input_grad:
+        if ctx.needs_input_grad:  # (empty when the call is not recorded: nothing to keep)
             # as PyTorch: keep only what the other gradient needs (`x * 3` keeps 3, not x)
             need_a, need_b = ctx.needs_input_grad
             ctx.save_for_backward(a if need_b else None, b if need_a else None)
