@@ -90,8 +90,7 @@ class Function:
         """
         node = _new_node(cls, args) if GRAD_ENABLED.get() else None  # None: not recorded
         if cls.numpy_forward:  # nothing in it can be recorded: on the node, or a scratch ctx
-            ctx = cls._scratch if node is None else node
-            out = cls.forward(ctx, *args, **kwargs) if kwargs else cls.forward(ctx, *args)
+            out = cls.forward(cls._scratch if node is None else node, *args, **kwargs)
         else:
             out = _user_forward(cls, node, args, kwargs)
         if type(out) is ndarray:  # the usual output: one array
@@ -104,8 +103,15 @@ class Function:
         if cls.is_view:  # they share input 0's memory, and so its version counter
             for r in results:
                 _view_of(args[0], r)
-        if node is not None:
-            _keep_outputs(cls, node, results, kwargs)
+        if node is not None:  # it keeps what backward needs to know of the outputs
+            first = results[0]  # (the shape of each output is the shape of its gradient)
+            node._shape = first.array.shape if isinstance(first, _tensor.Tensor) else ()
+            if len(results) > 1:
+                _keep_more_outputs(node, results)
+            if kwargs:
+                node._settings = kwargs
+            if cls.saves_output:  # its backward reads output 0
+                _keep_output(node, first)
             if events.listening():
                 events.emit(events.ForwardOp(node, args, result, kwargs))
         return result
@@ -140,24 +146,22 @@ def _output(out: Any, node: Node | None, index: int) -> Any:
     return _tensor.make(data, None, 0)
 
 
-def _keep_outputs(cls: type, node: Node, results: tuple, kwargs: dict) -> None:
-    """What the node keeps of its outputs: their shapes (what their gradients must have), the
-    settings, and output 0 itself when its backward reads it (`saves_output`)."""
-    first = results[0]
-    Tensor = _tensor.Tensor
-    node._shape = first.array.shape if isinstance(first, Tensor) else ()
-    if len(results) > 1:
-        node._num_outputs = len(results)
-        node._output_meta = tuple((o.array.shape, o.array.dtype) if isinstance(o, Tensor)
-                                  else ((), np.dtype(bool)) for o in results)
-    if kwargs:
-        node._settings = kwargs
-    if cls.saves_output:  # kept as data and version counter, not as the Tensor: Node.output
-        node._saved_output = first.array
-        if first.grad_fn is not node:  # (else the output hands its counter to the node when
-            # it first needs one, Tensor._shared_version: most never do)
-            node._output_version_counter = first._shared_version()
-            node._output_version = node._output_version_counter[0]
+def _keep_more_outputs(node: Node, results: tuple) -> None:
+    """How many outputs the node has, and the shape and dtype of each (a gradient that does
+    not arrive for one is made of zeros: Node._per_output)."""
+    node._num_outputs = len(results)
+    node._output_meta = tuple((o.array.shape, o.array.dtype) if isinstance(o, _tensor.Tensor)
+                              else ((), np.dtype(bool)) for o in results)
+
+
+def _keep_output(node: Node, output: Any) -> None:
+    """Keep output 0 for backward as data and version counter, not as the Tensor (see
+    Node.output). An output that points at the node hands its counter over when it first
+    needs one (Tensor._shared_version: most never do); another gets one now."""
+    node._saved_output = output.array
+    if output.grad_fn is not node:
+        node._output_version_counter = output._shared_version()
+        node._output_version = node._output_version_counter[0]
 
 
 def _view_of(source: Any, view: Any) -> None:
