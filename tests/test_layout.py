@@ -8,6 +8,7 @@ minigrad exists to be read, so the layout is part of the contract:
 - the engine folder imports nothing but itself and the surface's values (dtypes, devices, size,
   printing, summation), except across the seam;
 - `autograd/engine.py` stays at most 200 lines and its loop, `execute`, at most 60;
+  `Function.apply`, the one path every op goes through, at most 40;
 - the core and ops never import the layers built on them (teach, nn, optim, testing);
 - every op class has its one home: a docstring, its `formula`, its `source` and `gradients`
   (how the explanation reads it);
@@ -34,6 +35,7 @@ ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = ("minigrad", "compare")
 MAX_LINES = 400
 ENGINE, ENGINE_MAX_LINES, LOOP_MAX_LINES = "minigrad/autograd/engine.py", 200, 60
+APPLY, APPLY_MAX_LINES = "minigrad/autograd/function.py", 40
 # Tensor and its mixins may import these (the seam: the modules named, and all of `ops`);
 # nothing else may close a circle.
 SEAM = (("minigrad.autograd.tensor", "minigrad.surface.tensor_info",
@@ -66,9 +68,14 @@ def oversized_files(root: Path) -> list[str]:
 
 
 def function_length(path: Path, name: str) -> int:
-    """Lines of the top-level function `name` in `path`, from `def` to its last line."""
-    for node in ast.parse(path.read_text(encoding="utf-8")).body:
-        if isinstance(node, ast.FunctionDef) and node.name == name:
+    """Lines of the top-level function `name` (or method `Class.name`) in `path`, from `def`
+    to its last line."""
+    body = ast.parse(path.read_text(encoding="utf-8")).body
+    *classes, function = name.split(".")
+    for cls in classes:
+        body = next((n.body for n in body if isinstance(n, ast.ClassDef) and n.name == cls), [])
+    for node in body:
+        if isinstance(node, ast.FunctionDef) and node.name == function:
             return node.end_lineno - node.lineno + 1
     raise LookupError(f"{path} has no function {name}")
 
@@ -214,6 +221,10 @@ def test_the_engine_loop_fits_on_a_screen():
     assert function_length(ROOT / ENGINE, "execute") <= LOOP_MAX_LINES
 
 
+def test_function_apply_is_one_short_path():
+    assert function_length(ROOT / APPLY, "Function.apply") <= APPLY_MAX_LINES
+
+
 def test_every_module_is_in_its_home():
     assert misplaced_modules(ROOT) == []
 
@@ -295,6 +306,16 @@ def test_a_planted_long_file_is_named(planted: Path):
     assert "minigrad/long.py: 401 lines (budget 400)" in found
     assert any(v.startswith(ENGINE + ": ") and v.endswith("(budget 200)")
                for v in found), found
+
+
+def test_a_planted_long_apply_is_measured(planted: Path):
+    path = planted / APPLY
+    text = path.read_text()
+    at = text.index("        node = _new_node(")
+    path.write_text(text[:at] + "        pass\n" * 41 + text[at:])
+    assert function_length(planted / APPLY, "Function.apply") > APPLY_MAX_LINES
+    with pytest.raises(LookupError, match="has no function Function.run"):
+        function_length(planted / APPLY, "Function.run")
 
 
 def test_a_planted_circle_is_named(planted: Path):

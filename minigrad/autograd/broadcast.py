@@ -20,20 +20,20 @@ from minigrad.autograd.grad_mode import GRAD_ENABLED
 from minigrad.surface.summation import add_reduce
 
 
-def fit(node: Any, i: int, g: Any, nxt: Any, nr: int, summed: list | None) -> Any:
+def fit(node: Any, i: int, g: Any, nxt: Any, nr: int, summed_dims: list | None) -> Any:
     """Gradient `g` that `node` sends to its input i (output `nr` of node `nxt`), as a Tensor
     of that input's shape; a shape that does not broadcast to it is PyTorch's error. The dims
-    summed over go to `summed[i]` (None: nobody listens for them)."""
+    summed over go to `summed_dims[i]` (None: nobody listens for them)."""
     if not isinstance(g, _tensor.Tensor):  # a Function may return numpy arrays or numbers
         g = _tensor.make(np.asarray(g), None, 0)
     shape = g.array.shape
     # The shape the input had when the graph was recorded is always right. (This is also
     # why a leaf whose `.data` was replaced by a tensor of another shape still accumulates a
-    # graph recorded before that as it is, as PyTorch does; `_grad_shape` reads the leaf's
+    # graph recorded before that as it is, as PyTorch does; `output_shape` reads the leaf's
     # shape now, for gradients that need summing.)
-    if shape == (nxt._shape if nr == 0 else nxt._grad_shape(nr)):
+    if shape == (nxt._shape if nr == 0 else nxt.output_shape(nr)):
         return g
-    expected = nxt._grad_shape(nr)
+    expected = nxt.output_shape(nr)
     if shape == expected:
         return g
     try:
@@ -42,24 +42,24 @@ def fit(node: Any, i: int, g: Any, nxt: Any, nr: int, summed: list | None) -> An
         raise RuntimeError(
             f"Function {node.name()} returned an invalid gradient at index {i} - got "
             f"{list(shape)} but expected shape compatible with {list(expected)}") from None
-    if summed is not None:
-        summed[i] = dims
+    if summed_dims is not None:
+        summed_dims[i] = dims
     if GRAD_ENABLED.get():  # create_graph: record the summation too
         return SumToSize.apply(g, shape=expected)
     return _tensor.make(data, None, 0)
 
 
-def fit_all(node: Any, grads: list, summed: list | None) -> None:
+def fit_all(node: Any, grads: list, summed_dims: list | None) -> None:
     """`fit` every gradient in place; an input that needs no gradient gets None."""
     for i, (nxt, nr) in enumerate(zip(node._next_nodes, node._next_nrs)):
         g = grads[i]
         if nxt is None:
             grads[i] = None
         elif g is not None:
-            grads[i] = fit(node, i, g, nxt, nr, summed)
+            grads[i] = fit(node, i, g, nxt, nr, summed_dims)
 
 
-class SumToSize(Function):
+class SumToSize(Function, numpy_forward=True):
     """sum the broadcast dims of a away so that it has `shape` (undoes broadcasting)"""
 
     node_name = "SumToSizeBackward0"

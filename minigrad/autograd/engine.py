@@ -33,20 +33,20 @@ def execute(roots: list, seeds: list, retain_graph: bool | None = None,
     order (`autograd.grad`, with `capture`: nothing accumulates) or only their leaves accumulate
     (`backward(inputs=...)`). `needed`: the nodes on a path to a target (autograd.py)."""
     task = GraphTask(roots, seeds, create_graph, targets or {}, needed, capture)
-    recording = yield_steps or events.listening()
-    if recording:
+    listening = yield_steps or events.listening()
+    if listening:
         events.emit(BackwardBegin(tuple(roots), tuple(seeds)))
     caller_mode, state.grad_enabled = state.grad_enabled, create_graph
     try:
         while task.ready:
             node = task.ready.pop()  # the newest ready node: PyTorch's order
-            step_start = time.perf_counter() if recording else 0.0
+            step_start = time.perf_counter() if listening else 0.0
             grads = task.buffers.pop(node)  # one gradient per output
             if node._hooked:  # tensor hooks, retain_grad, pre-hooks
                 grads = hooks.before(node, grads, task)
             if task.targets:  # autograd.grad, backward(inputs=...): note what was asked
                 task.capture(node, grads)
-            summed = [None] * len(node._next_nodes) if recording else None
+            summed_dims = [None] * len(node._next_nodes) if listening else None
             if type(node) is AccumulateGrad:
                 if task.accumulates(node):
                     node.accumulate(grads[0], task)  # leaf.grad += gradient
@@ -54,21 +54,21 @@ def execute(roots: list, seeds: list, retain_graph: bool | None = None,
             else:
                 grad_inputs = node.call_backward(grads)  # one gradient per input
                 if node._post_hooks:  # they see, and may replace, the fitted gradients
-                    broadcast.fit_all(node, grad_inputs, summed)
+                    broadcast.fit_all(node, grad_inputs, summed_dims)
                     grad_inputs = hooks.after(node, grad_inputs, grads)
                 for i, g in enumerate(grad_inputs):  # each fitted to its input, and sent on
-                    grad_inputs[i] = task.send(node, i, g, summed)
+                    grad_inputs[i] = task.send(node, i, g, summed_dims)
                 if state.anomaly_enabled and state.anomaly_check_nan:
                     anomaly.check(node, grad_inputs)  # NaN names the node
             task.executed.append(node)
-            if recording:
-                step = task.step(node, grads, grad_inputs, summed, step_start)
+            if listening:
+                step = task.step(node, grads, grad_inputs, summed_dims, step_start)
                 events.emit(step)
                 if yield_steps:
                     state.grad_enabled = caller_mode  # the caller's code runs in its mode
                     yield step
                     state.grad_enabled = create_graph
-        if recording:  # (inside: a listener that fails here rolls the backward back too)
+        if listening:  # (inside: a listener that fails here rolls the backward back too)
             events.emit(BackwardEnd(len(task.executed), time.perf_counter() - task.started))
     except BaseException as exc:
         if not isinstance(exc, GeneratorExit):  # (not when a caller stops stepping early)
@@ -77,7 +77,8 @@ def execute(roots: list, seeds: list, retain_graph: bool | None = None,
     finally:
         state.grad_enabled = caller_mode
     if not (create_graph if retain_graph is None else retain_graph):
-        task.release_saved()  # a second backward through them fails
+        for node in task.executed:  # free what they saved: a second backward through fails
+            node.release()
     return task.captured
 
 
@@ -111,25 +112,25 @@ class GraphTask:
             buf.extend([None] * (nr + 1 - len(buf)))
         buf[nr] = grad if buf[nr] is None else buf[nr] + grad
 
-    def send(self, fn: Node, i: int, grad: Any, summed: list | None) -> Any:
-        """Fit gradient `i` of node `fn` to its input (broadcast.py) and add it to the next
+    def send(self, node: Node, i: int, grad: Any, summed_dims: list | None) -> Any:
+        """Fit gradient `i` of `node` to its input (broadcast.py) and add it to the next
         node's buffer, queued once complete; return it (None for an input that needs none)."""
-        node, nr = fn._next_nodes[i], fn._next_nrs[i]
-        if node is None:
+        nxt, nr = node._next_nodes[i], node._next_nrs[i]
+        if nxt is None:
             return None
         if grad is not None:
-            grad = broadcast.fit(fn, i, grad, node, nr, summed)
-        waiting = self.deps.get(node)
+            grad = broadcast.fit(node, i, grad, nxt, nr, summed_dims)
+        waiting = self.deps.get(nxt)
         if waiting is None:  # a branch that autograd.grad does not need
             return grad
-        self.deps[node] = waiting = waiting - 1
+        self.deps[nxt] = waiting = waiting - 1
         if grad is not None:
-            self.add(node, nr, grad)
+            self.add(nxt, nr, grad)
         if not waiting:
-            if node in self.buffers:
-                self.ready.push(node)
+            if nxt in self.buffers:
+                self.ready.push(nxt)
             else:
-                self.skip_branch(node)
+                self.skip_branch(nxt)
         return grad
 
     def skip_branch(self, node: Node) -> None:
@@ -159,25 +160,26 @@ class GraphTask:
 
     def keep_grad(self, tensor: Any, grad: Any) -> None:
         """`tensor.grad += grad` for a tensor that retains its gradient (see hooks.py)."""
-        self.journal.setdefault(id(tensor), (tensor, tensor._grad))
-        self.handed_out.add(owner_id(grad.array))
-        tensor._grad = grad if tensor._grad is None else tensor._grad + grad
+        self.set_grad(tensor, grad if tensor._grad is None else tensor._grad + grad, grad.array)
 
-    def step(self, node: Node, grads: list, grad_inputs: list, summed: list, started: float
+    def set_grad(self, tensor: Any, grad: Any, shared: Any = None) -> None:
+        """`tensor.grad = grad`: the one way a backward pass changes a `.grad`. The old one is
+        noted first (`rollback` puts it back if the pass fails); `shared`, memory the new
+        `.grad` may share with others, is noted as handed out (a later `.grad` copies it)."""
+        self.journal.setdefault(id(tensor), (tensor, tensor._grad))
+        if shared is not None:
+            self.handed_out.add(owner_id(shared))
+        tensor._grad = grad
+
+    def step(self, node: Node, grads: list, grad_inputs: list, summed_dims: list, started: float
              ) -> BackwardStep:
         padded = (*grads, *[None] * (node._num_outputs - len(grads)))
         return BackwardStep(len(self.executed), node, padded, tuple(grad_inputs),
-                            time.perf_counter() - started, tuple(summed))
+                            time.perf_counter() - started, tuple(summed_dims))
 
     def rollback(self) -> None:
         for tensor, old in self.journal.values():  # every .grad as it was before
             tensor._grad = old
-
-    def release_saved(self) -> None:
-        """Free what the nodes that ran saved (one that saved nothing may run again)."""
-        for node in self.executed:
-            if node._saved or node._saved_output is not None:
-                node._saved, node._saved_output, node._freed = (), None, True
 
 
 def count_dependencies(starts: list[Node], needed: set | None = None) -> dict[Node, int]:

@@ -1,8 +1,8 @@
 """What the engine tells the world: one small frozen dataclass per kind of event.
 
-Nothing here computes anything. The engine, `Function.apply`, the in-place ops and the
-optimizers build an event only when somebody listens (`listening()` is a cheap truth test of
-a list), so with no listener the cost of events is one `if` per node.
+Nothing here computes anything. The engine, `Function.apply`, the in-place ops, the
+optimizers and `nn.Module` calls build an event only when somebody listens (`listening()` is
+a cheap truth test of a list), so with no listener the cost of events is one `if` per node.
 """
 
 from __future__ import annotations
@@ -82,6 +82,21 @@ class InPlaceChange:
     the numpy array `tensor.array` bypass minigrad and are not seen.)"""
 
     tensor: Any
+
+
+@dataclass(frozen=True)
+class ModuleBegin:
+    """`module`'s forward starts (`nn.Module.__call__`, while someone listens): ops recorded
+    until its `ModuleEnd` are made by it, or by a module it calls."""
+
+    module: Any
+
+
+@dataclass(frozen=True)
+class ModuleEnd:
+    """`module`'s forward has ended (returned or raised)."""
+
+    module: Any
 
 
 @dataclass(frozen=True)

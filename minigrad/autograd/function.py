@@ -27,8 +27,7 @@ from minigrad.autograd.grad_mode import GRAD_ENABLED, state
 from minigrad.autograd.node import Node
 
 _sequence = itertools.count()
-# The modules of minigrad's own ops: their forward is numpy alone (see `_scratch`).
-BUILT_IN = ("minigrad.ops.", "minigrad.autograd.broadcast")
+
 
 class Function:
     """Base class of differentiable operations: subclass it with static forward/backward.
@@ -43,17 +42,25 @@ class Function:
     formula: str = ""
     # (the built-in ops also say how they read, `source`, and what each input receives,
     # `gradients`: the narration's words, read by minigrad.teach.op_words)
-    _scratch: Node | None = None
     saves_output = False  # built-in ops whose backward reads their own result set this
     is_view = False  # outputs share memory (and so the version counter) with input 0
     # (no op is both: a view's saved output would need the shared counter, see apply)
     # `backward_arrays(ctx, *grad_arrays) -> arrays`, where an op has one: the same gradients
     # as `backward` in numpy alone, which the engine calls when nothing is recorded.
     backward_arrays: Any = None
+    # Declared on the class line by minigrad's own ops (`class Mul(Function,
+    # numpy_forward=True)`) and inherited by their subclasses: forward computes with numpy
+    # alone (it calls no Tensor op, so nothing in it can be recorded). It then runs without
+    # turning grad mode off and, when nothing is recorded, on one shared ctx that keeps
+    # nothing (`_scratch`) instead of a new Node each time. A user's Function: False.
+    numpy_forward = False
+    _scratch: Node | None = None
     _node_class: type = Node
 
-    def __init_subclass__(cls, **kwargs: Any) -> None:
+    def __init_subclass__(cls, numpy_forward: bool | None = None, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
+        if numpy_forward is not None:
+            cls.numpy_forward = numpy_forward
         if cls.is_view and cls.saves_output:
             raise TypeError(f"{cls.__name__}: a view op cannot also save its output")
         name = cls.__dict__.get("node_name") or f"{cls.__name__}Backward"
@@ -61,12 +68,10 @@ class Function:
         cls._node_class = type(name, (Node,), {"_function": cls, "formula": formula,
                                                "__module__": cls.__module__,
                                                "__doc__": cls.__doc__})
-        # Built-in ops compute forward with numpy alone; when nothing is recorded (inside
-        # backward, under no_grad) they may all share one scratch ctx instead of a new Node.
         cls._scratch = None
-        if cls.__module__.startswith(BUILT_IN):
+        if cls.numpy_forward:
             cls._scratch = cls._node_class()
-            cls._scratch._recording = False
+            cls._scratch._keeps_saved = False
 
     @staticmethod
     def forward(ctx: Node, *args: Any, **kwargs: Any) -> Any:
@@ -78,112 +83,103 @@ class Function:
 
     @classmethod
     def apply(cls, *args: Any, **kwargs: Any) -> Any:
-        """Run forward; when an input requires grad (and grad mode is on) record a Node.
+        """Run forward; when grad mode is on and an input requires grad, record a Node.
 
         Keyword arguments are settings (a dim, a shape), not inputs: they get no edge in
         `next_functions`, as in PyTorch, where `x.sum(0)` has one edge and `x * 3` two.
         """
-        ctx = _record(cls, args) if GRAD_ENABLED.get() else None
-        record = ctx is not None
-        scratch = cls._scratch
-        if scratch is not None:  # a built-in op: forward is numpy alone, nothing to record
-            if kwargs:
-                out = cls.forward(ctx if record else scratch, *args, **kwargs)
-            else:  # (no settings: calling without ** saves copying an empty dict)
-                out = cls.forward(ctx if record else scratch, *args)
-            if type(out) is ndarray and out.dtype.kind == "f":
-                # the common case, one float array out: the new tensor points at the node
-                if cls.is_view:  # it shares input 0's memory, and so its version counter
-                    result = _tensor.make(out, ctx, 0, args[0]._vc or args[0]._shared_version())
-                    _view_of(args[0], result, GRAD_ENABLED.get())
-                else:
-                    result = _tensor.make(out, ctx, 0)
-                if record:
-                    ctx._shape = out.shape
-                    if kwargs:
-                        ctx._settings = kwargs
-                    if cls.saves_output:  # its backward reads the output: keep it. (Its
-                        # version counter is made when first needed, and then shared with
-                        # this node: see Tensor._shared_version.)
-                        ctx._saved_output = out
-                    if events.listening():
-                        events.emit(events.ForwardOp(ctx, args, result, kwargs))
-                return result
-        else:  # a user's Function computes forward with ops, which must not be recorded
-            if not record:
-                ctx = cls._node_class()
-                ctx._recording = False
-            prev, state.grad_enabled = state.grad_enabled, False
-            try:
-                out = cls.forward(ctx, *args, **kwargs)
-            finally:
-                state.grad_enabled = prev
-        if type(out) is ndarray:  # the common case: one array out
-            result = _tensor.make(out, ctx if record and out.dtype.kind == "f" else None, 0)
-            results: tuple = (result,)
+        node = _new_node(cls, args) if GRAD_ENABLED.get() else None  # None: not recorded
+        if cls.numpy_forward:  # nothing in it can be recorded: on the node, or a scratch ctx
+            out = cls.forward(cls._scratch if node is None else node, *args, **kwargs)
         else:
+            out = _user_forward(cls, node, args, kwargs)
+        if type(out) is ndarray:  # the usual output: one array
+            result = _tensor.make(out, node if out.dtype.kind == "f" else None, 0)
+            results: tuple = (result,)
+        else:  # a tuple of outputs, or a Tensor or number
             outs = out if isinstance(out, tuple) else (out,)
-            results = tuple(_wrap_output(o, ctx, i, record)
-                            if isinstance(o, np.ndarray | np.generic | _tensor.Tensor) else o
-                            for i, o in enumerate(outs))
+            results = tuple(_output(o, node, i) for i, o in enumerate(outs))
             result = results if isinstance(out, tuple) else results[0]
-            if record and len(results) > 1:
-                ctx._num_outputs = len(results)
-                ctx._output_meta = tuple((o.array.shape, o.array.dtype)
-                                         if isinstance(o, _tensor.Tensor)
-                                         else ((), np.dtype(bool)) for o in results)
-        if cls.is_view:
+        if cls.is_view:  # they share input 0's memory, and so its version counter
             for r in results:
-                r._vc = args[0]._shared_version()
-                _view_of(args[0], r, GRAD_ENABLED.get())
-        if record:
-            first = results[0]
-            ctx._shape = first.array.shape if isinstance(first, _tensor.Tensor) else ()
-            _after_record(cls, ctx, args, kwargs, result, results)
+                _view_of(args[0], r)
+        if node is not None:  # it keeps what backward needs to know of the outputs
+            first = results[0]  # (the shape of each output is the shape of its gradient)
+            node._shape = first.array.shape if isinstance(first, _tensor.Tensor) else ()
+            if len(results) > 1:
+                _keep_more_outputs(node, results)
+            if kwargs:
+                node._settings = kwargs
+            if cls.saves_output:  # its backward reads output 0
+                _keep_output(node, first)
+            if events.listening():
+                events.emit(events.ForwardOp(node, args, result, kwargs))
         return result
 
 
-def _view_of(source: Any, view: Any, grad_mode: bool) -> None:
-    """`view` shares the memory of `source`'s base (`source` itself, unless a view too, as in
-    PyTorch `_base` is never a view); a view made in grad mode is noted on the base, so that
-    it can follow when an in-place op rebases the base (ops/view_rebase.py), even when
-    nothing required grad when it was made."""
+def _user_forward(cls: type, node: Node | None, args: tuple, kwargs: dict) -> Any:
+    """A user's forward, which computes with Tensor ops: they run with grad mode off (the
+    Function is the one node), on a ctx that keeps nothing when nothing is recorded."""
+    if node is None:
+        node = cls._node_class()
+        node._keeps_saved = False
+    prev, state.grad_enabled = state.grad_enabled, False
+    try:
+        return cls.forward(node, *args, **kwargs)
+    finally:
+        state.grad_enabled = prev
+
+
+def _output(out: Any, node: Node | None, index: int) -> Any:
+    """Output `index` of forward as a new Tensor, pointing at `node` when it is recorded (a
+    float, not marked non-differentiable); what is not an array passes as it is."""
+    data = out
+    if type(out) is not ndarray:
+        if isinstance(out, _tensor.Tensor):
+            data = out.array
+        elif isinstance(out, np.generic):  # (numpy's reductions give scalars, not 0-d arrays)
+            data = np.asarray(out)
+        elif not isinstance(out, ndarray):
+            return out
+    if node is not None and data.dtype.kind == "f" and id(out) not in node._non_differentiable:
+        return _tensor.make(data, node, index)
+    return _tensor.make(data, None, 0)
+
+
+def _keep_more_outputs(node: Node, results: tuple) -> None:
+    """How many outputs the node has, and the shape and dtype of each (a gradient that does
+    not arrive for one is made of zeros: Node._per_output)."""
+    node._num_outputs = len(results)
+    node._output_meta = tuple((o.array.shape, o.array.dtype) if isinstance(o, _tensor.Tensor)
+                              else ((), np.dtype(bool)) for o in results)
+
+
+def _keep_output(node: Node, output: Any) -> None:
+    """Keep output 0 for backward as data and version counter, not as the Tensor (see
+    Node.output). An output that points at the node hands its counter over when it first
+    needs one (Tensor._shared_version: most never do); another gets one now."""
+    node._saved_output = output.array
+    if output.grad_fn is not node:
+        node._output_version_counter = output._shared_version()
+        node._output_version = node._output_version_counter[0]
+
+
+def _view_of(source: Any, view: Any) -> None:
+    """`view` shares the memory, and the version counter, of `source`'s base (`source`
+    itself, unless a view too: as in PyTorch, `_base` is never a view). A view made in grad
+    mode is noted on the base, so that it can follow when an in-place op rebases the base
+    (ops/view_rebase.py), even when nothing required grad when it was made."""
+    view._version_counter = source._shared_version()
     base = source if source._base is None else source._base
     view._base = base
-    if grad_mode and type(view.array) is ndarray:
+    if GRAD_ENABLED.get() and type(view.array) is ndarray:
         views = base.__dict__.get("_views")
         if views is None:
             views = base._views = weakref.WeakSet()
         views.add(view)
 
 
-def _after_record(cls: type, ctx: Node, args: tuple, kwargs: dict, result: Any,
-                  results: tuple) -> None:
-    """Keep the settings, and the output for ops whose backward reads it; tell listeners."""
-    if kwargs:
-        ctx._settings = kwargs
-    if cls.saves_output:
-        first = results[0]
-        ctx._saved_output = first.array
-        ctx._output_vc = vc = first._shared_version()
-        ctx._output_version = vc[0]
-    if events.listening():
-        events.emit(events.ForwardOp(ctx, args, result, kwargs))
-
-
-def _wrap_output(out: Any, ctx: Node, index: int, record: bool) -> Any:
-    """Make a forward result a fresh Tensor that points at `ctx` when recording."""
-    Tensor = _tensor.Tensor
-    data = out.array if isinstance(out, Tensor) else out
-    if not isinstance(data, np.ndarray):
-        data = np.asarray(data)  # numpy reductions return scalars, not 0-d arrays
-    if record and data.dtype.kind == "f" and id(out) not in getattr(ctx, "_non_differentiable",
-                                                                   ()):
-        return Tensor._make(data, ctx, index)
-    return Tensor._make(data, None, 0)
-
-
-def _record(cls: type, args: tuple) -> Node | None:
+def _new_node(cls: type, args: tuple) -> Node | None:
     """A new Node for `cls`, linked to the inputs that require grad; None when none does.
 
     For each input it notes the node its gradient goes to (the AccumulateGrad of a leaf,

@@ -57,10 +57,11 @@ class Node:
     _materialize_grads = True
     _creation_stack: list | None = None
     _saved_output: np.ndarray | None = None  # the output's data, for `saves_output` ops
-    _output_vc: list | None = None  # ... and its version counter, and its version then
+    _output_version_counter: list | None = None  # ... its version counter, and its version then
     _output_version = 0
     _output_meta: tuple = ()
     _settings: dict | None = None  # see `settings`
+    _non_differentiable: frozenset | set = frozenset()  # ids of outputs marked so
     _packed: tuple | None = None  # what saved-tensor hooks packed: (unpack, packed) or None each
     _packed_output: tuple | None = None  # ... and of the saved output
 
@@ -70,7 +71,8 @@ class Node:
     _next_nodes: tuple = ()
     _next_nrs: tuple = ()
     needs_input_grad: tuple = ()
-    _recording = True  # False while forward runs without recording: nothing to save then
+    _keeps_saved = True  # False on the ctx of a forward that is not recorded: no node keeps
+    # what it saves, so `save_for_backward` keeps nothing
     _sequence_nr = -1  # set when the node is recorded: the order of creation (see ready_queue)
 
     @property
@@ -140,17 +142,13 @@ class Node:
         # and when two numbers are equal (AccumulateGrads) the nodes tie (see ready_queue.py).
         return False
 
-    def _grad_shape(self, output_nr: int) -> tuple:
-        """The shape the gradient of output `output_nr` must have: the output's own shape."""
-        return self._shape if output_nr == 0 else self._output_meta[output_nr][0]
-
     def __repr__(self) -> str:
         return f"<{type(self).__name__} object at {id(self):#x}>"
 
     # -- saving tensors for backward -------------------------------------------------
     def save_for_backward(self, *values: Any) -> None:
         """Keep `values` (tensors, None or numbers) for backward; tensors are version-checked."""
-        if not self._recording:
+        if not self._keeps_saved:
             return
         self._saved = values
         if SAVED_TENSOR_HOOKS:
@@ -161,7 +159,7 @@ class Node:
             if isinstance(v, Tensor):
                 if versions is None:
                     versions = [None] * len(values)
-                versions[i] = 0 if v._vc is None else v._vc[0]
+                versions[i] = 0 if v._version_counter is None else v._version_counter[0]
         if versions is not None:
             self._saved_versions = tuple(versions)
         elif self._saved_versions:  # (saved again, now without tensors)
@@ -175,12 +173,19 @@ class Node:
             raise RuntimeError(FREED_MESSAGE)
         for i, version in enumerate(self._saved_versions):
             if version is not None:
-                vc = saved[i]._vc  # (Tensor._version without the call: None means version 0)
-                if (0 if vc is None else vc[0]) != version:
+                counter = saved[i]._version_counter  # (Tensor._version without the call)
+                if (0 if counter is None else counter[0]) != version:
                     raise RuntimeError(_modified_message(saved[i], version))
         if self._packed is not None:
             return tuple(v if p is None else unpack(p) for v, p in zip(saved, self._packed))
         return saved
+
+    def release(self) -> None:
+        """Free what forward saved, once a backward without retain_graph ran this node: a
+        second backward, or reading `saved_tensors`, then fails with FREED_MESSAGE. A node that
+        saved nothing keeps nothing to free, and may run again."""
+        if self._saved or self._saved_output is not None:
+            self._saved, self._saved_output, self._freed = (), None, True
 
     def saved_tensor(self, i: int) -> Any:
         """`saved_tensors[i]` alone (unpacking only it, where saved-tensor hooks packed it)."""
@@ -198,11 +203,11 @@ class Node:
         Kept as data plus version counter, not as the Tensor itself, so the node and its
         output do not hold each other alive (PyTorch's SavedVariable does the same). The
         counter is the output tensor's own, which it makes only when first needed (a view, an
-        in-place change) and then hands to this node; until then `_output_vc` is None and the
-        output is at version 0. Stored as attributes rather than one tuple: fewer objects per
-        node for the cycle collector to scan.
+        in-place change) and then hands to this node; until then `_output_version_counter` is
+        None and the output is at version 0. Stored as attributes rather than one tuple: fewer
+        objects per node for the cycle collector to scan.
         """
-        return _tensor.make(self.output_data(), self, 0, self._output_vc)
+        return _tensor.make(self.output_data(), self, 0, self._output_version_counter)
 
     def output_data(self) -> np.ndarray:
         """`output`'s numpy array, checked the same way (for backwards that compute in numpy)."""
@@ -210,9 +215,9 @@ class Node:
         if data is None:
             raise RuntimeError(FREED_MESSAGE if self._freed else
                                f"{self.name()} did not save its output (saves_output is False)")
-        vc = self._output_vc  # (None: the output never got a counter, so never changed)
-        if vc is not None and vc[0] != self._output_version:
-            out = _tensor.make(data, self, 0, vc)
+        counter = self._output_version_counter  # (None: the output never changed)
+        if counter is not None and counter[0] != self._output_version:
+            out = _tensor.make(data, self, 0, counter)
             raise RuntimeError(_modified_message(out, self._output_version))
         if self._packed_output is not None:
             return unpack(self._packed_output).array
@@ -291,18 +296,13 @@ class AccumulateGrad(Node):
     def __init__(self, variable: Any) -> None:
         self.variable = variable
         self._sequence_nr = float("inf")  # PyTorch runs accumulations as soon as they are ready
-        self._shape = variable.array.shape  # the shape a gradient must have (see _grad_shape)
-
-    def _grad_shape(self, output_nr: int) -> tuple:
-        """The leaf's shape, read again: the engine asks when a gradient does not have the kept
-        `_shape`. (After `x.data = ` a tensor of another shape a new graph brings gradients of
-        the new shape; a graph recorded before the change still brings the old one, and PyTorch
-        accumulates that as it is.)"""
-        self._shape = self.variable.array.shape
-        return self._shape
+        self._shape = variable.array.shape  # the leaf's shape when the node was made
 
     def output_shape(self, output_nr: int = 0) -> tuple:
-        """The leaf's shape now."""
+        """The leaf's shape now: what a gradient that does not have the kept `_shape` is fitted
+        to. (After `x.data = ` a tensor of another shape a new graph brings gradients of the
+        new shape; a graph recorded before the change still brings the old one, and PyTorch
+        accumulates that as it is: broadcast.fit.)"""
         return self.variable.array.shape
 
     def apply(self, *grad_outputs: Any) -> tuple:
@@ -324,10 +324,9 @@ class AccumulateGrad(Node):
             return
         leaf = self.variable
         old = leaf._grad
-        if task is not None:
-            task.journal.setdefault(id(leaf), (leaf, old))
         if grad.array.dtype != leaf.array.dtype:
             grad = grad.to(leaf.array.dtype)
+        shared = None  # the memory the new .grad shares with the gradient that arrived
         if task is not None and task.create_graph:
             total = grad if old is None else old + grad
         elif old is None:
@@ -336,13 +335,15 @@ class AccumulateGrad(Node):
             if copy or owner_id(data) in task.handed_out or not (
                     flags.c_contiguous and flags.writeable):
                 data = data.copy()
-            if task is not None:
-                task.handed_out.add(owner_id(data))
+            shared = data
             total = _tensor.make(data, None, 0)
         else:
             # (np.asarray: numpy adds two 0-d arrays into a scalar, which is no tensor's data)
             total = _tensor.make(np.asarray(old.array + grad.array), None, 0)
-        leaf._grad = total
+        if task is None:  # called by hand (`node(grad)`), outside any backward pass
+            leaf._grad = total
+        else:
+            task.set_grad(leaf, total, shared)
         if events.listening():
             events.emit(events.GradAccumulated(leaf, old, total))
 

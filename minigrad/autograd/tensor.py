@@ -47,7 +47,7 @@ class Tensor(TensorInfo, TensorMethods):
     # What most tensors never change lives on the class: a new tensor sets only its data, its
     # grad_fn and where it came from, which makes making one (what every op does) cheap.
     _grad: Tensor | None = None
-    _vc: list | None = None  # the version counter, made on first need (`_shared_version`)
+    _version_counter: list | None = None  # [version], made on first need (`_shared_version`)
     _retains_grad = False
     _grad_acc: Any = None  # a leaf's AccumulateGrad node, made on first use
     _base: Tensor | None = None  # the tensor a view shares memory with
@@ -74,8 +74,8 @@ class Tensor(TensorInfo, TensorMethods):
             self.requires_grad_(True)
 
     @staticmethod
-    def _make(data: np.ndarray, grad_fn: Any, output_nr: int, vc: list | None = None
-              ) -> Tensor:
+    def _make(data: np.ndarray, grad_fn: Any, output_nr: int,
+              version_counter: list | None = None) -> Tensor:
         """Fast constructor used by ops: no conversion, no checks. (A staticmethod: calling it
         binds nothing, which a classmethod would do on every call.)"""
         t = _new(Tensor)
@@ -83,8 +83,8 @@ class Tensor(TensorInfo, TensorMethods):
         t.grad_fn = grad_fn
         t._requires_grad = grad_fn is not None
         t._output_nr = output_nr
-        if vc is not None:
-            t._vc = vc
+        if version_counter is not None:
+            t._version_counter = version_counter
         return t
 
     # -- autograd attributes -------------------------------------------------------------
@@ -151,21 +151,21 @@ class Tensor(TensorInfo, TensorMethods):
     @property
     def _version(self) -> int:
         """How many in-place changes this tensor's memory has seen (shared with its views)."""
-        return 0 if self._vc is None else self._vc[0]
+        return 0 if self._version_counter is None else self._version_counter[0]
 
     def _shared_version(self) -> list:
         """The version counter, made on first need (most tensors are never changed in place or
         viewed). A tensor its grad_fn saved as its output (tanh, exp, ...) hands the counter to
         that node too, so that backward can tell the output was changed after it was saved."""
-        if self._vc is None:
-            self._vc = [0]
+        if self._version_counter is None:
+            self._version_counter = [0]
             fn = self.grad_fn
             if fn is not None and fn._saved_output is self.array:
-                fn._output_vc = self._vc
-        return self._vc
+                fn._output_version_counter = self._version_counter
+        return self._version_counter
 
     def _bump_version(self) -> None:
-        (self._vc or self._shared_version())[0] += 1
+        (self._version_counter or self._shared_version())[0] += 1
 
     def _accumulator(self) -> Any:
         """The one AccumulateGrad node of this leaf (made on first use)."""

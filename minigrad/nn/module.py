@@ -9,12 +9,11 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from collections.abc import Callable, Iterator
-from itertools import count
 from typing import Any
 
 import numpy as np
 
-from minigrad.autograd.events import _listeners
+from minigrad.autograd import events
 from minigrad.autograd.grad_mode import no_grad
 from minigrad.autograd.tensor import Tensor
 from minigrad.nn.module_hooks import HooksMixin
@@ -27,14 +26,6 @@ from minigrad.surface import dtypes
 def _addindent(text: str, spaces: int) -> str:
     lines = text.split("\n")
     return "\n".join([lines[0]] + [" " * spaces + line for line in lines[1:]])
-
-
-# The modules whose forward is running, outermost first, as (module, call number): kept only
-# while someone listens to the engine's events, so that a trace can tell which module made
-# each op (`minigrad.teach.recorder`). Each call gets a new number, so two calls of one module
-# (an LSTMCell unrolled over time) are told apart.
-CALL_STACK: list[tuple[Module, int]] = []
-_call_numbers = count(1)
 
 
 class Module(HooksMixin, RegistryMixin, StateDictMixin):
@@ -57,24 +48,24 @@ class Module(HooksMixin, RegistryMixin, StateDictMixin):
             f'Module [{type(self).__name__}] is missing the required "forward" function')
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        if _listeners:  # (a trace may be recording: it reads which module runs, CALL_STACK)
-            return self._call_on_stack(args, kwargs)
+        if events.listening():  # (a trace may be recording: it notes which module runs)
+            return self._call_announced(args, kwargs)
         if self._forward_pre_hooks or self._forward_hooks or self._backward_hooks \
                 or self._backward_pre_hooks:  # (checked first: most modules have none)
             return self._call_with_hooks(args, kwargs)
         # (no keyword arguments, the usual case: calling without ** copies no empty dict)
         return self.forward(*args, **kwargs) if kwargs else self.forward(*args)
 
-    def _call_on_stack(self, args: tuple, kwargs: dict) -> Any:
-        """`__call__` with this module on CALL_STACK while it runs."""
-        CALL_STACK.append((self, next(_call_numbers)))
+    def _call_announced(self, args: tuple, kwargs: dict) -> Any:
+        """`__call__` between a ModuleBegin and a ModuleEnd event (also when forward raises)."""
+        events.emit(events.ModuleBegin(self))
         try:
             if self._forward_pre_hooks or self._forward_hooks or self._backward_hooks \
                     or self._backward_pre_hooks:
                 return self._call_with_hooks(args, kwargs)
             return self.forward(*args, **kwargs)
         finally:
-            CALL_STACK.pop()
+            events.emit(events.ModuleEnd(self))
 
     # -- registration ----------------------------------------------------------------------
     def __setattr__(self, name: str, value: Any) -> None:

@@ -41,7 +41,7 @@ def _mask(condition: np.ndarray, yes: float, no: float, dtype: Any) -> Any:
     return constant(np.where(condition, yes, no).astype(dtype))
 
 
-class Gelu(Function):
+class Gelu(Function, numpy_forward=True):
     """x * Phi(x), Phi the standard normal CDF (or its tanh approximation)"""
 
     node_name = "GeluBackward0"
@@ -69,7 +69,7 @@ class Gelu(Function):
         return GeluBackward.apply(grad, a)
 
 
-class GeluBackward(Function):
+class GeluBackward(Function, numpy_forward=True):
     """grad * (Phi(a) + a * phi(a)) as one op (PyTorch's gelu_backward)"""
 
     node_name = "GeluBackwardBackward0"
@@ -93,7 +93,7 @@ class GeluBackward(Function):
                 gg * grad * density * (2 - a * a) if need_a else None)
 
 
-class LeakyRelu(Function):
+class LeakyRelu(Function, numpy_forward=True):
     """a if a > 0 else negative_slope * a"""
 
     node_name = "LeakyReluBackward0"
@@ -121,7 +121,7 @@ class LeakyReluInplace(LeakyRelu):
     source = "leaky_relu_({0}, negative_slope)"
 
 
-class Elu(Function):
+class Elu(Function, numpy_forward=True):
     """scale * (a if a > 0 else alpha * (exp(input_scale * a) - 1)); selu is elu with fixed
     alpha and scale"""
 
@@ -154,7 +154,7 @@ class EluInplace(Elu):
     source = "elu_({0}, alpha)"
 
 
-class Silu(Function):
+class Silu(Function, numpy_forward=True):
     """a * sigmoid(a) (also called swish)"""
 
     node_name = "SiluBackward0"
@@ -177,7 +177,7 @@ class Silu(Function):
         return grad * s * (a * (1 - s) + 1)
 
 
-class Softplus(Function):
+class Softplus(Function, numpy_forward=True):
     """log(1 + exp(beta * a)) / beta, and a itself where beta * a > threshold"""
 
     node_name = "SoftplusBackward0"
@@ -200,7 +200,7 @@ class Softplus(Function):
         return choose(linear, grad, grad * (a * ctx.beta).sigmoid())
 
 
-class Hardtanh(Function):
+class Hardtanh(Function, numpy_forward=True):
     """a clamped into [min_val, max_val] (relu6 is hardtanh(a, 0, 6))"""
 
     node_name = "HardtanhBackward0"
@@ -222,7 +222,7 @@ class Hardtanh(Function):
         return grad * _mask((x > ctx.min_val) & (x < ctx.max_val), 1.0, 0.0, x.dtype)
 
 
-class Mish(Function):
+class Mish(Function, numpy_forward=True):
     """a * tanh(softplus(a))"""
 
     node_name = "MishBackward0"

@@ -28,7 +28,7 @@ from minigrad.ops.selection import choose
 __all__ = ["add", "div", "mul", "neg", "pow", "square", "sub"]
 
 
-class Add(Function):
+class Add(Function, numpy_forward=True):
     """a + b"""
 
     node_name = "AddBackward0"
@@ -46,7 +46,7 @@ class Add(Function):
         return grad, grad
 
 
-class Sub(Function):
+class Sub(Function, numpy_forward=True):
     """a - b"""
 
     node_name = "SubBackward0"
@@ -64,7 +64,7 @@ class Sub(Function):
         return grad, -grad if ctx.needs_input_grad[1] else None
 
 
-class AddScaled(Function):
+class AddScaled(Function, numpy_forward=True):
     """a + alpha * b (`add(a, b, alpha=...)`)"""
 
     node_name = "AddBackward0"
@@ -82,7 +82,7 @@ class AddScaled(Function):
         return grad, grad * ctx.alpha if ctx.needs_input_grad[1] else None
 
 
-class SubScaled(Function):
+class SubScaled(Function, numpy_forward=True):
     """a - alpha * b (`sub(a, b, alpha=...)`)"""
 
     node_name = "SubBackward0"
@@ -100,7 +100,7 @@ class SubScaled(Function):
         return grad, grad * -ctx.alpha if ctx.needs_input_grad[1] else None
 
 
-class Rsub(Function):
+class Rsub(Function, numpy_forward=True):
     """c - a, for a number c (PyTorch's rsub)"""
 
     node_name = "RsubBackward1"
@@ -117,7 +117,7 @@ class Rsub(Function):
         return -grad
 
 
-class Mul(Function):
+class Mul(Function, numpy_forward=True):
     """a * b"""
 
     node_name = "MulBackward0"
@@ -127,7 +127,7 @@ class Mul(Function):
 
     @staticmethod
     def forward(ctx, a, b):
-        if ctx.needs_input_grad:
+        if ctx.needs_input_grad:  # (empty when the call is not recorded: nothing to keep)
             # as PyTorch: keep only what the other gradient needs (`x * 3` keeps 3, not x)
             need_a, need_b = ctx.needs_input_grad
             ctx.save_for_backward(a if need_b else None, b if need_a else None)
@@ -141,7 +141,7 @@ class Mul(Function):
         return grad * b if need_a else None, grad * a if need_b else None
 
 
-class Div(Function):
+class Div(Function, numpy_forward=True):
     """a / b"""
 
     node_name = "DivBackward0"
@@ -162,7 +162,7 @@ class Div(Function):
         return grad / b if need_a else None, -grad * a / (b * b) if need_b else None
 
 
-class Neg(Function):
+class Neg(Function, numpy_forward=True):
     """-a"""
 
     node_name = "NegBackward0"
@@ -182,7 +182,7 @@ class Neg(Function):
         return -grad
 
 
-class Pow(Function):
+class Pow(Function, numpy_forward=True):
     """a ** p, for a number p"""
 
     node_name = "PowBackward0"
@@ -205,7 +205,7 @@ class Pow(Function):
         return grad * p * a ** (p - 1)
 
 
-class PowTensor(Function):
+class PowTensor(Function, numpy_forward=True):
     """a ** b, both tensors"""
 
     node_name = "PowBackward1"
@@ -234,7 +234,7 @@ class PowTensor(Function):
         return ga, gb
 
 
-class RPow(Function):
+class RPow(Function, numpy_forward=True):
     """c ** a, for a number c"""
 
     node_name = "PowBackward2"

@@ -226,7 +226,7 @@ def cast(input: Any, dtype: Any) -> Any:
     return Cast.apply(input, dtype=np.dtype(dtype))
 
 
-class Cast(Function):
+class Cast(Function, numpy_forward=True):
     """a converted to another dtype"""
 
     node_name = "ToCopyBackward0"

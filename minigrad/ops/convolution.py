@@ -76,7 +76,7 @@ def conv_source(args: list, settings: dict, shape: tuple | None) -> str:
     return f"{name}({', '.join(shown)})"
 
 
-class Convolution(Function):
+class Convolution(Function, numpy_forward=True):
     """convolution (or transposed convolution) of the input with the weight, plus a bias:
     each output is a dot product of the kernel with one window of the input"""
 
@@ -123,7 +123,7 @@ class Convolution(Function):
         return gx, gw, gb
 
 
-class _ConvWeightGrad(Function):
+class _ConvWeightGrad(Function, numpy_forward=True):
     """the weight's gradient of a convolution: grad times the input's windows, summed
 
     Recorded only by a create_graph backward. PyTorch records the whole backward of a

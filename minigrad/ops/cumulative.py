@@ -32,7 +32,7 @@ def _reverse_cumsum(x: np.ndarray, axis: int | None) -> np.ndarray:
     return np.flip(np.cumsum(np.flip(x, axis), axis), axis)
 
 
-class _ReverseCumsum(Function):
+class _ReverseCumsum(Function, numpy_forward=True):
     """the sums from each position to the end along dim (cumsum's gradient)"""
 
     node_name = "ReverseCumsumBackward0"  # (minigrad's own: PyTorch flips, cumsums, flips)
@@ -50,7 +50,7 @@ class _ReverseCumsum(Function):
         return Cumsum.apply(grad, dim=ctx.dim, dtype=None)
 
 
-class Cumsum(Function):
+class Cumsum(Function, numpy_forward=True):
     """running sum along dim"""
 
     node_name = "CumsumBackward0"
@@ -84,7 +84,7 @@ def _cumprod_grad_with_zeros(a: np.ndarray, g: np.ndarray, axis: int) -> np.ndar
     return np.moveaxis(out, -1, axis)
 
 
-class Cumprod(Function):
+class Cumprod(Function, numpy_forward=True):
     """running product along dim"""
 
     node_name = "CumprodBackward0"
@@ -151,7 +151,7 @@ def _running_index(x: np.ndarray, axis: int, better: Any) -> np.ndarray:
     return np.moveaxis(idx, -1, axis)
 
 
-class _RunningExtreme(Function):
+class _RunningExtreme(Function, numpy_forward=True):
     """cummax/cummin values: the gradient of each goes to the element it copied. (The
     indices are found before, `running_indices`, and are no output of the node: PyTorch's
     CummaxBackward0 takes one gradient.)"""
@@ -203,7 +203,7 @@ class CumminOp(_RunningExtreme):
     gradients = ()
 
 
-class Logcumsumexp(Function):
+class Logcumsumexp(Function, numpy_forward=True):
     """log of the running sum of exp along dim, computed without overflow"""
 
     node_name = "LogcumsumexpBackward0"

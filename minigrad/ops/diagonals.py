@@ -48,7 +48,7 @@ def diagonal_key(shape: tuple, offset: int, dim1: int, dim2: int) -> tuple[tuple
     return tuple(key), min(dim1, dim2) if abs(dim1 - dim2) == 1 else 0
 
 
-class Diagonal(Function):
+class Diagonal(Function, numpy_forward=True):
     """the elements a[..., i, ..., i + offset, ...] of dims dim1, dim2, as a last dim (a view)"""
 
     node_name = "DiagonalBackward0"
@@ -90,7 +90,7 @@ def diagonal(input: Any, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Any:
     return Diagonal.apply(input, offset=offset, dim1=d1, dim2=d2)
 
 
-class DiagEmbed(Function):
+class DiagEmbed(Function, numpy_forward=True):
     """a new tensor whose diagonals (of dims dim1, dim2) are the input's last dim"""
 
     node_name = "DiagEmbedBackward0"
@@ -134,7 +134,7 @@ def diag(input: Any, diagonal: int = 0) -> Any:
     raise RuntimeError(f"diag(): Supports 1D or 2D tensors. Got {ndim}D")
 
 
-class _Triangle(Function):
+class _Triangle(Function, numpy_forward=True):
     """one triangle of the last two dims (the `diagonal`-th diagonal in it), zeros elsewhere"""
 
     np_fn: Any = None
@@ -183,7 +183,7 @@ def triu(input: Any, diagonal: int = 0) -> Any:
     return _triangle(Triu, "triu", input, diagonal)
 
 
-class Unfold(Function):
+class Unfold(Function, numpy_forward=True):
     """windows of `size` every `step` along `dimension`, as a new last dim (a view)"""
 
     node_name = "UnfoldBackward0"

@@ -30,7 +30,7 @@ __all__ = ["acos", "acosh", "arccos", "arccosh", "arcsin", "arcsinh", "arctan", 
 _SQRT_PI = math.sqrt(math.pi)
 
 
-class _Pointwise(Function):
+class _Pointwise(Function, numpy_forward=True):
     """One input, one numpy function: the gradient is `grad * derivative(a, out)`, where `a`
     is the input (saved) or `out` the output (saved instead, for `saves_output` ops)."""
 

@@ -9,7 +9,7 @@ from minigrad.ops.base import constant
 from minigrad.ops.index import ScatterAdd
 
 
-class Embedding(Function):
+class Embedding(Function, numpy_forward=True):
     """the rows of the weight picked by integer indices (a lookup table)"""
 
     node_name = "EmbeddingBackward0"

@@ -14,7 +14,7 @@ from minigrad.autograd.function import Function
 from minigrad.ops.base import as_operand, binary, constant, is_tensor, promote_tensors, unwrap
 
 
-class Remainder(Function):
+class Remainder(Function, numpy_forward=True):
     """a mod b, with the sign of b (Python's %); b a tensor or a number"""
 
     node_name = "RemainderBackward1"
@@ -54,7 +54,7 @@ class RemainderScalar(Remainder):
         return grad
 
 
-class FloorDivide(Function):
+class FloorDivide(Function, numpy_forward=True):
     """floor(a / b): a step function, whose derivative PyTorch does not define either"""
 
     node_name = "NotImplemented"
@@ -100,7 +100,7 @@ class NumberFloorDivide(FloorDivide):
         return integer_division(np.floor_divide, "div_floor", c, unwrap(a))
 
 
-class NumberRemainder(Function):
+class NumberRemainder(Function, numpy_forward=True):
     """c mod a for a number c: PyTorch defines no derivative for it"""
 
     node_name = "NotImplemented"
@@ -117,7 +117,7 @@ class NumberRemainder(Function):
         raise RuntimeError("derivative for aten::remainder is not implemented")
 
 
-class DivRounded(Function):
+class DivRounded(Function, numpy_forward=True):
     """a / b rounded towards 0 ('trunc') or down ('floor'): a step, with zero gradients (as
     PyTorch's DivBackward2)"""
 

@@ -45,7 +45,7 @@ def _leading(array: np.ndarray, shape: tuple) -> np.ndarray:
     return array[tuple(slice(0, n) for n in shape)]
 
 
-class Gather(Function):
+class Gather(Function, numpy_forward=True):
     """out[i][j] = a[index[i][j]][j] (for dim 0): elements picked along dim"""
 
     node_name = "GatherBackward0"
@@ -90,7 +90,7 @@ def _positions(op: str, input: Any, dim: int, index: Any, word: str, src: Any = 
     return dim, idx
 
 
-class Scatter(Function):
+class Scatter(Function, numpy_forward=True):
     """a copy of a with src's elements written at the index positions along dim"""
 
     node_name = "ScatterBackward0"
@@ -123,7 +123,7 @@ def _src_grad(grad: Any, ctx: Any) -> Any:
     return ScatterAdd.apply(g, shape=ctx.src_shape, key=key)
 
 
-class ScatterValue(Function):
+class ScatterValue(Function, numpy_forward=True):
     """a copy of a with a number written at the index positions along dim"""
 
     node_name = "ScatterBackward1"
@@ -143,7 +143,7 @@ class ScatterValue(Function):
         return scatter(grad, ctx.dim, constant(ctx.index), 0.0)
 
 
-class ScatterReduce(Function):
+class ScatterReduce(Function, numpy_forward=True):
     """scatter with reduce='add' or 'multiply': PyTorch defines no derivative for it"""
 
     node_name = "NotImplemented"
@@ -183,7 +183,7 @@ def scatter(input: Any, dim: int, index: Any, src: Any = None, *, value: Any = N
     return ScatterValue.apply(input, dim=dim, index=idx, value=src)
 
 
-class ScatterAddAlong(Function):
+class ScatterAddAlong(Function, numpy_forward=True):
     """a copy of a with src's elements added at the index positions along dim"""
 
     node_name = "ScatterAddBackward0"
@@ -208,7 +208,7 @@ def scatter_add(input: Any, dim: int, index: Any, src: Any) -> Any:
     return ScatterAddAlong.apply(input, src, dim=dim, index=idx)
 
 
-class IndexSelect(Function):
+class IndexSelect(Function, numpy_forward=True):
     """the slices a[..., i, ...] for each i of index, along dim"""
 
     node_name = "IndexSelectBackward0"
@@ -251,7 +251,7 @@ def index_select(input: Any, dim: int, index: Any) -> Any:
     return IndexSelect.apply(input, dim=dim, index=idx)
 
 
-class IndexAdd(Function):
+class IndexAdd(Function, numpy_forward=True):
     """a copy of a with alpha * source's slices added at the index positions along dim"""
 
     node_name = "IndexAddBackward0"
@@ -286,7 +286,7 @@ def index_add(input: Any, dim: int, index: Any, source: Any, *, alpha: Any = 1) 
     return IndexAdd.apply(input, source, dim=dim, index=idx, alpha=alpha)
 
 
-class Take(Function):
+class Take(Function, numpy_forward=True):
     """the elements of the flattened a at index (in index's shape)"""
 
     node_name = "TakeBackward0"

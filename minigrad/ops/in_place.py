@@ -28,7 +28,7 @@ from minigrad.ops.views import expand
 from minigrad.surface import dtypes
 
 
-class Fill(Function):
+class Fill(Function, numpy_forward=True):
     """every element set to a number (fill_)"""
 
     node_name = "FillBackward2"  # PyTorch's name for fill_(number)
@@ -52,7 +52,7 @@ class Zero(Fill):
     formula = r"d zero(a)/da = 0"
 
 
-class Copy(Function):
+class Copy(Function, numpy_forward=True):
     """a's elements replaced by src's (copy_)"""
 
     node_name = "CopyBackwards"
@@ -69,7 +69,7 @@ class Copy(Function):
         return constant(np.zeros_like(grad.array)), grad
 
 
-class CopySlices(Function):
+class CopySlices(Function, numpy_forward=True):
     """`a[key] = v` recorded: the elements at key come from v, the others from a"""
 
     node_name = "CopySlices"  # (PyTorch: torch::autograd::CopySlices, a C++ node)

@@ -20,7 +20,7 @@ from minigrad.ops.views import unsqueeze
 __all__ = ["cat", "concat", "narrow", "select", "stack"]
 
 
-class _Indexing(Function):
+class _Indexing(Function, numpy_forward=True):
     """a[key]: the gradient is scattered back into zeros of a's shape."""
 
     source = "{0}[{key}]"
@@ -78,7 +78,7 @@ class Index(_Indexing):
         return ScatterAdd.apply(grad, shape=ctx.in_shape, key=key)
 
 
-class ScatterAdd(Function):
+class ScatterAdd(Function, numpy_forward=True):
     """zeros of `shape` with g added at `key` (the backward of indexing)"""
 
     node_name = "IndexPutBackward0"
@@ -98,7 +98,7 @@ class ScatterAdd(Function):
         return grad[ctx.key]
 
 
-class Cat(Function):
+class Cat(Function, numpy_forward=True):
     """join tensors along an existing dim"""
 
     node_name = "CatBackward0"
@@ -121,7 +121,7 @@ class Cat(Function):
         return tuple(grads)
 
 
-class Stack(Function):
+class Stack(Function, numpy_forward=True):
     """join tensors along a new dim"""
 
     node_name = "StackBackward0"

@@ -48,7 +48,7 @@ def _spread_weighted(ctx: Any, grad: Any) -> Any:
     return g if ctx.weight is None else g * constant(ctx.weight)
 
 
-class MseLoss(Function):
+class MseLoss(Function, numpy_forward=True):
     """(input - target)^2, averaged or summed"""
 
     node_name = "MseLossBackward0"
@@ -73,7 +73,7 @@ class MseLoss(Function):
         return d if need_input else None, -d if need_target else None
 
 
-class NllLoss(Function):
+class NllLoss(Function, numpy_forward=True):
     """-input[n, target[n]] (negative log-likelihood of the labelled class)"""
 
     node_name = "NllLossBackward0"
@@ -160,7 +160,7 @@ def _nll_general(x: np.ndarray, labels: np.ndarray, weight: Any, reduction: str,
     return out, coef[0] if single else np.moveaxis(coef, -1, 1)
 
 
-class BinaryCrossEntropy(Function):
+class BinaryCrossEntropy(Function, numpy_forward=True):
     """-(target*log(input) + (1-target)*log(1-input)), logs clamped at -100 as in PyTorch"""
 
     node_name = "BinaryCrossEntropyBackward0"
@@ -206,7 +206,7 @@ def _softplus(x: Any) -> Any:
     return x.maximum(0) + ((-x.abs()).exp() + 1).log()
 
 
-class BinaryCrossEntropyWithLogits(Function):
+class BinaryCrossEntropyWithLogits(Function, numpy_forward=True):
     """binary cross-entropy of sigmoid(input), computed stably from the logits"""
 
     node_name = "BinaryCrossEntropyWithLogitsBackward0"
@@ -251,7 +251,7 @@ class NllLoss2d(NllLoss):
     node_name = "NllLoss2DBackward0"
 
 
-class HuberLoss(Function):
+class HuberLoss(Function, numpy_forward=True):
     """0.5 * d^2 where |d| < delta, else delta * (|d| - 0.5 * delta), d = input - target"""
 
     node_name = "HuberLossBackward0"
@@ -291,7 +291,7 @@ class SmoothL1Loss(HuberLoss):
     source = "smooth_l1_loss({args})"
 
 
-class _ByNumber(Function):
+class _ByNumber(Function, numpy_forward=True):
     """a * number or a / number, recorded as PyTorch records them inside its composite losses
     (MulBackward1, DivBackward1: the C++ ops with a Scalar operand, which Python's `*` and
     `/` never reach). Checked through the losses built on it (their op-table entries)."""
@@ -329,7 +329,7 @@ class _DivByNumber(_ByNumber):
         return grad / ctx.k
 
 
-class _MaskedFill(Function):
+class _MaskedFill(Function, numpy_forward=True):
     """a with the elements under `mask` set to `value` (MaskedFillBackward0)"""
 
     node_name = "MaskedFillBackward0"

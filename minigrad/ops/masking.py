@@ -20,7 +20,7 @@ from minigrad.surface.dtypes import TORCH_NAMES
 __all__ = ["index_fill", "masked_fill", "masked_scatter", "masked_select"]
 
 
-class MaskedFill(Function):
+class MaskedFill(Function, numpy_forward=True):
     """a with `value` where mask is True"""
 
     node_name = "MaskedFillBackward0"
@@ -38,7 +38,7 @@ class MaskedFill(Function):
         return MaskedFill.apply(grad, mask=ctx.mask, value=0)
 
 
-class MaskedFillTensor(Function):
+class MaskedFillTensor(Function, numpy_forward=True):
     """a with the 0-d tensor v where mask is True"""
 
     node_name = "MaskedFillBackward1"
@@ -103,7 +103,7 @@ def index_fill(input: Any, dim: int, index: Any, value: Any) -> Any:
     return _fill((IndexFill, IndexFillTensor), input, mask, value, "index_fill_", dim=dim)
 
 
-class MaskedSelect(Function):
+class MaskedSelect(Function, numpy_forward=True):
     """the elements of a where mask is True, as a vector (both broadcast)"""
 
     node_name = "MaskedSelectBackward0"
@@ -128,7 +128,7 @@ def masked_select(input: Any, mask: Any) -> Any:
     return MaskedSelect.apply(input, mask=m)
 
 
-class MaskedScatter(Function):
+class MaskedScatter(Function, numpy_forward=True):
     """a copy of a with source's first elements written, in order, where mask is True"""
 
     node_name = "MaskedScatterBackward0"

@@ -45,7 +45,7 @@ _NORM_FORMULA = r"x_hat = (x - mean) / sqrt(var + eps), y = x_hat * weight + bia
     r"dweight = sum(grad * x_hat) ;  dbias = sum(grad)"
 
 
-class NativeBatchNorm(Function):
+class NativeBatchNorm(Function, numpy_forward=True):
     """each channel normalised over the batch (and positions), then scaled and shifted"""
 
     node_name = "NativeBatchNormBackward0"
@@ -96,7 +96,7 @@ class NativeBatchNorm(Function):
                 grad.sum(dims) if need_b else None)
 
 
-class NativeLayerNorm(Function):
+class NativeLayerNorm(Function, numpy_forward=True):
     """each sample normalised over its last dims, then scaled and shifted elementwise"""
 
     node_name = "NativeLayerNormBackward0"
@@ -125,7 +125,7 @@ class NativeLayerNorm(Function):
                 grad.sum(ctx.rest) if need_b else None)
 
 
-class NativeGroupNorm(Function):
+class NativeGroupNorm(Function, numpy_forward=True):
     """each group of channels of each sample normalised, then scaled and shifted per channel"""
 
     node_name = "NativeGroupNormBackward0"

@@ -72,7 +72,7 @@ def norm_backward(a: Any, p: float, grad: Any, out: Any, ctx: Any) -> Any:
     return choose(zero, 0.0, result) if zero.any() else result
 
 
-class Norm(Function):
+class Norm(Function, numpy_forward=True):
     """the p-norm (Euclidean by default): (sum |a|^p)^(1/p) over `dims` (all by default)"""
 
     node_name = "LinalgVectorNormBackward0"
@@ -93,7 +93,7 @@ class Norm(Function):
         return norm_backward(a, ctx.p, grad, ctx.output, ctx)
 
 
-class Dist(Function):
+class Dist(Function, numpy_forward=True):
     """the p-norm of a - b"""
 
     node_name = "DistBackward0"

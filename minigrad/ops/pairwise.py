@@ -16,7 +16,7 @@ from minigrad.ops.unary import log
 from minigrad.surface.dtypes import TORCH_NAMES
 
 
-class Atan2(Function):
+class Atan2(Function, numpy_forward=True):
     """the angle of the point (b, a): atan(a / b) in the right quadrant"""
 
     node_name = "Atan2Backward0"
@@ -37,7 +37,7 @@ class Atan2(Function):
         return scale * b if need_a else None, -scale * a if need_b else None
 
 
-class Hypot(Function):
+class Hypot(Function, numpy_forward=True):
     """sqrt(a^2 + b^2)"""
 
     node_name = "HypotBackward0"
@@ -59,7 +59,7 @@ class Hypot(Function):
         return scale * a if need_a else None, scale * b if need_b else None
 
 
-class Lerp(Function):
+class Lerp(Function, numpy_forward=True):
     """a + w * (b - a), for a number w"""
 
     node_name = "LerpBackward0"
@@ -78,7 +78,7 @@ class Lerp(Function):
         return grad * (1 - w), grad * w
 
 
-class LerpTensor(Function):
+class LerpTensor(Function, numpy_forward=True):
     """a + w * (b - a), w a tensor"""
 
     node_name = "LerpBackward1"
@@ -106,7 +106,7 @@ def _xlogy_array(x: Any, y: Any) -> np.ndarray:
     return np.where((np.asarray(x) == 0) & ~np.isnan(y), out.dtype.type(0), out)
 
 
-class Xlogy(Function):
+class Xlogy(Function, numpy_forward=True):
     """a * ln(b), 0 where a is 0"""
 
     node_name = "XlogyBackward0"
@@ -131,7 +131,7 @@ class Xlogy(Function):
         return ga, grad * a / b if need_b else None
 
 
-class XlogyNumber(Function):
+class XlogyNumber(Function, numpy_forward=True):
     """c * ln(b), for a number c"""
 
     node_name = "XlogyBackward1"
@@ -151,7 +151,7 @@ class XlogyNumber(Function):
         return grad * ctx.c / b
 
 
-class XlogyOfNumber(Function):
+class XlogyOfNumber(Function, numpy_forward=True):
     """a * ln(c), for a number c"""
 
     node_name = "XlogyBackward2"

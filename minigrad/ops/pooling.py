@@ -34,7 +34,7 @@ def pool_geometry(size: int, kernel: int, stride: int, pad: int, dilation: int,
     return out, (pad, after)
 
 
-class _ToTheMax(Function):
+class _ToTheMax(Function, numpy_forward=True):
     """(shared backward of the max poolings: the gradient goes to each window's max)"""
 
     formula = r"dx[argmax(window)] += grad, for each window"
@@ -134,7 +134,7 @@ class AdaptiveMaxPool2d(_ToTheMax):
                                                                           rows, cols)
 
 
-class AvgPool2d(Function):
+class AvgPool2d(Function, numpy_forward=True):
     """the mean of each window"""
 
     node_name = "AvgPool2DBackward0"
@@ -180,7 +180,7 @@ def _window_sizes(n: int, kernel: int, stride: int, pad: int, out: int, with_pad
     return (end - start).astype(np.float64)
 
 
-class AdaptiveAvgPool2d(Function):
+class AdaptiveAvgPool2d(Function, numpy_forward=True):
     """the mean of each window, windows chosen to give the output size"""
 
     node_name = "AdaptiveAvgPool2DBackward0"

@@ -27,7 +27,7 @@ def _check(op: str, a: Any, b: Any, ok: bool) -> None:
         raise RuntimeError(f"{op}: shapes {shape_of(a)} and {shape_of(b)} cannot be multiplied")
 
 
-class Dot(Function):
+class Dot(Function, numpy_forward=True):
     """inner product of two vectors"""
 
     node_name = "DotBackward0"
@@ -48,7 +48,7 @@ class Dot(Function):
         return grad * b if need_a else None, grad * a if need_b else None
 
 
-class Mm(Function):
+class Mm(Function, numpy_forward=True):
     """matrix times matrix"""
 
     node_name = "MmBackward0"
@@ -110,7 +110,7 @@ def mm_grads(g: np.ndarray, a: np.ndarray, b: np.ndarray, need_a: bool, need_b: 
     return grad_a, (g.T @ a).T if _transposed(b) else a.T @ g
 
 
-class Mv(Function):
+class Mv(Function, numpy_forward=True):
     """matrix times vector"""
 
     node_name = "MvBackward0"
@@ -133,7 +133,7 @@ class Mv(Function):
                 a.t().mv(grad) if need_v else None)
 
 
-class Bmm(Function):
+class Bmm(Function, numpy_forward=True):
     """batch of matrix products"""
 
     node_name = "BmmBackward0"
@@ -226,7 +226,7 @@ def bmm(input: Any, mat2: Any) -> Any:
     return Bmm.apply(input, mat2)
 
 
-class Addmm(Function):
+class Addmm(Function, numpy_forward=True):
     """b + A @ B (a bias row added to a matrix product)"""
 
     node_name = "AddmmBackward0"

@@ -42,7 +42,7 @@ def _restore_dims(grad: Any, ctx: Any) -> Any:
     return grad.reshape(tuple(shape))
 
 
-class Sum(Function):
+class Sum(Function, numpy_forward=True):
     """sum of all elements"""
 
     node_name = "SumBackward0"
@@ -60,7 +60,7 @@ class Sum(Function):
         return grad.expand(ctx.in_shape)
 
 
-class SumDim(Function):
+class SumDim(Function, numpy_forward=True):
     """sum along `dim`"""
 
     node_name = "SumBackward1"
@@ -85,7 +85,7 @@ def sum_array(a: np.ndarray, dims: tuple | None, keepdim: bool) -> np.ndarray:
     return out if type(out) is np.ndarray else np.asarray(out)
 
 
-class Mean(Function):
+class Mean(Function, numpy_forward=True):
     """mean of all elements"""
 
     node_name = "MeanBackward0"
@@ -104,7 +104,7 @@ class Mean(Function):
         return (grad / n).expand(ctx.in_shape)
 
 
-class MeanDim(Function):
+class MeanDim(Function, numpy_forward=True):
     """mean along `dim`"""
 
     node_name = "MeanBackward1"
@@ -131,7 +131,7 @@ def mean_array(a: np.ndarray, dims: tuple | None, keepdim: bool) -> np.ndarray:
         return np.asarray(add_reduce(a, dims if a.ndim else None, keepdim) / n, a.dtype)
 
 
-class _EvenReduction(Function):
+class _EvenReduction(Function, numpy_forward=True):
     """max/min of all elements: ties share the gradient evenly (as PyTorch)."""
 
     np_fn: Any = None
@@ -169,7 +169,7 @@ class MinAll(_EvenReduction):
     np_fn = staticmethod(np.min)
 
 
-class _SelectReduction(Function):
+class _SelectReduction(Function, numpy_forward=True):
     """max/min along one dim: (values, indices); the gradient goes to the chosen index."""
 
     arg_fn: Any = None
@@ -214,7 +214,7 @@ class MinDim(_SelectReduction):
     arg_fn = staticmethod(np.argmin)
 
 
-class _Extreme(Function):
+class _Extreme(Function, numpy_forward=True):
     """amax/amin along dims: ties share the gradient evenly."""
 
     np_fn: Any = None

@@ -18,7 +18,7 @@ from minigrad.ops.selection import choose
 from minigrad.surface.dtypes import TORCH_NAMES
 
 
-class _Step(Function):
+class _Step(Function, numpy_forward=True):
     """A step function: its gradient is 0 wherever it is defined (PyTorch sends zeros)."""
 
     formula = r"d(step a)/da = 0 (almost everywhere)"
@@ -92,7 +92,7 @@ class Sgn(Sign):
     source = "{0}.sgn()"
 
 
-class Frac(Function):
+class Frac(Function, numpy_forward=True):
     """a - trunc(a), the fractional part (with a's sign)"""
 
     node_name = "FracBackward0"
@@ -109,7 +109,7 @@ class Frac(Function):
         return grad
 
 
-class NanToNum(Function):
+class NanToNum(Function, numpy_forward=True):
     """a with NaN, +inf and -inf replaced by finite numbers"""
 
     node_name = "NanToNumBackward0"

@@ -28,7 +28,7 @@ def _share_of_a(a: Any, b: Any, a_wins: np.ndarray) -> tuple:
     return constant(share), constant(1 - share)
 
 
-class Maximum(Function):
+class Maximum(Function, numpy_forward=True):
     """elementwise max(a, b)"""
 
     node_name = "MaximumBackward0"
@@ -48,7 +48,7 @@ class Maximum(Function):
         return grad * to_a, grad * to_b
 
 
-class Minimum(Function):
+class Minimum(Function, numpy_forward=True):
     """elementwise min(a, b)"""
 
     node_name = "MinimumBackward0"
@@ -68,7 +68,7 @@ class Minimum(Function):
         return grad * to_a, grad * to_b
 
 
-class Where(Function):
+class Where(Function, numpy_forward=True):
     """condition ? a : b (the condition is not an input of the graph, as in PyTorch)"""
 
     node_name = "WhereBackward0"
@@ -125,7 +125,7 @@ def _keep_or_zero(x: np.ndarray, keep: np.ndarray, zero: Any = 0.0) -> np.ndarra
     return (x.view(bits) * keep).view(x.dtype)
 
 
-class Clamp(Function):
+class Clamp(Function, numpy_forward=True):
     """a limited to [min, max]"""
 
     node_name = "ClampBackward1"
@@ -150,7 +150,7 @@ class Clamp(Function):
         return choose(inside, grad, 0.0)
 
 
-class ClampTensor(Function):
+class ClampTensor(Function, numpy_forward=True):
     """a limited to [min, max], where the bounds are tensors (either may be None)"""
 
     node_name = "ClampBackward0"

@@ -27,7 +27,7 @@ __all__ = ["chunk", "diag", "diag_embed", "diagonal", "dstack", "flip", "fliplr"
            "tensor_split", "tile", "tril", "triu", "unbind", "unflatten", "vstack"]
 
 
-class Split(Function):
+class Split(Function, numpy_forward=True):
     """pieces of one size along dim (the last may be smaller): views of the input"""
 
     node_name = "SplitBackward0"
@@ -54,7 +54,7 @@ class SplitWithSizes(Split):
     source = "{0}.split({split_sizes}, {dim})"
 
 
-class Unbind(Function):
+class Unbind(Function, numpy_forward=True):
     """every slice along dim, the dim removed: views of the input"""
 
     node_name = "UnbindBackward0"
@@ -138,7 +138,7 @@ def tensor_split(input: Any, indices_or_sections: Any, dim: int = 0) -> tuple:
                  for a, b in zip(bounds, bounds[1:]))
 
 
-class NarrowCopy(Function):
+class NarrowCopy(Function, numpy_forward=True):
     """a copy of `length` elements from `start` along dim"""
 
     node_name = "NarrowCopyBackward0"
@@ -166,7 +166,7 @@ def narrow_copy(input: Any, dim: int, start: int, length: int) -> Any:
     return NarrowCopy.apply(input, dim=dim, start=start, length=length)
 
 
-class Flip(Function):
+class Flip(Function, numpy_forward=True):
     """the order of elements reversed along dims (a copy)"""
 
     node_name = "FlipBackward0"
@@ -205,7 +205,7 @@ def flipud(input: Any) -> Any:
     return flip(input, 0)
 
 
-class Roll(Function):
+class Roll(Function, numpy_forward=True):
     """elements shifted along dims, those pushed off the end coming back at the start"""
 
     node_name = "RollBackward0"
@@ -235,7 +235,7 @@ def roll(input: Any, shifts: Any, dims: Any = None) -> Any:
     return Roll.apply(input, shifts=shifts, axes=axes)
 
 
-class Repeat(Function):
+class Repeat(Function, numpy_forward=True):
     """the tensor tiled `repeats` times along each dim (a copy)"""
 
     node_name = "RepeatBackward0"

@@ -15,7 +15,7 @@ from minigrad.surface.summation import add_reduce
 __all__ = ["log_softmax", "softmax"]
 
 
-class Softmax(Function):
+class Softmax(Function, numpy_forward=True):
     """exp(a) / sum(exp(a)) along `dim`"""
 
     node_name = "SoftmaxBackward0"
@@ -35,7 +35,7 @@ class Softmax(Function):
         return y * (grad - (grad * y).sum(ctx.dim, keepdim=True))
 
 
-class LogSoftmax(Function):
+class LogSoftmax(Function, numpy_forward=True):
     """a - log(sum(exp(a))) along `dim`"""
 
     node_name = "LogSoftmaxBackward0"

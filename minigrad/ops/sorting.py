@@ -41,7 +41,7 @@ def order(a: np.ndarray, dim: int, descending: bool = False) -> np.ndarray:
     return n - 1 - np.flip(np.argsort(np.flip(a, dim), axis=dim, kind="stable"), dim)
 
 
-class _AlongDim(Function):
+class _AlongDim(Function, numpy_forward=True):
     """values picked along dim, with their indices; the gradient goes back to those positions"""
 
     gradients = ()

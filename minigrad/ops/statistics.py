@@ -36,7 +36,7 @@ def _others_product(a: np.ndarray, axis: int) -> np.ndarray:
     return before * np.flip(after, axis)
 
 
-class _Product(Function):
+class _Product(Function, numpy_forward=True):
     """Shared by prod and prod(dim): without zeros the gradient is out / a; with zeros, the
     product of the other elements (computed in numpy: its own derivative is not recorded)."""
 
@@ -116,7 +116,7 @@ def _var_array(a: np.ndarray, dims: tuple, correction: float, keepdim: bool) -> 
                           / a.dtype.type(max(n - correction, 0)))
 
 
-class Var(Function):
+class Var(Function, numpy_forward=True):
     """variance along dims: sum((a - mean)^2) / (n - correction)"""
 
     node_name = "VarBackward0"
@@ -135,7 +135,7 @@ class Var(Function):
         return restore_dims(grad, ctx) * centred * two_over_n
 
 
-class Std(Function):
+class Std(Function, numpy_forward=True):
     """standard deviation along dims: sqrt(var)"""
 
     node_name = "StdBackward0"
@@ -166,7 +166,7 @@ def _std_backward(ctx: Any, grad: Any, out: Any) -> Any:
     return scale * centred
 
 
-class VarMean(Function):
+class VarMean(Function, numpy_forward=True):
     """(variance, mean) along dims, one node for both"""
 
     node_name = "VarMeanBackward0"
@@ -187,7 +187,7 @@ class VarMean(Function):
                           grad_mean)
 
 
-class StdMean(Function):
+class StdMean(Function, numpy_forward=True):
     """(standard deviation, mean) along dims, one node for both"""
 
     node_name = "StdMeanBackward0"
@@ -217,7 +217,7 @@ def _plus_mean(ctx: Any, spread: Any, grad_spread: Any, grad_mean: Any) -> Any:
     return spread + mean
 
 
-class Logsumexp(Function):
+class Logsumexp(Function, numpy_forward=True):
     """log(sum(exp(a))) along dims, computed without overflow"""
 
     node_name = "LogsumexpBackward0"

@@ -19,7 +19,7 @@ __all__ = ["abs", "cos", "exp", "log", "reciprocal", "relu", "sigmoid", "sin", "
            "tanh"]
 
 
-class Reciprocal(Function):
+class Reciprocal(Function, numpy_forward=True):
     """1 / a"""
 
     node_name = "ReciprocalBackward0"
@@ -38,7 +38,7 @@ class Reciprocal(Function):
         return -grad * out * out
 
 
-class Exp(Function):
+class Exp(Function, numpy_forward=True):
     """e ** a"""
 
     node_name = "ExpBackward0"
@@ -56,7 +56,7 @@ class Exp(Function):
         return grad * ctx.output
 
 
-class Log(Function):
+class Log(Function, numpy_forward=True):
     """natural logarithm"""
 
     node_name = "LogBackward0"
@@ -75,7 +75,7 @@ class Log(Function):
         return grad / a
 
 
-class Sqrt(Function):
+class Sqrt(Function, numpy_forward=True):
     """square root"""
 
     node_name = "SqrtBackward0"
@@ -93,7 +93,7 @@ class Sqrt(Function):
         return grad / (2 * ctx.output)
 
 
-class Abs(Function):
+class Abs(Function, numpy_forward=True):
     """|a|"""
 
     node_name = "AbsBackward0"
@@ -112,7 +112,7 @@ class Abs(Function):
         return grad * constant(np.sign(a.array))
 
 
-class Tanh(Function):
+class Tanh(Function, numpy_forward=True):
     """hyperbolic tangent"""
 
     node_name = "TanhBackward0"
@@ -140,7 +140,7 @@ def tanh_backward_array(grad: np.ndarray, y: np.ndarray) -> np.ndarray:
     return grad * (float_array(1.0, y.dtype) - y * y)
 
 
-class TanhBackward(Function):
+class TanhBackward(Function, numpy_forward=True):
     """grad * (1 - y^2) as one op, where y = tanh(a) (PyTorch's tanh_backward)"""
 
     node_name = "TanhBackwardBackward0"
@@ -161,7 +161,7 @@ class TanhBackward(Function):
                 gg * grad * y * -2 if need_y else None)
 
 
-class Sigmoid(Function):
+class Sigmoid(Function, numpy_forward=True):
     """logistic function 1 / (1 + e^-a)"""
 
     node_name = "SigmoidBackward0"
@@ -182,7 +182,7 @@ class Sigmoid(Function):
         return SigmoidBackward.apply(grad, ctx.output)
 
 
-class SigmoidBackward(Function):
+class SigmoidBackward(Function, numpy_forward=True):
     """grad * y * (1 - y) as one op, where y = sigmoid(a) (PyTorch's sigmoid_backward)"""
 
     node_name = "SigmoidBackwardBackward0"
@@ -203,7 +203,7 @@ class SigmoidBackward(Function):
                 gg * grad * (1 - 2 * y) if need_y else None)
 
 
-class Relu(Function):
+class Relu(Function, numpy_forward=True):
     """max(a, 0)"""
 
     node_name = "ReluBackward0"
@@ -227,7 +227,7 @@ class Relu(Function):
         return _keep_or_zero(grad, ctx.output_data() > 0)
 
 
-class Sin(Function):
+class Sin(Function, numpy_forward=True):
     """sine"""
 
     node_name = "SinBackward0"
@@ -246,7 +246,7 @@ class Sin(Function):
         return grad * a.cos()
 
 
-class Cos(Function):
+class Cos(Function, numpy_forward=True):
     """cosine"""
 
     node_name = "CosBackward0"
@@ -265,7 +265,7 @@ class Cos(Function):
         return -grad * a.sin()
 
 
-class Tan(Function):
+class Tan(Function, numpy_forward=True):
     """tangent"""
 
     node_name = "TanBackward0"

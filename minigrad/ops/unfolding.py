@@ -11,7 +11,7 @@ from minigrad.autograd.function import Function
 from minigrad.ops.windows import col2im, im2col
 
 
-class Im2Col(Function):
+class Im2Col(Function, numpy_forward=True):
     """every window of the input laid out as one column (im2col)"""
 
     node_name = "Im2ColBackward0"
@@ -33,7 +33,7 @@ class Im2Col(Function):
         return Col2Im.apply(grad, size=ctx.size, **geo)
 
 
-class Col2Im(Function):
+class Col2Im(Function, numpy_forward=True):
     """columns added back into an image, overlapping windows summed (col2im)"""
 
     node_name = "Col2ImBackward0"
@@ -55,7 +55,7 @@ class Col2Im(Function):
         return Im2Col.apply(grad, **geo)
 
 
-class ConstantPadNd(Function):
+class ConstantPadNd(Function, numpy_forward=True):
     """the input surrounded by a constant (a negative pad cuts instead)"""
 
     node_name = "ConstantPadNdBackward0"

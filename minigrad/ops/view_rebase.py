@@ -53,7 +53,7 @@ def positions(view: np.ndarray, base: np.ndarray) -> np.ndarray | None:
     return np.lib.stride_tricks.as_strided(memory[offset // item:], view.shape, strides).copy()
 
 
-class _AsStrided(Function):
+class _AsStrided(Function, numpy_forward=True):
     """a view's window into its base's memory, by flat position (as_strided)"""
 
     node_name = "AsStridedBackward0"
@@ -71,7 +71,7 @@ class _AsStrided(Function):
         return _PutBack.apply(grad, where=ctx.where, shape=ctx.base_shape)
 
 
-class _PutBack(Function):
+class _PutBack(Function, numpy_forward=True):
     """a view's gradient summed into a zero base at its positions (AsStrided's backward)"""
 
     node_name = "AsStridedScatterBackward0"
@@ -91,7 +91,7 @@ class _PutBack(Function):
         return _AsStrided.apply(grad, where=ctx.where)
 
 
-class _CopyIntoView(Function):
+class _CopyIntoView(Function, numpy_forward=True):
     """an in-place op's result written into the view's window of the base"""
 
     node_name = "CopySlices"  # (PyTorch: torch::autograd::CopySlices, a C++ node)

@@ -21,7 +21,7 @@ __all__ = ["clone", "expand", "flatten", "permute", "reshape", "squeeze", "t", "
            "unsqueeze"]
 
 
-class View(Function):
+class View(Function, numpy_forward=True):
     """the same elements seen with another shape (no copy)"""
 
     node_name = "ViewBackward0"
@@ -67,7 +67,7 @@ class ReshapeAlias(View):
     source = None  # (read as ReshapeAliasBackward0(a))
 
 
-class T(Function):
+class T(Function, numpy_forward=True):
     """transpose of a matrix (t())"""
 
     node_name = "TBackward0"
@@ -92,7 +92,7 @@ class T(Function):
         return grad.T
 
 
-class Transpose(Function):
+class Transpose(Function, numpy_forward=True):
     """swap two dims"""
 
     node_name = "TransposeBackward0"
@@ -111,7 +111,7 @@ class Transpose(Function):
         return grad.transpose(ctx.d0, ctx.d1)
 
 
-class Permute(Function):
+class Permute(Function, numpy_forward=True):
     """reorder the dims"""
 
     node_name = "PermuteBackward0"
@@ -130,7 +130,7 @@ class Permute(Function):
         return grad.permute(*ctx.inverse)
 
 
-class Unsqueeze(Function):
+class Unsqueeze(Function, numpy_forward=True):
     """insert a dim of size 1"""
 
     node_name = "UnsqueezeBackward0"
@@ -155,7 +155,7 @@ def unsqueeze_array(a: np.ndarray, dim: int) -> np.ndarray:
     return a.reshape(a.shape[:dim] + (1,) + a.shape[dim:])
 
 
-class Squeeze(Function):
+class Squeeze(Function, numpy_forward=True):
     """remove dims of size 1"""
 
     node_name = "SqueezeBackward0"
@@ -196,7 +196,7 @@ class SqueezeDims(Squeeze):
     node_name = "SqueezeBackward4"  # the name PyTorch 2.13 gives squeeze(dims) in matmul
 
 
-class Expand(Function):
+class Expand(Function, numpy_forward=True):
     """broadcast to a larger shape (no copy)"""
 
     node_name = "ExpandBackward0"
@@ -214,7 +214,7 @@ class Expand(Function):
         return grad  # the engine sums the expanded dims away (sum_to), as for broadcasting
 
 
-class Clone(Function):
+class Clone(Function, numpy_forward=True):
     """a copy"""
 
     node_name = "CloneBackward0"

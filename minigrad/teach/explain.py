@@ -20,7 +20,7 @@ import numpy as np
 
 from minigrad.surface.printing import format_values, tensor_repr
 from minigrad.teach import op_words as op_text
-from minigrad.teach.phrases import PHRASES
+from minigrad.teach.phrases import PHRASES, Count
 from minigrad.teach.summary import summary_lines
 from minigrad.teach.summary_phrases import SUMMARY_PHRASES
 from minigrad.teach.text_width import pad, width
@@ -69,7 +69,10 @@ class _Narrator:
         self._inline: dict[int, str | None] = {}
 
     def say(self, key: str, **values: Any) -> str:
-        return self.p[key].format(**values)
+        """The phrase `key` in this language, filled in; every int is a `Count`, so that an
+        English phrase can choose a word's ending by it (`{n} step{n:|s}`: phrases.py)."""
+        return self.p[key].format(**{k: Count(v) if type(v) is int else v
+                                     for k, v in values.items()})
 
     # -- values ----------------------------------------------------------------------------
     def value(self, a: Any) -> str:
@@ -122,7 +125,7 @@ class _Narrator:
         ops = [n for n in self.trace.nodes if not n.is_leaf]
         engine = self.trace.engine
         head = self.say("forward", engine="" if engine == "minigrad" else self.say(
-            "engine", engine=engine), n=len(ops), s="" if len(ops) == 1 else "s")
+            "engine", engine=engine), n=len(ops))
         rows = [(n.label, n.source, n.name,
                  self.say("shape", shape=_shape(n.shape)) if n.shape is not None else "",
                  self.value(n.value) if n.value is not None else "") for n in ops]
@@ -152,8 +155,7 @@ class _Narrator:
         else:
             seed_text = self.say("seed_given", value=self.value(seed))
         n = len(backward.steps)
-        out = [self.say("backward", k=f" {k}" if k else "", root=root, seed=seed_text, n=n,
-                        s="" if n == 1 else "s")]
+        out = [self.say("backward", k=f" {k}" if k else "", root=root, seed=seed_text, n=n)]
         if not backward.steps:
             return out
         number_width = max(width(self.say("step", i=s.index)) for s in backward.steps)
@@ -205,7 +207,7 @@ class _Narrator:
         g_text = self.inline(incoming) or "grad"
         column = width(indent) + col
         hooks_before = self.hooks(step, col, width(indent), ("tensor", "prehook"))
-        n = _count(node, self.nodes)
+        n = _inputs_per_output(node, self.nodes)
         for i, src in enumerate(node.inputs):
             if src is None:
                 continue
@@ -245,7 +247,7 @@ class _Narrator:
                     notes.append(self.say("constant", c="c", value=value)
                                  if uses_c and value != "c" else
                                  self.say("constant_unknown", c=value))
-        remark = op_text.note(node.name, self.lang, _count(node, self.nodes))
+        remark = op_text.note(node.name, self.lang, _inputs_per_output(node, self.nodes))
         if remark:
             notes.append(remark)
         if not notes:
@@ -300,7 +302,7 @@ class _Narrator:
 
     def dims(self, dims: tuple) -> str:
         joined = ", ".join(str(d) for d in dims)
-        return self.say("dim" if len(dims) == 1 else "dims", d=joined)
+        return self.say("dims", d=joined, n=len(dims))
 
     def ending(self, timing: bool) -> list[str]:
         leaves = [f"{leaf.label}.grad = {self.value(leaf.grad)}" for leaf in self.trace.leaves]
@@ -314,9 +316,7 @@ class _Narrator:
         ops = sum(1 for n in self.trace.nodes if not n.is_leaf)
         steps = len(self.trace.steps)
         n_leaves = len(self.trace.leaves)
-        summary = self.say("summary", ops=ops, s="" if ops == 1 else "s", steps=steps,
-                           ss="" if steps == 1 else "s", leaves=n_leaves,
-                           ves="f" if n_leaves == 1 else "ves")
+        summary = self.say("summary", ops=ops, steps=steps, leaves=n_leaves)
         if timing and self.trace.backwards:
             seconds = sum(b.seconds for b in self.trace.backwards)
             summary += self.say("took", ms=f"{seconds * 1e3:.2f}")
@@ -375,12 +375,12 @@ def _hang(text: str, column: int) -> str:
     return text.replace("\n", "\n" + " " * shift)
 
 
-def _count(node: Any, nodes: dict) -> Any:
-    """For means: how many input elements each output element averages (n in 1/n)."""
-    if not node.name.startswith("Mean") or not node.inputs or node.inputs[0] is None:
+def _inputs_per_output(node: Any, nodes: dict) -> int | None:
+    """How many elements of its input each output element of `node` stands for (`{n}` in an
+    op's words: a mean's 1/n); None when a shape is unknown."""
+    if not node.inputs or node.inputs[0] is None:
         return None
     source = nodes.get(node.inputs[0])
     if source is None or source.shape is None or node.shape is None:
         return None
-    return int(np.prod(source.shape, dtype=np.int64)) // max(
-        int(np.prod(node.shape, dtype=np.int64)), 1)
+    return math.prod(source.shape) // max(math.prod(node.shape), 1)

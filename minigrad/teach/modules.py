@@ -1,7 +1,8 @@
-"""Which module made each op: the recorder's reading of `nn.Module`'s call stack.
+"""Which module made each op: the recorder's call stack of `nn.Module`s.
 
-While someone listens to the engine's events, `nn.Module.__call__` keeps the modules whose
-forward is running on `minigrad.nn.module.CALL_STACK`, each call with its own number.
+While someone listens to the engine's events, `nn.Module.__call__` announces each forward
+with a `ModuleBegin` and a `ModuleEnd` event; the recorder hands them to `enter` and `leave`,
+which keep the modules whose forward is running on a stack, each call with its own number.
 `ModuleCalls.innermost()`, called by the recorder for each op, notes the calls on the stack
 (each once) and returns the innermost one's number; `build()` then names each call by its
 dotted path in the model (`layer2.0.conv1`, found in each parent's `_modules`), and gives
@@ -15,9 +16,9 @@ outermost module (a loss module called next to the model) is named by its class
 
 from __future__ import annotations
 
+import itertools
 from typing import Any
 
-from minigrad.nn.module import CALL_STACK
 from minigrad.teach.labels import UniqueLabels
 from minigrad.teach.records import TraceModule
 
@@ -26,6 +27,9 @@ class ModuleCalls:
     """The module calls seen while recording, and their paths at the end."""
 
     def __init__(self, model: Any = None) -> None:
+        # the module calls running now, outermost first, as (module, call number)
+        self.stack: list[tuple[Any, int]] = []
+        self.numbers = itertools.count(1)
         # call number -> (module, the enclosing call's number, 0 for none)
         self.calls: dict[int, tuple[Any, int]] = {}
         # id(module) -> its name in the model the trace was given (params=model)
@@ -33,9 +37,19 @@ class ModuleCalls:
         if model is not None and hasattr(model, "named_modules"):
             self.known = {id(m): name for name, m in model.named_modules()}
 
+    def enter(self, module: Any) -> None:
+        """A ModuleBegin event: `module`'s forward starts."""
+        self.stack.append((module, next(self.numbers)))
+
+    def leave(self, module: Any) -> None:
+        """A ModuleEnd event: `module`'s forward ended. (A call that began before the
+        recording did is not on the stack.)"""
+        if self.stack and self.stack[-1][0] is module:
+            self.stack.pop()
+
     def innermost(self) -> int:
         """The number of the innermost module call running now (0: none); notes new calls."""
-        stack = CALL_STACK
+        stack = self.stack
         if not stack:
             return 0
         for k in range(len(stack) - 1, -1, -1):

@@ -1,18 +1,31 @@
 """The sentences of the narration, in English and in Chinese (as a teacher would say them).
 
 One dict per language, same keys; `explain.py` fills in the `{placeholders}`. To add a
-language, add a dict here with every key, and its remarks to `NOTES`.
+language, add a dict here with every key, and its remarks to `NOTES`. A count chooses the
+ending of the English word after it: `{n} step{n:|s}` reads "1 step", "2 steps" (`Count`).
 """
 
 from __future__ import annotations
 
+
+class Count(int):
+    """A count in a phrase: `{n:one|other}` writes `one` after 1 and `other` after any other
+    count (`lea{n:f|ves}`); `{n}` writes the number."""
+
+    def __format__(self, spec: str) -> str:
+        if "|" in spec:
+            one, other = spec.split("|", 1)
+            return one if self == 1 else other
+        return format(int(self), spec)
+
+
 PHRASES: dict[str, dict[str, str]] = {
     "en": {
-        "forward": "Forward pass{engine}: {n} operation{s}",
+        "forward": "Forward pass{engine}: {n} operation{n:|s}",
         "engine": " (recorded by {engine})",
         "shape": "shape {shape}",
         "stats": "shape {shape}, mean {mean}, |max| {absmax}",
-        "backward": "Backward pass{k} from {root} ({seed}): {n} step{s}",
+        "backward": "Backward pass{k} from {root} ({seed}): {n} step{n:|s}",
         "seed_scalar": "seed gradient 1, since {root} is a scalar",
         "seed_given": "seed gradient given: {value}",
         "step": "step {i}",
@@ -26,8 +39,7 @@ PHRASES: dict[str, dict[str, str]] = {
         "constant": "{c} = {value} is a constant: no gradient for it",
         "constant_unknown": "{c} is a constant: no gradient for it",
         "summed": "summed over {dims} to match {label}'s shape {shape}",
-        "dim": "dim {d}",
-        "dims": "dims {d}",
+        "dims": "dim{n:|s} {d}",
         "was_none": "(was None)",
         "added": "{before} + {incoming} = {after}",
         "not_stored": "{label} receives {value} (not accumulated)",
@@ -40,7 +52,8 @@ PHRASES: dict[str, dict[str, str]] = {
         "no_backward": "No backward pass was run.",
         "leaves": "Leaves: ",
         "sep": ", ",
-        "summary": "Summary: {ops} operation{s}, {steps} backward step{ss}, {leaves} lea{ves}",
+        "summary": "Summary: {ops} operation{ops:|s}, {steps} backward step{steps:|s}, "
+                   "{leaves} lea{leaves:f|ves}",
         "took": "; backward took {ms} ms",
         "open": "(", "close": ")", "semi": " ;  ",
     },
@@ -63,7 +76,6 @@ PHRASES: dict[str, dict[str, str]] = {
         "constant": "{c} = {value} 是常数，不需要梯度",
         "constant_unknown": "{c} 是常数，不需要梯度",
         "summed": "对{dims}求和，以匹配 {label} 的形状 {shape}",
-        "dim": "第 {d} 维",
         "dims": "第 {d} 维",
         "was_none": "（原来为 None）",
         "added": "{before} + {incoming} = {after}",

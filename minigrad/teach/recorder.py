@@ -15,7 +15,7 @@ kept as they are and copied only when minigrad is about to change one in place
 
 It reads the events' fields and the nodes' public API (`next_functions`, `variable`,
 `output_nr`, `grad_fn`, `grad`; `_version` and `_base` as PyTorch names them), and, where
-minigrad has no public name yet, `_saved`, `_saved_output`, `_sequence_nr`, `_grad_shape`,
+minigrad has no public name yet, `_saved`, `_saved_output`, `_sequence_nr`,
 `_accumulator()` and a Node class's `_function`.
 """
 
@@ -36,6 +36,8 @@ from minigrad.autograd.events import (
     GradAccumulated,
     HookFired,
     InPlaceChange,
+    ModuleBegin,
+    ModuleEnd,
 )
 from minigrad.autograd.node import AccumulateGrad, gradient_edge, owner_id
 from minigrad.autograd.tensor import Tensor
@@ -114,6 +116,10 @@ class Recorder:
             self.depth -= 1
             if self.passes:
                 self.passes[-1][3] = event.seconds
+        elif kind is ModuleBegin:
+            self.module_calls.enter(event.module)
+        elif kind is ModuleEnd:
+            self.module_calls.leave(event.module)
 
     def _forward(self, event: ForwardOp) -> None:
         node = event.node

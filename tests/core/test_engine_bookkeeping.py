@@ -196,7 +196,7 @@ def test_a_view_op_made_by_apply_shares_the_version_counter() -> None:
     x = minigrad.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
     base = x * 1
     view = base.t()
-    assert view._base is base and view._vc is base._vc
+    assert view._base is base and view._version_counter is base._version_counter
     with minigrad.no_grad():
         base.add_(1)
     assert view._version == base._version == 1

@@ -105,7 +105,7 @@ def upstream_grads(node: Node, dtype, seed: int) -> list:
     """Awkward gradients (-0.0, inf, NaN where there is room) for each output of `node`."""
     grads = []
     for nr in range(node._num_outputs):
-        shape = node._grad_shape(nr)
+        shape = node.output_shape(nr)
         values = awkward(dtype, shape, seed) if np.prod(shape) >= 4 else \
             np.random.default_rng(seed).standard_normal(shape).astype(dtype)
         grads.append(mg.tensor(values))

@@ -53,26 +53,41 @@ def test_a_loss_module_next_to_the_model_is_named_by_its_class():
 
 
 def test_no_stack_is_kept_when_nobody_listens():
-    from minigrad.nn.module import CALL_STACK
-
     seen = []
 
     class Spy(nn.Module):
         def forward(self, x):
-            seen.append(len(CALL_STACK))
+            seen.append(len(stack))
             return x * 2
 
+    stack: list = []  # (no trace yet: nothing may be pushed anywhere)
     Spy()(mg.ones(2))
-    with mg.trace() as _:
+    with mg.trace() as t:
+        stack = t._recorder.module_calls.stack
         nn.Sequential(Spy())(mg.ones(2, requires_grad=True))
-    assert seen == [0, 2] and CALL_STACK == []
+    assert seen == [0, 2] and stack == []
+
+
+def test_a_module_call_is_announced_by_two_events_also_when_it_raises():
+    class Fails(nn.Module):
+        def forward(self, x):
+            raise ValueError("no")
+
+    got = []
+    with mg.events.listen(got.append):
+        nn.Sequential(nn.Identity())(mg.ones(2))
+        with pytest.raises(ValueError, match="no"):
+            Fails()(mg.ones(2))
+    assert [(type(e).__name__, type(e.module).__name__) for e in got] == [
+        ("ModuleBegin", "Sequential"), ("ModuleBegin", "Identity"), ("ModuleEnd", "Identity"),
+        ("ModuleEnd", "Sequential"), ("ModuleBegin", "Fails"), ("ModuleEnd", "Fails")]
 
 
 def test_without_a_listener_modules_run_as_before(monkeypatch):
     def refuse(*args):
         raise AssertionError("the call stack was kept while nobody listened")
 
-    monkeypatch.setattr(nn.Module, "_call_on_stack", refuse)
+    monkeypatch.setattr(nn.Module, "_call_announced", refuse)
     model = nn.Sequential(nn.Linear(3, 2), nn.ReLU())
     assert model(mg.ones(1, 3)).shape == (1, 2)  # (one truth test, no push, no pop)
     with pytest.raises(AssertionError, match="nobody listened"), mg.events.listen(print):
