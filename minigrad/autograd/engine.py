@@ -176,8 +176,8 @@ class GraphTask:
     def release_saved(self) -> None:
         """Free what the nodes that ran saved (one that saved nothing may run again)."""
         for node in self.executed:
-            if node._saved or node._saved_output is not None:
-                node._saved, node._saved_output, node._freed = (), None, True
+            if node._saved or node._output_array is not None:
+                node._saved, node._output_array, node._freed = (), None, True
 
 
 def count_dependencies(starts: list[Node], needed: set | None = None) -> dict[Node, int]:

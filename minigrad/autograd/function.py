@@ -24,7 +24,7 @@ from minigrad.autograd import (
     tensor as _tensor,  # Tensor is used at call time (tensor.py imports us)
 )
 from minigrad.autograd.grad_mode import GRAD_ENABLED, state
-from minigrad.autograd.node import Node
+from minigrad.autograd.node import BackwardCFunction, Node
 
 _sequence = itertools.count()
 # The modules of minigrad's own ops: their forward is numpy alone (see `_scratch`).
@@ -58,13 +58,16 @@ class Function:
             raise TypeError(f"{cls.__name__}: a view op cannot also save its output")
         name = cls.__dict__.get("node_name") or f"{cls.__name__}Backward"
         formula = getattr(cls, "formula", "")
-        cls._node_class = type(name, (Node,), {"_function": cls, "formula": formula,
+        built_in = cls.__module__.startswith(BUILT_IN)
+        # a user's Function gets PyTorch's BackwardCFunction node, whose ctx has saved_tensors
+        base = Node if built_in else BackwardCFunction
+        cls._node_class = type(name, (base,), {"_function": cls, "formula": formula,
                                                "__module__": cls.__module__,
                                                "__doc__": cls.__doc__})
         # Built-in ops compute forward with numpy alone; when nothing is recorded (inside
         # backward, under no_grad) they may all share one scratch ctx instead of a new Node.
         cls._scratch = None
-        if cls.__module__.startswith(BUILT_IN):
+        if built_in:
             cls._scratch = cls._node_class()
             cls._scratch._recording = False
 
@@ -105,7 +108,7 @@ class Function:
                     if cls.saves_output:  # its backward reads the output: keep it. (Its
                         # version counter is made when first needed, and then shared with
                         # this node: see Tensor._shared_version.)
-                        ctx._saved_output = out
+                        ctx._output_array = out
                     if events.listening():
                         events.emit(events.ForwardOp(ctx, args, result, kwargs))
                 return result
@@ -164,7 +167,7 @@ def _after_record(cls: type, ctx: Node, args: tuple, kwargs: dict, result: Any,
         ctx._settings = kwargs
     if cls.saves_output:
         first = results[0]
-        ctx._saved_output = first.array
+        ctx._output_array = first.array
         ctx._output_vc = vc = first._shared_version()
         ctx._output_version = vc[0]
     if events.listening():

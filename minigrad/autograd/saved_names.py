@@ -4,7 +4,7 @@
 minigrad's ops keep what their backward needs under their own names (`save_for_backward`'s
 tuple, `ctx.p`, `ctx.in_shape`, the saved output); this table reads each as PyTorch names it,
 for the ops a tutorial meets. A node's `__getattr__` (node.py) looks here, so a plain attribute
-read costs nothing more. Tensors come through `saved_tensors` / `output`: they are checked for
+read costs nothing more. Tensors come through `unpack_saved()` / `output`: they are checked for
 in-place changes, unpacked by saved-tensor hooks, and raise PyTorch's error once freed by a
 backward; numbers and shapes stay readable after it, as in PyTorch.
 """
@@ -53,7 +53,7 @@ def _input_sizes(node: Any) -> tuple:
 
 def _saved_sizes(i: int) -> Callable:
     return lambda node: tuple(node.saved_values[i].array.shape) if node.saved_values else (
-        node.saved_tensors)  # (freed: saved_tensors raises PyTorch's error)
+        node.unpack_saved())  # (freed: unpack_saved raises PyTorch's error)
 
 
 _SELF_OTHER = {"_saved_self": _saved(0), "_saved_other": _saved(1)}
@@ -108,6 +108,11 @@ NAMES: dict[str, dict[str, Callable]] = {
     "MseLossBackward0": {**_SELF, "_saved_target": _saved(1),
                          "_saved_reduction": _attr("reduction", convert=_REDUCTIONS.get)},
 }
+
+
+def names(node: Any) -> tuple:
+    """The `_saved_*` names PyTorch's node of this kind has (what `dir(node)` lists)."""
+    return tuple(NAMES.get(type(node).__name__, ()))
 
 
 def read(node: Any, name: str) -> Any:

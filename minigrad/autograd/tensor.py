@@ -160,7 +160,7 @@ class Tensor(TensorInfo, TensorMethods):
         if self._vc is None:
             self._vc = [0]
             fn = self.grad_fn
-            if fn is not None and fn._saved_output is self.array:
+            if fn is not None and fn._output_array is self.array:
                 fn._output_vc = self._vc
         return self._vc
 

@@ -136,7 +136,7 @@ class Mul(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        a, b = ctx.saved_tensors
+        a, b = ctx.unpack_saved()
         need_a, need_b = ctx.needs_input_grad
         return grad * b if need_a else None, grad * a if need_b else None
 
@@ -157,7 +157,7 @@ class Div(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        a, b = ctx.saved_tensors
+        a, b = ctx.unpack_saved()
         need_a, need_b = ctx.needs_input_grad
         return grad / b if need_a else None, -grad * a / (b * b) if need_b else None
 
@@ -198,7 +198,7 @@ class Pow(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        (a,) = ctx.saved_tensors
+        (a,) = ctx.unpack_saved()
         p = ctx.p
         if p == 0:
             return grad * 0
@@ -220,7 +220,7 @@ class PowTensor(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        a, b = ctx.saved_tensors
+        a, b = ctx.unpack_saved()
         need_a, need_b = ctx.needs_input_grad
         ga = grad * b * a ** (b - 1) if need_a else None
         gb = None

@@ -103,7 +103,7 @@ class Cumprod(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        (a,) = ctx.saved_tensors
+        (a,) = ctx.unpack_saved()
         if not ctx.has_zero:
             return _ReverseCumsum.apply(grad * ctx.output, dim=ctx.dim) / a
         if state.grad_enabled:
@@ -226,7 +226,7 @@ class Logcumsumexp(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        (a,) = ctx.saved_tensors
+        (a,) = ctx.unpack_saved()
         # exp(a_i) * sum_{k>=i} g_k exp(-out_k), shifted by the max for range
         shift = constant(np.max(ctx.output_data(), axis=_axis(ctx, a.array), keepdims=True))
         weights = grad * exp(shift - ctx.output)

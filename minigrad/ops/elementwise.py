@@ -47,7 +47,7 @@ class _Pointwise(Function):
     def backward(cls, ctx, grad):
         if cls.saves_output:
             return grad * cls.derivative(None, ctx.output)
-        (a,) = ctx.saved_tensors
+        (a,) = ctx.unpack_saved()
         return grad * cls.derivative(a, None)
 
     @staticmethod

@@ -30,7 +30,7 @@ class Remainder(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        a, b = ctx.saved_tensors
+        a, b = ctx.unpack_saved()
         need_a, need_b = ctx.needs_input_grad
         # floor(a/b) is a step: its own derivative is 0 wherever it is defined
         floor = constant(np.floor(a.array / b.array)) if need_b else None

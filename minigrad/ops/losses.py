@@ -67,7 +67,7 @@ class MseLoss(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        input, target = ctx.saved_tensors
+        input, target = ctx.unpack_saved()
         d = _spread(ctx, grad) * 2 * (input - target)
         need_input, need_target = ctx.needs_input_grad
         return d if need_input else None, -d if need_target else None
@@ -98,7 +98,7 @@ class NllLoss(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        (coef,) = ctx.saved_tensors
+        (coef,) = ctx.unpack_saved()
         if ctx.reduction == "none" and not ctx.single:
             grad = grad.unsqueeze(1)  # one loss per sample: broadcast over the classes
         return grad * coef
@@ -106,7 +106,7 @@ class NllLoss(Function):
     @staticmethod
     def backward_arrays(ctx, grad):
         """The same gradient as `backward`, in numpy alone (used when nothing is recorded)."""
-        (coef,) = ctx.saved_tensors
+        (coef,) = ctx.unpack_saved()
         if ctx.reduction == "none" and not ctx.single:
             grad = unsqueeze_array(grad, 1)
         return grad * coef.array
@@ -188,7 +188,7 @@ class BinaryCrossEntropy(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        x, t = ctx.saved_tensors
+        x, t = ctx.unpack_saved()
         g = _spread_weighted(ctx, grad)
         need_input, need_target = ctx.needs_input_grad
         d_input = d_target = None
@@ -233,7 +233,7 @@ class BinaryCrossEntropyWithLogits(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        x, t = ctx.saved_tensors
+        x, t = ctx.unpack_saved()
         g = _spread_weighted(ctx, grad)
         pw = 1 if ctx.pos_weight is None else constant(ctx.pos_weight)
         need_input, need_target = ctx.needs_input_grad
@@ -275,7 +275,7 @@ class HuberLoss(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        input, target = ctx.saved_tensors
+        input, target = ctx.unpack_saved()
         d = _spread(ctx, grad) * (input - target).clamp(-ctx.delta, ctx.delta)
         d = d * ctx.scale if ctx.scale != 1.0 else d
         need_input, need_target = ctx.needs_input_grad

@@ -79,7 +79,7 @@ class NativeBatchNorm(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        x, w = ctx.saved_tensors
+        x, w = ctx.unpack_saved()
         need_x, need_w, need_b = ctx.needs_input_grad
         dims, shape = ctx.dims, ctx.shape
         if ctx.batch_stats:
@@ -116,7 +116,7 @@ class NativeLayerNorm(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        x, w = ctx.saved_tensors
+        x, w = ctx.unpack_saved()
         need_x, need_w, need_b = ctx.needs_input_grad
         xhat, invstd = normalized(x, ctx.dims, ctx.eps)
         gx = input_grad(grad if w is None else grad * w, xhat, invstd, ctx.dims) \
@@ -145,7 +145,7 @@ class NativeGroupNorm(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        x, w = ctx.saved_tensors
+        x, w = ctx.unpack_saved()
         need_x, need_w, need_b = ctx.needs_input_grad
         per_group = (x.shape[0], ctx.groups, -1)
         xhat, invstd = normalized(x.reshape(per_group), (2,), ctx.eps)

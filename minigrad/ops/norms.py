@@ -89,7 +89,7 @@ class Norm(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        (a,) = ctx.saved_tensors
+        (a,) = ctx.unpack_saved()
         return norm_backward(a, ctx.p, grad, ctx.output, ctx)
 
 
@@ -110,7 +110,7 @@ class Dist(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        a, b = ctx.saved_tensors
+        a, b = ctx.unpack_saved()
         ga = norm_backward(a - b, ctx.p, grad, ctx.output, None)
         need_a, need_b = ctx.needs_input_grad
         return ga if need_a else None, -ga if need_b else None

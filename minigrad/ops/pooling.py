@@ -42,7 +42,7 @@ class _ToTheMax(Function):
 
     @staticmethod
     def backward(ctx, grad, _indices=None):
-        (positions,) = ctx.saved_tensors
+        (positions,) = ctx.unpack_saved()
         flat = ScatterAdd.apply(grad.reshape(-1), shape=(math.prod(ctx.in_shape),),
                                 key=(positions.array,))
         return flat.reshape(ctx.in_shape)

@@ -43,7 +43,7 @@ class Dot(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        a, b = ctx.saved_tensors
+        a, b = ctx.unpack_saved()
         need_a, need_b = ctx.needs_input_grad
         return grad * b if need_a else None, grad * a if need_b else None
 
@@ -63,14 +63,14 @@ class Mm(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        a, b = ctx.saved_tensors
+        a, b = ctx.unpack_saved()
         need_a, need_b = ctx.needs_input_grad
         return grad.mm(b.t()) if need_a else None, mat2_grad(grad, a, b) if need_b else None
 
     @staticmethod
     def backward_arrays(ctx, grad):
         """The same gradients as `backward`, in numpy alone (used when nothing is recorded)."""
-        a, b = ctx.saved_tensors
+        a, b = ctx.unpack_saved()
         return mm_grads(grad, a.array, b.array, *ctx.needs_input_grad)
 
 
@@ -127,7 +127,7 @@ class Mv(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        a, v = ctx.saved_tensors
+        a, v = ctx.unpack_saved()
         need_a, need_v = ctx.needs_input_grad
         return (grad.unsqueeze(1).mm(v.unsqueeze(0)) if need_a else None,
                 a.t().mv(grad) if need_v else None)
@@ -150,7 +150,7 @@ class Bmm(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        a, b = ctx.saved_tensors
+        a, b = ctx.unpack_saved()
         need_a, need_b = ctx.needs_input_grad
         return (grad.bmm(b.transpose(1, 2)) if need_a else None,
                 a.transpose(1, 2).bmm(grad) if need_b else None)
@@ -242,7 +242,7 @@ class Addmm(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        mat1, mat2 = ctx.saved_tensors
+        mat1, mat2 = ctx.unpack_saved()
         need_bias, need_1, need_2 = ctx.needs_input_grad
         # the bias gradient is `grad` itself: the engine sums it over the rows
         return (grad if need_bias else None,
@@ -252,7 +252,7 @@ class Addmm(Function):
     @staticmethod
     def backward_arrays(ctx, grad):
         """The same gradients as `backward`, in numpy alone (used when nothing is recorded)."""
-        mat1, mat2 = ctx.saved_tensors
+        mat1, mat2 = ctx.unpack_saved()
         need_bias, need_1, need_2 = ctx.needs_input_grad
         return grad if need_bias else None, *mm_grads(grad, mat1.array, mat2.array, need_1, need_2)
 

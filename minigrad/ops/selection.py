@@ -43,7 +43,7 @@ class Maximum(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        a, b = ctx.saved_tensors
+        a, b = ctx.unpack_saved()
         to_a, to_b = _share_of_a(a, b, unwrap(a) > unwrap(b))
         return grad * to_a, grad * to_b
 
@@ -63,7 +63,7 @@ class Minimum(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        a, b = ctx.saved_tensors
+        a, b = ctx.unpack_saved()
         to_a, to_b = _share_of_a(a, b, unwrap(a) < unwrap(b))
         return grad * to_a, grad * to_b
 
@@ -141,7 +141,7 @@ class Clamp(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        (a,) = ctx.saved_tensors
+        (a,) = ctx.unpack_saved()
         inside = np.ones(a.array.shape, dtype=bool)
         if ctx.lo is not None:
             inside &= a.array >= unwrap(ctx.lo)

@@ -210,7 +210,7 @@ class MedianAll(_EvenReduction):
     @staticmethod
     def backward(ctx, grad):
         """Shared evenly by the elements equal to the median (by the NaNs, when it is NaN)."""
-        (a,) = ctx.saved_tensors
+        (a,) = ctx.unpack_saved()
         hits = a.array == ctx.result
         if np.isnan(ctx.result):
             hits = np.isnan(a.array)

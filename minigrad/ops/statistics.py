@@ -42,7 +42,7 @@ class _Product(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        (a,) = ctx.saved_tensors
+        (a,) = ctx.unpack_saved()
         grad = restore_dims(grad, ctx).expand(ctx.in_shape)
         if not ctx.has_zero:
             return grad * restore_dims(ctx.output, ctx) / a
@@ -96,7 +96,7 @@ def _count(ctx: Any) -> int:
 def _centred(ctx: Any) -> tuple:
     """a - mean(a) along the dims, and 2 / (n - correction) (inf where n <= correction: the
     gradient is then NaN, as PyTorch's; std's backward uses half of it)."""
-    (a,) = ctx.saved_tensors
+    (a,) = ctx.unpack_saved()
     n = max(_count(ctx) - ctx.correction, 0)
     return a - a.mean(ctx.dims, keepdim=True), 2 / n if n else math.inf
 
@@ -239,7 +239,7 @@ class Logsumexp(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        (a,) = ctx.saved_tensors
+        (a,) = ctx.unpack_saved()
         return restore_dims(grad, ctx) * exp(a - restore_dims(ctx.output, ctx))
 
 
