@@ -16,7 +16,7 @@ import numpy as np
 from minigrad.autograd import tensor as _tensor  # resolved at call time (tensor.py imports the ops)
 from minigrad.autograd.function import Function
 from minigrad.ops.base import as_operand, is_tensor, shape_of, unwrap
-from minigrad.ops.views import expand, reshape, squeeze_dims, t, unsafe_view, unsqueeze, view
+from minigrad.ops.views import expand, reshape, squeeze_fresh, t, unsafe_view, unsqueeze, view
 
 # the public functions: minigrad.bmm, ... (re-exported by ops/ and minigrad/)
 __all__ = ["bmm", "dot", "matmul", "mm", "mv"]
@@ -178,7 +178,7 @@ def matmul(a: Any, b: Any) -> Any:
     if da == 2 and db == 2:
         return Mm.apply(a, b)
     if da == 1 and db == 2:
-        return squeeze_dims(Mm.apply(unsqueeze(a, 0), b), (0,))
+        return squeeze_fresh(Mm.apply(unsqueeze(a, 0), b), (0,))
     if db <= 2:
         # fold a's batch dims into rows: (..., n, k) -> (rows, k) @ b, mv for a vector b
         lead = unwrap(a).shape[:-1]
@@ -204,9 +204,9 @@ def _batched(a: Any, b: Any) -> Any:
     b3 = reshape(expand(b2, batch + sb[-2:]), (n_batch,) + sb[-2:])
     out = unsafe_view(Bmm.apply(a3, b3), batch + (sa[-2], sb[-1]))
     if unwrap(a).ndim == 1:
-        out = squeeze_dims(out, (-2,))
+        out = squeeze_fresh(out, (-2,))
     if unwrap(b).ndim == 1:
-        out = squeeze_dims(out, (-1,))
+        out = squeeze_fresh(out, (-1,))
     return out
 
 
