@@ -176,8 +176,9 @@ class GraphTask:
     def release_saved(self) -> None:
         """Free what the nodes that ran saved (one that saved nothing may run again)."""
         for node in self.executed:
-            if node._saved or node._output_array is not None:
+            if node._saved or node._output_array is not None or node._as_pytorch:
                 node._saved, node._output_array, node._freed = (), None, True
+                node._as_pytorch = None
 
 
 def count_dependencies(starts: list[Node], needed: set | None = None) -> dict[Node, int]:

@@ -50,6 +50,9 @@ class Function:
     # `backward_arrays(ctx, *grad_arrays) -> arrays`, where an op has one: the same gradients
     # as `backward` in numpy alone, which the engine calls when nothing is recorded.
     backward_arrays: Any = None
+    # What PyTorch's node keeps that this op's backward does not need, by PyTorch's name:
+    # {"self": 0, "result": RESULT} keeps input 0 and the output (see saved_names.py)
+    pytorch_keeps: dict | None = None
     _node_class: type = Node
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
@@ -109,6 +112,8 @@ class Function:
                         # version counter is made when first needed, and then shared with
                         # this node: see Tensor._shared_version.)
                         ctx._output_array = out
+                    if cls.pytorch_keeps:
+                        _keep_as_pytorch(cls, ctx, args, out)
                     if events.listening():
                         events.emit(events.ForwardOp(ctx, args, result, kwargs))
                 return result
@@ -170,8 +175,22 @@ def _after_record(cls: type, ctx: Node, args: tuple, kwargs: dict, result: Any,
         ctx._output_array = first.array
         ctx._output_vc = vc = first._shared_version()
         ctx._output_version = vc[0]
+    if cls.pytorch_keeps:
+        first = results[0]
+        _keep_as_pytorch(cls, ctx, args, first.array if isinstance(first, _tensor.Tensor)
+                         else None)
     if events.listening():
         events.emit(events.ForwardOp(ctx, args, result, kwargs))
+
+
+RESULT = "result"  # (in `pytorch_keeps`: the output)
+
+
+def _keep_as_pytorch(cls: type, ctx: Node, args: tuple, out: Any) -> None:
+    """Keep the inputs and output PyTorch's node keeps (`pytorch_keeps`), for `_saved_*`
+    (an input as the Tensor it is, which PyTorch's node gives back)."""
+    ctx.keep_as_pytorch(**{name: out if where == RESULT else args[where]
+                           for name, where in cls.pytorch_keeps.items()})
 
 
 def _wrap_output(out: Any, ctx: Node, index: int, record: bool) -> Any:

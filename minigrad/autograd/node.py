@@ -63,6 +63,7 @@ class Node:
     _settings: dict | None = None  # see `settings`
     _packed: tuple | None = None  # what saved-tensor hooks packed: (unpack, packed) or None each
     _packed_output: tuple | None = None  # ... and of the saved output
+    _as_pytorch: dict | None = None  # see keep_as_pytorch
 
     # The edges to the inputs' nodes, kept as two flat tuples: the output numbers are plain
     # ints, so the cycle collector only ever scans one tuple per node (it scans a lot of them
@@ -153,6 +154,13 @@ class Node:
         return f"<{type(self).__name__} object at {id(self):#x}>"
 
     # -- saving tensors for backward -------------------------------------------------
+    def keep_as_pytorch(self, /, **arrays: Any) -> None:
+        """Keep what PyTorch's node of this kind saves but this op's backward does not need
+        (`self=x.array`, `indices=...`), so that `grad_fn._saved_self` shows it as in PyTorch
+        (saved_names.py). Freed with the rest by backward."""
+        if self._recording:
+            self._as_pytorch = {**(self._as_pytorch or {}), **arrays}
+
     def save_for_backward(self, *values: Any) -> None:
         """Keep `values` (tensors, None or numbers) for backward; tensors are version-checked."""
         if not self._recording:

@@ -25,27 +25,27 @@ from minigrad.surface.factories import empty, zeros
 GATES = {"RNN_TANH": 1, "RNN_RELU": 1, "LSTM": 4, "GRU": 3}
 
 
-def cell_step(mode: str, x: Tensor, h: Tensor, c: Tensor | None, w_ih: Tensor, w_hh: Tensor,
-              b_ih: Tensor | None, b_hh: Tensor | None, w_hr: Tensor | None = None
-              ) -> tuple[Tensor, Tensor | None]:
-    """One time step: the new hidden state (and, for an LSTM, the new cell state)."""
-    gi, gh = F.linear(x, w_ih, b_ih), F.linear(h, w_hh, b_hh)
+def cell_step(mode: str, gi: Tensor, h: Tensor, c: Tensor | None, w_hh: Tensor,
+              b_hh: Tensor | None, w_hr: Tensor | None = None) -> tuple[Tensor, Tensor | None]:
+    """One time step from `gi`, the input's projection (x @ w_ih^T + b_ih): the new hidden
+    state (and, for an LSTM, the new cell state). The same ops, in the same order, as PyTorch's
+    own cells (aten/src/ATen/native/RNN.cpp), so the graph has its nodes."""
+    gh = F.linear(h, w_hh, b_hh)
     if mode == "RNN_TANH":
         return (gi + gh).tanh(), None
     if mode == "RNN_RELU":
         return (gi + gh).relu(), None
-    n = w_hh.shape[0] // GATES[mode]  # the hidden size
     if mode == "LSTM":
-        gates = gi + gh
-        i, f = gates[..., :n].sigmoid(), gates[..., n:2 * n].sigmoid()
-        g, o = gates[..., 2 * n:3 * n].tanh(), gates[..., 3 * n:].sigmoid()
+        i, f, g, o = (gi + gh).unsafe_chunk(4, 1)
+        i, f, g, o = i.sigmoid(), f.sigmoid(), g.tanh(), o.sigmoid()
         c = f * c + i * g
         h = o * c.tanh()
         return (h if w_hr is None else F.linear(h, w_hr)), c
-    r = (gi[..., :n] + gh[..., :n]).sigmoid()
-    z = (gi[..., n:2 * n] + gh[..., n:2 * n]).sigmoid()
-    candidate = (gi[..., 2 * n:] + r * gh[..., 2 * n:]).tanh()
-    return (1 - z) * candidate + z * h, None
+    i_r, i_z, i_n = gi.unsafe_chunk(3, 1)
+    h_r, h_z, h_n = gh.unsafe_chunk(3, 1)
+    r, z = (i_r + h_r).sigmoid(), (i_z + h_z).sigmoid()
+    n = (i_n + r * h_n).tanh()
+    return n + z * (h - n), None
 
 
 def _parameter(*shape: int, dtype: Any) -> Parameter:
@@ -162,8 +162,9 @@ class RNNBase(Module):
         w_ih, w_hh, b_ih, b_hh, w_hr = weights
         steps = range(inputs.shape[0] - 1, -1, -1) if reverse else range(inputs.shape[0])
         outputs: list[Tensor] = [None] * inputs.shape[0]  # type: ignore[list-item]
+        projected = F.linear(inputs, w_ih, b_ih).unbind(0)  # every step's input at once
         for t in steps:
-            h, c = cell_step(self.mode, inputs[t], h, c, w_ih, w_hh, b_ih, b_hh, w_hr)
+            h, c = cell_step(self.mode, projected[t], h, c, w_hh, b_hh, w_hr)
             outputs[t] = h
         return ops.stack(outputs, 0), h, c
 

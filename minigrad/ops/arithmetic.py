@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from minigrad.autograd.function import Function
+from minigrad.autograd.function import RESULT, Function
 from minigrad.ops.base import (
     NEG_BOOL,
     as_operand,
@@ -209,6 +209,7 @@ class PowTensor(Function):
     """a ** b, both tensors"""
 
     node_name = "PowBackward1"
+    pytorch_keeps = {"result": RESULT}
     formula = r"d(a^b)/da = b*a^(b-1) ;  d(a^b)/db = a^b*ln(a)"
     source = "{0} ** {1}"
     gradients = ("{g} * {1} * {0}**({1} - 1)", "{g} * {0}**{1} * ln({0})")
@@ -238,6 +239,7 @@ class RPow(Function):
     """c ** a, for a number c"""
 
     node_name = "PowBackward2"
+    pytorch_keeps = {"exponent": 0}
     formula = r"d(c^a)/da = c^a*ln(c)"
     saves_output = True
     source = "{base} ** {0}"

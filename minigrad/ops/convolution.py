@@ -97,6 +97,7 @@ class Convolution(Function):
             out, cols = conv_array(x, w, geometry)
             ctx.save_for_backward(input, weight, constant(cols))
         ctx.geometry, ctx.transposed = geometry, transposed
+        ctx.bias_sizes = None if bias is None else bias.array.shape  # (PyTorch's node keeps it)
         if bias is not None:
             out += bias.array.reshape((1, -1) + (1,) * (out.ndim - 2))
         return out

@@ -156,6 +156,8 @@ class _RunningExtreme(Function):
     indices are found before, `running_indices`, and are no output of the node: PyTorch's
     CummaxBackward0 takes one gradient.)"""
 
+    pytorch_keeps = {"self": 0}
+
     @staticmethod
     def forward(ctx, a, dim, indices):
         ctx.dim, ctx.shape_in, ctx.indices = dim, a.array.shape, indices

@@ -122,6 +122,7 @@ class DivRounded(Function):
     PyTorch's DivBackward2)"""
 
     node_name = "DivBackward2"
+    pytorch_keeps = {"self": 0, "other": 1}
     formula = r"d round(a/b)/da = 0 ;  d round(a/b)/db = 0 (almost everywhere)"
     source = "{0}.div({1}, rounding_mode=...)"
     gradients = ("0", "0")

@@ -77,6 +77,7 @@ class NllLoss(Function):
     """-input[n, target[n]] (negative log-likelihood of the labelled class)"""
 
     node_name = "NllLossBackward0"
+    pytorch_keeps = {"self": 0}
     formula = r"d nll/dinput[n, c] = -w[c] * grad / sum(w[target]) if c == target[n], else 0" \
         r"   (w = class weights, 1 by default; '/ sum' only for 'mean')"
     source = "nll_loss({0}, target)"
@@ -94,6 +95,8 @@ class NllLoss(Function):
             out, coef = _nll_general(x, labels, weight, reduction, ignore_index)
         ctx.save_for_backward(_tensor.make(coef, None, 0))  # (coef: always an array)
         ctx.reduction, ctx.single = reduction, single
+        ctx.keep_as_pytorch(target=labels, total_weight=_total_weight(
+            x, labels, weight, ignore_index))  # (as PyTorch's node)
         return out
 
     @staticmethod
@@ -113,6 +116,14 @@ class NllLoss(Function):
 
 
 # speed: the MLP step bench is 3-8% slower without it (A/B in one process, noisy machine)
+def _total_weight(x: np.ndarray, labels: np.ndarray, weight: Any, ignore_index: Any
+                  ) -> np.ndarray:
+    """The summed weight of the labels not ignored (PyTorch's node keeps it)."""
+    valid = labels != ignore_index if ignore_index is not None else np.ones(labels.shape, bool)
+    w = np.ones(x.shape[0 if x.ndim == 1 else 1], x.dtype) if weight is None else weight
+    return np.asarray((w[np.where(valid, labels, 0)] * valid).sum(), x.dtype)
+
+
 def _nll_plain(x: np.ndarray, labels: np.ndarray, reduction: str) -> tuple:
     """The usual case, input (N, C) with N > 0, no class weights and no ignored label: every
     sample weighs 1. Same results as `_nll_general`, with plain integer indexing (~4x faster)."""

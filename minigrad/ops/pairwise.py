@@ -155,6 +155,7 @@ class XlogyOfNumber(Function):
     """a * ln(c), for a number c"""
 
     node_name = "XlogyBackward2"
+    pytorch_keeps = {"self": 0}
     formula = r"d(a ln c)/da = ln c (0 where a = 0 and c <= 0)"
     source = "xlogy({0}, c)"
     gradients = ("{g} * ln(c)",)

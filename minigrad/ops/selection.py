@@ -154,6 +154,7 @@ class ClampTensor(Function):
     """a limited to [min, max], where the bounds are tensors (either may be None)"""
 
     node_name = "ClampBackward0"
+    pytorch_keeps = {"self": 0, "min": 1, "max": 2}
     formula = r"d clamp/da = 1 inside [lo, hi] ; d/dlo = 1 where a < lo ; d/dhi = 1 where a > hi"
     gradients = ()
 

@@ -54,7 +54,10 @@ class _AlongDim(Function):
         ctx.in_shape, ctx.dim, ctx.keepdim = x.shape, dim, keepdim
         ctx.key = along(picked, dim) if x.ndim else ()
         values = np.asarray(x[ctx.key])
-        return values.squeeze(dim) if not keepdim and x.ndim else values
+        if not keepdim and x.ndim:
+            values, picked = values.squeeze(dim), picked.squeeze(dim)
+        ctx.keep_as_pytorch(indices=picked)  # (as PyTorch's node: `_saved_indices`)
+        return values
 
     @staticmethod
     def backward(ctx, grad):

@@ -14,7 +14,7 @@ import numpy as np
 
 from minigrad.autograd.function import Function
 from minigrad.autograd.grad_mode import state
-from minigrad.ops.base import cast, constant, keepdims_alias
+from minigrad.ops.base import cast, constant, keepdims_alias, no_dim_given
 from minigrad.ops.norms import dist, norm
 from minigrad.ops.reduce import _restore_dims as restore_dims
 from minigrad.ops.reduce import dim_or_axis, mean_array, reduce_dims
@@ -282,7 +282,8 @@ def _spread(name: str, op: type, input: Any, dim: Any, unbiased: Any, keepdim: b
     _float_only("std and var" if name in ("std", "var") else name, input)
     if correction is None:
         correction = 1 if unbiased is None or unbiased else 0
-    return op.apply(input, dims=reduce_dims(input, dim), correction=correction, keepdim=keepdim)
+    out = op.apply(input, dims=reduce_dims(input, dim), correction=correction, keepdim=keepdim)
+    return no_dim_given(out) if dim is None else out
 
 
 @keepdims_alias
