@@ -10,7 +10,6 @@ from __future__ import annotations
 from typing import Any
 
 from minigrad.autograd.tensor import Tensor
-from minigrad.nn import functional as F
 from minigrad.nn.module import Module
 from minigrad.nn.rnn import GATES, RNNBase, _parameter, cell_step
 from minigrad.surface import dtypes
@@ -61,8 +60,8 @@ class RNNCellBase(Module):
                 raise RuntimeError(f"hidden{k} has inconsistent hidden_size: got {s.shape[-1]}, "
                                    f"expected {self.hidden_size}")
         p = self._parameters
-        h, c = cell_step(mode, F.linear(x, p["weight_ih"], p["bias_ih"]), states[0],
-                         states[1] if len(states) > 1 else None, p["weight_hh"], p["bias_hh"])
+        h, c = cell_step(mode, x, states[0], states[1] if len(states) > 1 else None,
+                         p["weight_ih"], p["weight_hh"], p["bias_ih"], p["bias_hh"])
         if not batched:
             h, c = h.squeeze(0), (None if c is None else c.squeeze(0))
         return h, c

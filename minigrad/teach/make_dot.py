@@ -46,33 +46,47 @@ def make_dot(var: Any, params: dict | None = None, show_attrs: bool = False,
         label = name or names.get(id(t), "")
         dot.node(str(id(t)), f"{label}\n {shape_text(t.shape)}", fillcolor=color)
 
-    def add_node(fn: Any) -> None:
-        todo = [fn]
-        while todo:  # (iterative: a graph a million nodes deep draws too)
-            fn = todo.pop()
-            if fn in seen:
-                continue
-            seen.add(fn)
-            if show_saved:
-                for attr, value in saved_values(fn):
-                    seen.add(value)
-                    for label, t in saved_tensors_of(attr, value):
-                        dot.edge(str(id(fn)), str(id(t)), dir="none")
-                        tensor_box(t, "orange", label)
-            leaf = getattr(fn, "variable", None)
-            if leaf is not None:
-                seen.add(leaf)
-                tensor_box(leaf, "lightblue")
-                dot.edge(str(id(leaf)), str(id(fn)))
-            dot.node(str(id(fn)), node_label(fn, show_attrs, max_attr_chars))
-            for nxt, _ in reversed(fn.next_functions):
-                if nxt is not None:
-                    dot.edge(str(id(nxt)), str(id(fn)))
-                    todo.append(nxt)
-            for t in custom_saved(fn):
-                seen.add(t)
-                dot.edge(str(id(t)), str(id(fn)), dir="none")
-                tensor_box(t, "orange")
+    def begin(fn: Any) -> None:
+        """What torchviz draws for a node before its inputs: saved tensors, its leaf, itself."""
+        seen.add(fn)
+        if show_saved:
+            for attr, value in saved_values(fn):
+                seen.add(value)
+                for label, t in saved_tensors_of(attr, value):
+                    dot.edge(str(id(fn)), str(id(t)), dir="none")
+                    tensor_box(t, "orange", label)
+        leaf = getattr(fn, "variable", None)
+        if leaf is not None:
+            seen.add(leaf)
+            tensor_box(leaf, "lightblue")
+            dot.edge(str(id(leaf)), str(id(fn)))
+        dot.node(str(id(fn)), node_label(fn, show_attrs, max_attr_chars))
+
+    def end(fn: Any) -> None:
+        """... and after them: a custom Function's saved tensors."""
+        for t in custom_saved(fn):
+            seen.add(t)
+            dot.edge(str(id(t)), str(id(fn)), dir="none")
+            tensor_box(t, "orange")
+
+    def add_node(root: Any) -> None:
+        """Depth first, in torchviz's order (so the DOT text is the same), but with a stack
+        instead of recursion: a graph a million nodes deep draws too."""
+        if root in seen:
+            return
+        begin(root)
+        stack = [(root, iter(root.next_functions))]
+        while stack:
+            fn, inputs = stack[-1]
+            nxt = next(inputs, None)
+            if nxt is None:
+                end(fn)
+                stack.pop()
+            elif nxt[0] is not None:
+                dot.edge(str(id(nxt[0])), str(id(fn)))
+                if nxt[0] not in seen:
+                    begin(nxt[0])
+                    stack.append((nxt[0], iter(nxt[0].next_functions)))
 
     def add_output(t: Tensor, color: str = "darkolivegreen1") -> None:
         if t in seen:
