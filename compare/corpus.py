@@ -168,6 +168,8 @@ SHAPES = _cases("shapes", M, [
     ("A.unsqueeze(0)", lambda A: A.unsqueeze(0)),
     ("A.unsqueeze(1).squeeze(1)", lambda A: A.unsqueeze(1).squeeze(1)),
     ("c.squeeze()", lambda c: c.squeeze(), {"c": normal(2, 1, 3)}),
+    ("c.squeeze((1,)) (dims)", lambda c: c.squeeze((1,)), {"c": normal(2, 1, 3)}),
+    ("A.unsafe_chunk(2, 1)[0] (an RNN cell's gates)", lambda A: A.unsafe_chunk(2, 1)[0]),
     ("x.expand(2,3)", lambda x: x.expand(2, 3), X),
     ("x.clone()", lambda x: x.clone(), X),
     ("torch.cat([x,y])", lambda x, y, torch: torch.cat([x, y]), V),

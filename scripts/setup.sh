@@ -89,7 +89,7 @@ if [[ $DEMO_ONLY == 0 ]]; then
     if compgen -G "$WHEELS/torch-$TORCH_VERSION[+-]*$pytag*.whl" >/dev/null ||
         "$PY" -c "import importlib.metadata as m, sys; sys.exit(not m.version('torch').startswith('$TORCH_VERSION'))" 2>/dev/null; then
         want+=(compare)
-        modules+=(torch)
+        modules+=(torch torchviz)
     else
         warn "no local torch $TORCH_VERSION wheel for $pytag in $WHEELS: skipping the [compare] extra"
         warn "(any other torch is a multi-GB download); torch tests skip locally and fail under CI=true"

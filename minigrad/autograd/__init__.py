@@ -21,6 +21,7 @@ from minigrad.autograd.events import BackwardStep
 from minigrad.autograd.function import Function
 from minigrad.autograd.grad_mode import enable_grad, no_grad, set_grad_enabled, state
 from minigrad.autograd.node import Node, gradient_edge
+from minigrad.autograd.variable import Variable
 from minigrad.surface import dtypes
 
 __all__ = ["Function", "Variable", "backward", "backward_steps", "detect_anomaly", "grad",
@@ -197,11 +198,3 @@ def is_anomaly_enabled() -> bool:
 def is_anomaly_check_nan_enabled() -> bool:
     return state.anomaly_check_nan
 
-
-def Variable(data: Any, requires_grad: bool = False, volatile: bool = False) -> Any:  # noqa: N802
-    """The pre-0.4 PyTorch wrapper: today it simply returns a Tensor."""
-    Tensor = _tensor.Tensor
-    t = data if isinstance(data, Tensor) else Tensor._make(dtypes.as_array(data), None, 0)
-    if requires_grad:
-        t.requires_grad_(True)
-    return t

@@ -24,7 +24,7 @@ from minigrad.autograd import (
     tensor as _tensor,  # Tensor is used at call time (tensor.py imports us)
 )
 from minigrad.autograd.grad_mode import GRAD_ENABLED, state
-from minigrad.autograd.node import Node
+from minigrad.autograd.node import BackwardCFunction, Node
 
 _sequence = itertools.count()
 
@@ -55,6 +55,9 @@ class Function:
     # nothing (`_scratch`) instead of a new Node each time. A user's Function: False.
     numpy_forward = False
     _scratch: Node | None = None
+    # What PyTorch's node keeps that this op's backward does not need, by PyTorch's name:
+    # {"self": 0, "result": RESULT} keeps input 0 and the output (see saved_names.py)
+    pytorch_keeps: dict | None = None
     _node_class: type = Node
 
     def __init_subclass__(cls, numpy_forward: bool | None = None, **kwargs: Any) -> None:
@@ -65,7 +68,9 @@ class Function:
             raise TypeError(f"{cls.__name__}: a view op cannot also save its output")
         name = cls.__dict__.get("node_name") or f"{cls.__name__}Backward"
         formula = getattr(cls, "formula", "")
-        cls._node_class = type(name, (Node,), {"_function": cls, "formula": formula,
+        # a user's Function gets PyTorch's BackwardCFunction node, whose ctx has saved_tensors
+        base = Node if cls.numpy_forward else BackwardCFunction
+        cls._node_class = type(name, (base,), {"_function": cls, "formula": formula,
                                                "__module__": cls.__module__,
                                                "__doc__": cls.__doc__})
         cls._scratch = None
@@ -112,6 +117,8 @@ class Function:
                 node._settings = kwargs
             if cls.saves_output:  # its backward reads output 0
                 _keep_output(node, first)
+            if cls.pytorch_keeps:  # (what PyTorch's node shows as `_saved_*` besides)
+                _keep_as_pytorch(cls, node, args, first)
             if events.listening():
                 events.emit(events.ForwardOp(node, args, result, kwargs))
         return result
@@ -158,10 +165,21 @@ def _keep_output(node: Node, output: Any) -> None:
     """Keep output 0 for backward as data and version counter, not as the Tensor (see
     Node.output). An output that points at the node hands its counter over when it first
     needs one (Tensor._shared_version: most never do); another gets one now."""
-    node._saved_output = output.array
+    node._output_array = output.array
     if output.grad_fn is not node:
         node._output_version_counter = output._shared_version()
         node._output_version = node._output_version_counter[0]
+
+
+RESULT = "result"  # (in `pytorch_keeps`: the output)
+
+
+def _keep_as_pytorch(cls: type, node: Node, args: tuple, first: Any) -> None:
+    """Keep the inputs and output PyTorch's node keeps (`pytorch_keeps`), for `_saved_*`
+    (an input as the Tensor it is, which PyTorch's node gives back)."""
+    out = first.array if isinstance(first, _tensor.Tensor) else None
+    node.keep_as_pytorch(**{name: out if where == RESULT else args[where]
+                            for name, where in cls.pytorch_keeps.items()})
 
 
 def _view_of(source: Any, view: Any) -> None:

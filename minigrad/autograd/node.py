@@ -45,7 +45,7 @@ class Node:
     _function: Any = None
     # Defaults live on the class so that recording a node sets only what it must.
     _saved: tuple = ()
-    _saved_versions: tuple = ()
+    _versions_when_saved: tuple = ()
     _freed = False
     _hooked = False  # set by every kind of hook (and retain_grad): others skip the hook code
     _pre_hooks: tuple | list = ()  # (lists of their own once a hook is registered)
@@ -56,7 +56,7 @@ class Node:
     _num_outputs = 1
     _materialize_grads = True
     _creation_stack: list | None = None
-    _saved_output: np.ndarray | None = None  # the output's data, for `saves_output` ops
+    _output_array: np.ndarray | None = None  # the output's data, for `saves_output` ops
     _output_version_counter: list | None = None  # ... its version counter, and its version then
     _output_version = 0
     _output_meta: tuple = ()
@@ -64,6 +64,7 @@ class Node:
     _non_differentiable: frozenset | set = frozenset()  # ids of outputs marked so
     _packed: tuple | None = None  # what saved-tensor hooks packed: (unpack, packed) or None each
     _packed_output: tuple | None = None  # ... and of the saved output
+    _as_pytorch: dict | None = None  # see keep_as_pytorch
 
     # The edges to the inputs' nodes, kept as two flat tuples: the output numbers are plain
     # ints, so the cycle collector only ever scans one tuple per node (it scans a lot of them
@@ -102,13 +103,13 @@ class Node:
 
     @property
     def saved_values(self) -> tuple:
-        """What `save_for_backward` got, as it is (`saved_tensors` checks it); () once freed."""
+        """What `save_for_backward` got, as it is (`unpack_saved` checks it); () once freed."""
         return self._saved
 
     @property
     def saved_output(self) -> Any:
         """The output array a `saves_output` op keeps for its backward (None: none, or freed)."""
-        return self._saved_output
+        return self._output_array
 
     def output_shape(self, output_nr: int = 0) -> tuple:
         """The shape of output `output_nr`: the shape its gradient must have."""
@@ -130,6 +131,11 @@ class Node:
         printouts and a tensor's repr show, as PyTorch's repr does."""
         return type(self).__name__
 
+    def __dir__(self) -> list[str]:
+        """As PyTorch lists a node's attributes: its `_saved_*` names among them (the values
+        it saved, under PyTorch's names: see saved_names.py)."""
+        return sorted(set(super().__dir__()) | set(saved_names.names(self)))
+
     def __getattr__(self, name: str) -> Any:
         """What the node saved, under PyTorch's names (`_saved_self`, `_saved_result`, ...: see
         saved_names.py); reached only for attributes a node does not have."""
@@ -146,6 +152,12 @@ class Node:
         return f"<{type(self).__name__} object at {id(self):#x}>"
 
     # -- saving tensors for backward -------------------------------------------------
+    def keep_as_pytorch(self, /, **values: Any) -> None:
+        """Keep what PyTorch's node saves that this op's backward does not need (`self=x`,
+        `indices=...`), for `grad_fn._saved_*` (saved_names.py); freed by backward."""
+        if self._keeps_saved:
+            self._as_pytorch = {**(self._as_pytorch or {}), **values}
+
     def save_for_backward(self, *values: Any) -> None:
         """Keep `values` (tensors, None or numbers) for backward; tensors are version-checked."""
         if not self._keeps_saved:
@@ -161,17 +173,20 @@ class Node:
                     versions = [None] * len(values)
                 versions[i] = 0 if v._version_counter is None else v._version_counter[0]
         if versions is not None:
-            self._saved_versions = tuple(versions)
-        elif self._saved_versions:  # (saved again, now without tensors)
-            self._saved_versions = ()
+            self._versions_when_saved = tuple(versions)
+        elif self._versions_when_saved:  # (saved again, now without tensors)
+            self._versions_when_saved = ()
 
-    @property
-    def saved_tensors(self) -> tuple:
-        """What forward saved, after checking none of it was freed or changed in place."""
+    def unpack_saved(self) -> tuple:
+        """What forward saved, after checking none of it was freed or changed in place.
+
+        A custom Function's ctx reads this as `ctx.saved_tensors` (see BackwardCFunction);
+        PyTorch's built-in nodes have no `saved_tensors` (their saved values are `_saved_*`
+        attributes), so minigrad's built-in ops call it by this name."""
         saved = self._saved
         if not saved and self._freed:  # (release empties _saved: only then look further)
             raise RuntimeError(FREED_MESSAGE)
-        for i, version in enumerate(self._saved_versions):
+        for i, version in enumerate(self._versions_when_saved):
             if version is not None:
                 counter = saved[i]._version_counter  # (Tensor._version without the call)
                 if (0 if counter is None else counter[0]) != version:
@@ -184,14 +199,15 @@ class Node:
         """Free what forward saved, once a backward without retain_graph ran this node: a
         second backward, or reading `saved_tensors`, then fails with FREED_MESSAGE. A node that
         saved nothing keeps nothing to free, and may run again."""
-        if self._saved or self._saved_output is not None:
-            self._saved, self._saved_output, self._freed = (), None, True
+        if self._saved or self._output_array is not None or self._as_pytorch:
+            self._saved, self._output_array, self._freed = (), None, True
+            self._as_pytorch = None
 
     def saved_tensor(self, i: int) -> Any:
-        """`saved_tensors[i]` alone (unpacking only it, where saved-tensor hooks packed it)."""
+        """`unpack_saved()[i]` alone (unpacking only it, where saved-tensor hooks packed it)."""
         packed = self._packed
         if packed is None or packed[i] is None:
-            return self.saved_tensors[i]
+            return self.unpack_saved()[i]
         if not self._saved and self._freed:
             raise RuntimeError(FREED_MESSAGE)
         return unpack(packed[i])
@@ -211,7 +227,7 @@ class Node:
 
     def output_data(self) -> np.ndarray:
         """`output`'s numpy array, checked the same way (for backwards that compute in numpy)."""
-        data = self._saved_output
+        data = self._output_array
         if data is None:
             raise RuntimeError(FREED_MESSAGE if self._freed else
                                f"{self.name()} did not save its output (saves_output is False)")
@@ -286,6 +302,16 @@ class Node:
                                f"gradients (expected {len(self._next_nodes)}, got "
                                f"{len(grad_inputs)})")
         return grad_inputs
+
+
+
+class BackwardCFunction(Node):
+    """The node of a user's Function (`CubeBackward`), as in PyTorch: the ctx whose
+    `saved_tensors` its forward filled with `ctx.save_for_backward`."""
+
+    @property
+    def saved_tensors(self) -> tuple:
+        return self.unpack_saved()
 
 
 class AccumulateGrad(Node):

@@ -160,7 +160,7 @@ class Tensor(TensorInfo, TensorMethods):
         if self._version_counter is None:
             self._version_counter = [0]
             fn = self.grad_fn
-            if fn is not None and fn._saved_output is self.array:
+            if fn is not None and fn._output_array is self.array:
                 fn._output_version_counter = self._version_counter
         return self._version_counter
 

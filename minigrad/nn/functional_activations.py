@@ -92,7 +92,7 @@ def hardtanh(input: Tensor, min_val: float = -1.0, max_val: float = 1.0,
 
 def relu6(input: Tensor, inplace: bool = False) -> Tensor:
     """min(max(x, 0), 6): hardtanh(x, 0, 6), as PyTorch records it (HardtanhBackward0)"""
-    return hardtanh(input, 0.0, 6.0, inplace)
+    return hardtanh(input, 0, 6, inplace)  # (ints, as PyTorch's relu6 gives them)
 
 
 def mish(input: Tensor, inplace: bool = False) -> Tensor:

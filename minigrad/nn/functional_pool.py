@@ -12,6 +12,7 @@ from typing import Any
 from minigrad import ops
 from minigrad.autograd.tensor import Tensor
 from minigrad.nn.functional_conv import ntuple
+from minigrad.ops.base import pytorch_keeps_on
 from minigrad.ops.pooling import (
     AdaptiveAvgPool2d,
     AdaptiveMaxPool2d,
@@ -60,6 +61,8 @@ def max_pool2d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any
     x = _planes(input)
     out, indices = MaxPool2d.apply(x, **_geometry(x, kernel_size, stride, padding, dilation,
                                                   ceil_mode))
+    if stride is None:  # (PyTorch's node shows a stride not given as ())
+        pytorch_keeps_on(out, stride=())
     return (out, indices) if return_indices else out
 
 
@@ -74,8 +77,9 @@ def avg_pool2d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any
         raise RuntimeError("divisor must be not zero")
     geo = _geometry(x, kernel_size, stride, padding, 1, ceil_mode)
     del geo["dilation"]
-    return AvgPool2d.apply(x, **geo, count_include_pad=count_include_pad,
-                           divisor_override=divisor_override)
+    out = AvgPool2d.apply(x, **geo, count_include_pad=count_include_pad,
+                          divisor_override=divisor_override)
+    return pytorch_keeps_on(out, stride=()) if stride is None else out
 
 
 def _rows(input: Tensor, name: str) -> Tensor:

@@ -25,27 +25,30 @@ from minigrad.surface.factories import empty, zeros
 GATES = {"RNN_TANH": 1, "RNN_RELU": 1, "LSTM": 4, "GRU": 3}
 
 
-def cell_step(mode: str, x: Tensor, h: Tensor, c: Tensor | None, w_ih: Tensor, w_hh: Tensor,
-              b_ih: Tensor | None, b_hh: Tensor | None, w_hr: Tensor | None = None
-              ) -> tuple[Tensor, Tensor | None]:
-    """One time step: the new hidden state (and, for an LSTM, the new cell state)."""
-    gi, gh = F.linear(x, w_ih, b_ih), F.linear(h, w_hh, b_hh)
+def cell_step(mode: str, x: Tensor, h: Tensor, c: Tensor | None, w_ih: Tensor | None,
+              w_hh: Tensor, b_ih: Tensor | None, b_hh: Tensor | None,
+              w_hr: Tensor | None = None) -> tuple[Tensor, Tensor | None]:
+    """One time step: the new hidden state (and, for an LSTM, the new cell state). With `w_ih`
+    None, `x` is the input already projected (x @ w_ih^T + b_ih, made once for every step).
+    The same ops in the same order as PyTorch's own cells (aten/src/ATen/native/RNN.cpp), so
+    the graph has its nodes and the backward its order."""
+    project = (lambda: x) if w_ih is None else (lambda: F.linear(x, w_ih, b_ih))
+    if mode == "GRU":  # (PyTorch projects the input first here, the hidden state first below)
+        i_r, i_z, i_n = project().unsafe_chunk(3, 1)
+        h_r, h_z, h_n = F.linear(h, w_hh, b_hh).unsafe_chunk(3, 1)
+        r, z = (h_r + i_r).sigmoid(), (h_z + i_z).sigmoid()
+        n = (i_n + h_n * r).tanh()
+        return (h - n) * z + n, None
+    gates = F.linear(h, w_hh, b_hh) + project()
     if mode == "RNN_TANH":
-        return (gi + gh).tanh(), None
+        return gates.tanh(), None
     if mode == "RNN_RELU":
-        return (gi + gh).relu(), None
-    n = w_hh.shape[0] // GATES[mode]  # the hidden size
-    if mode == "LSTM":
-        gates = gi + gh
-        i, f = gates[..., :n].sigmoid(), gates[..., n:2 * n].sigmoid()
-        g, o = gates[..., 2 * n:3 * n].tanh(), gates[..., 3 * n:].sigmoid()
-        c = f * c + i * g
-        h = o * c.tanh()
-        return (h if w_hr is None else F.linear(h, w_hr)), c
-    r = (gi[..., :n] + gh[..., :n]).sigmoid()
-    z = (gi[..., n:2 * n] + gh[..., n:2 * n]).sigmoid()
-    candidate = (gi[..., 2 * n:] + r * gh[..., 2 * n:]).tanh()
-    return (1 - z) * candidate + z * h, None
+        return gates.relu(), None
+    i, f, g, o = gates.unsafe_chunk(4, 1)
+    i, f, g, o = i.sigmoid(), f.sigmoid(), g.tanh(), o.sigmoid()
+    c = f * c + i * g
+    h = o * c.tanh()
+    return (h if w_hr is None else F.linear(h, w_hr)), c
 
 
 def _parameter(*shape: int, dtype: Any) -> Parameter:
@@ -162,8 +165,9 @@ class RNNBase(Module):
         w_ih, w_hh, b_ih, b_hh, w_hr = weights
         steps = range(inputs.shape[0] - 1, -1, -1) if reverse else range(inputs.shape[0])
         outputs: list[Tensor] = [None] * inputs.shape[0]  # type: ignore[list-item]
+        projected = F.linear(inputs, w_ih, b_ih).unbind(0)  # every step's input at once
         for t in steps:
-            h, c = cell_step(self.mode, inputs[t], h, c, w_ih, w_hh, b_ih, b_hh, w_hr)
+            h, c = cell_step(self.mode, projected[t], h, c, None, w_hh, None, b_hh, w_hr)
             outputs[t] = h
         return ops.stack(outputs, 0), h, c
 

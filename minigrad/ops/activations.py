@@ -60,7 +60,7 @@ class Gelu(Function, numpy_forward=True):
 
     @staticmethod
     def backward(ctx, grad):
-        (a,) = ctx.saved_tensors
+        (a,) = ctx.unpack_saved()
         if ctx.approximate == "tanh":
             u = (a + a * a * a * _TANH_C) * _SQRT_2_PI
             t = u.tanh()
@@ -86,7 +86,7 @@ class GeluBackward(Function, numpy_forward=True):
 
     @staticmethod
     def backward(ctx, gg):
-        grad, a = ctx.saved_tensors
+        grad, a = ctx.unpack_saved()
         need_grad, need_a = ctx.needs_input_grad
         density = (a * a * -0.5).exp() * _INV_SQRT_2PI
         return (GeluBackward.apply(gg, a) if need_grad else None,
@@ -110,7 +110,7 @@ class LeakyRelu(Function, numpy_forward=True):
 
     @staticmethod
     def backward(ctx, grad):
-        (a,) = ctx.saved_tensors
+        (a,) = ctx.unpack_saved()
         return grad * _mask(a.array > 0, 1.0, ctx.negative_slope, a.array.dtype)
 
 
@@ -141,7 +141,7 @@ class Elu(Function, numpy_forward=True):
 
     @staticmethod
     def backward(ctx, grad):
-        (a,) = ctx.saved_tensors
+        (a,) = ctx.unpack_saved()
         # exp of min(a, 0): the branch not taken must not overflow (0 * inf is nan)
         slope = (a.clamp(max=0) * ctx.input_scale).exp() * (ctx.alpha * ctx.input_scale)
         return choose(a.array > 0, grad * ctx.scale, grad * slope * ctx.scale)
@@ -172,7 +172,7 @@ class Silu(Function, numpy_forward=True):
 
     @staticmethod
     def backward(ctx, grad):
-        (a,) = ctx.saved_tensors
+        (a,) = ctx.unpack_saved()
         s = a.sigmoid()
         return grad * s * (a * (1 - s) + 1)
 
@@ -195,7 +195,7 @@ class Softplus(Function, numpy_forward=True):
 
     @staticmethod
     def backward(ctx, grad):
-        (a,) = ctx.saved_tensors
+        (a,) = ctx.unpack_saved()
         linear = a.array * ctx.beta > ctx.threshold
         return choose(linear, grad, grad * (a * ctx.beta).sigmoid())
 
@@ -217,7 +217,7 @@ class Hardtanh(Function, numpy_forward=True):
 
     @staticmethod
     def backward(ctx, grad):
-        (a,) = ctx.saved_tensors
+        (a,) = ctx.unpack_saved()
         x = a.array
         return grad * _mask((x > ctx.min_val) & (x < ctx.max_val), 1.0, 0.0, x.dtype)
 
@@ -238,6 +238,6 @@ class Mish(Function, numpy_forward=True):
 
     @staticmethod
     def backward(ctx, grad):
-        (a,) = ctx.saved_tensors
+        (a,) = ctx.unpack_saved()
         t = _softplus(a).tanh()
         return grad * (t + a * a.sigmoid() * (1 - t * t))

@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from minigrad.autograd.function import Function
+from minigrad.autograd.function import RESULT, Function
 from minigrad.ops.base import (
     NEG_BOOL,
     as_operand,
@@ -136,7 +136,7 @@ class Mul(Function, numpy_forward=True):
 
     @staticmethod
     def backward(ctx, grad):
-        a, b = ctx.saved_tensors
+        a, b = ctx.unpack_saved()
         need_a, need_b = ctx.needs_input_grad
         return grad * b if need_a else None, grad * a if need_b else None
 
@@ -157,7 +157,7 @@ class Div(Function, numpy_forward=True):
 
     @staticmethod
     def backward(ctx, grad):
-        a, b = ctx.saved_tensors
+        a, b = ctx.unpack_saved()
         need_a, need_b = ctx.needs_input_grad
         return grad / b if need_a else None, -grad * a / (b * b) if need_b else None
 
@@ -198,7 +198,7 @@ class Pow(Function, numpy_forward=True):
 
     @staticmethod
     def backward(ctx, grad):
-        (a,) = ctx.saved_tensors
+        (a,) = ctx.unpack_saved()
         p = ctx.p
         if p == 0:
             return grad * 0
@@ -209,6 +209,7 @@ class PowTensor(Function, numpy_forward=True):
     """a ** b, both tensors"""
 
     node_name = "PowBackward1"
+    pytorch_keeps = {"result": RESULT}
     formula = r"d(a^b)/da = b*a^(b-1) ;  d(a^b)/db = a^b*ln(a)"
     source = "{0} ** {1}"
     gradients = ("{g} * {1} * {0}**({1} - 1)", "{g} * {0}**{1} * ln({0})")
@@ -220,7 +221,7 @@ class PowTensor(Function, numpy_forward=True):
 
     @staticmethod
     def backward(ctx, grad):
-        a, b = ctx.saved_tensors
+        a, b = ctx.unpack_saved()
         need_a, need_b = ctx.needs_input_grad
         ga = grad * b * a ** (b - 1) if need_a else None
         gb = None
@@ -238,6 +239,7 @@ class RPow(Function, numpy_forward=True):
     """c ** a, for a number c"""
 
     node_name = "PowBackward2"
+    pytorch_keeps = {"exponent": 0}
     formula = r"d(c^a)/da = c^a*ln(c)"
     saves_output = True
     source = "{base} ** {0}"

@@ -243,3 +243,20 @@ class Cast(Function, numpy_forward=True):
     def backward(ctx, grad):
         return cast(grad, ctx.in_dtype)
 
+
+def pytorch_keeps_on(out: Any, **values: Any) -> Any:
+    """Keep, on the node that made `out`, what PyTorch's node keeps that only the public
+    function knows (index_fill's index, a stride not given): see saved_names.py."""
+    first = out[0] if isinstance(out, tuple) else out
+    if first.grad_fn is not None:
+        first.grad_fn.keep_as_pytorch(**values)
+    return out
+
+
+def no_dim_given(out: Any) -> Any:
+    """Note on the node of a reduction called without a dim that none was given: PyTorch's
+    node then shows `_saved_dim` (and var's `_saved_correction`) as None."""
+    first = out[0] if isinstance(out, tuple) else out
+    if first.grad_fn is not None:
+        first.grad_fn.no_dim = True
+    return out

@@ -97,13 +97,14 @@ class Convolution(Function, numpy_forward=True):
             out, cols = conv_array(x, w, geometry)
             ctx.save_for_backward(input, weight, constant(cols))
         ctx.geometry, ctx.transposed = geometry, transposed
+        ctx.bias_sizes = None if bias is None else bias.array.shape  # (PyTorch's node keeps it)
         if bias is not None:
             out += bias.array.reshape((1, -1) + (1,) * (out.ndim - 2))
         return out
 
     @staticmethod
     def backward(ctx, grad):
-        x, w = ctx.saved_tensors[:2]
+        x, w = ctx.unpack_saved()[:2]
         need_x, need_w, need_b = ctx.needs_input_grad
         geo, size = ctx.geometry, x.array.shape[2:]
         gx = gw = gb = None
@@ -116,7 +117,7 @@ class Convolution(Function, numpy_forward=True):
             if need_x:
                 gx = Convolution.apply(grad, w, None, **geo, transposed=True, size=size)
             if need_w:
-                cols = None if state.grad_enabled else ctx.saved_tensors[2].array
+                cols = None if state.grad_enabled else ctx.unpack_saved()[2].array
                 gw = _ConvWeightGrad.apply(x, grad, **geo, shape=w.array.shape, cols=cols)
         if need_b:
             gb = grad.sum((0, *range(2, grad.ndim)))
@@ -149,7 +150,7 @@ class _ConvWeightGrad(Function, numpy_forward=True):
 
     @staticmethod
     def backward(ctx, v):
-        x, g = ctx.saved_tensors
+        x, g = ctx.unpack_saved()
         need_x, need_g = ctx.needs_input_grad
         geo = ctx.geometry
         gx = Convolution.apply(g, v, None, **geo, transposed=True,

@@ -103,7 +103,7 @@ class Cumprod(Function, numpy_forward=True):
 
     @staticmethod
     def backward(ctx, grad):
-        (a,) = ctx.saved_tensors
+        (a,) = ctx.unpack_saved()
         if not ctx.has_zero:
             return _ReverseCumsum.apply(grad * ctx.output, dim=ctx.dim) / a
         if state.grad_enabled:
@@ -155,6 +155,8 @@ class _RunningExtreme(Function, numpy_forward=True):
     """cummax/cummin values: the gradient of each goes to the element it copied. (The
     indices are found before, `running_indices`, and are no output of the node: PyTorch's
     CummaxBackward0 takes one gradient.)"""
+
+    pytorch_keeps = {"self": 0}
 
     @staticmethod
     def forward(ctx, a, dim, indices):
@@ -226,7 +228,7 @@ class Logcumsumexp(Function, numpy_forward=True):
 
     @staticmethod
     def backward(ctx, grad):
-        (a,) = ctx.saved_tensors
+        (a,) = ctx.unpack_saved()
         # exp(a_i) * sum_{k>=i} g_k exp(-out_k), shifted by the max for range
         shift = constant(np.max(ctx.output_data(), axis=_axis(ctx, a.array), keepdims=True))
         weights = grad * exp(shift - ctx.output)

@@ -47,7 +47,7 @@ class _Pointwise(Function, numpy_forward=True):
     def backward(cls, ctx, grad):
         if cls.saves_output:
             return grad * cls.derivative(None, ctx.output)
-        (a,) = ctx.saved_tensors
+        (a,) = ctx.unpack_saved()
         return grad * cls.derivative(a, None)
 
     @staticmethod
@@ -113,6 +113,7 @@ class Erfinv(_Pointwise):
     """the inverse of erf, on (-1, 1)"""
 
     node_name = "ErfinvBackward0"
+    pytorch_keeps = {"self": 0}
     formula = r"d(erfinv a)/da = sqrt(pi)/2 * exp(erfinv(a)^2)"
     saves_output = True
     source = "{0}.erfinv()"

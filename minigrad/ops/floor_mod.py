@@ -30,7 +30,7 @@ class Remainder(Function, numpy_forward=True):
 
     @staticmethod
     def backward(ctx, grad):
-        a, b = ctx.saved_tensors
+        a, b = ctx.unpack_saved()
         need_a, need_b = ctx.needs_input_grad
         # floor(a/b) is a step: its own derivative is 0 wherever it is defined
         floor = constant(np.floor(a.array / b.array)) if need_b else None
@@ -122,6 +122,7 @@ class DivRounded(Function, numpy_forward=True):
     PyTorch's DivBackward2)"""
 
     node_name = "DivBackward2"
+    pytorch_keeps = {"self": 0, "other": 1}
     formula = r"d round(a/b)/da = 0 ;  d round(a/b)/db = 0 (almost everywhere)"
     source = "{0}.div({1}, rounding_mode=...)"
     gradients = ("0", "0")

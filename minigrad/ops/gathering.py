@@ -49,6 +49,7 @@ class Gather(Function, numpy_forward=True):
     """out[i][j] = a[index[i][j]][j] (for dim 0): elements picked along dim"""
 
     node_name = "GatherBackward0"
+    pytorch_keeps = {"self": 0}
     formula = r"gather: grad added back at the gathered positions (repeats add up)"
     source = "{0}.gather({dim}, index)"
     gradients = ()
@@ -255,6 +256,7 @@ class IndexAdd(Function, numpy_forward=True):
     """a copy of a with alpha * source's slices added at the index positions along dim"""
 
     node_name = "IndexAddBackward0"
+    pytorch_keeps = {"source": 1}
     formula = r"index_add: grad to a as it is; source gets alpha * grad's selected slices"
     source = "{0}.index_add({dim}, index, {1})"
     gradients = ("{g}", None)
@@ -290,6 +292,7 @@ class Take(Function, numpy_forward=True):
     """the elements of the flattened a at index (in index's shape)"""
 
     node_name = "TakeBackward0"
+    pytorch_keeps = {"self": 0}
     formula = r"take: grad added back at the taken positions (repeats add up)"
     source = "{0}.take(index)"
     gradients = ()

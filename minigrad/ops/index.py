@@ -74,7 +74,7 @@ class Index(_Indexing):
 
     @staticmethod
     def backward(ctx, grad):
-        (key,) = ctx.saved_tensors  # (raises once freed)
+        (key,) = ctx.unpack_saved()  # (raises once freed)
         return ScatterAdd.apply(grad, shape=ctx.in_shape, key=key)
 
 

@@ -67,7 +67,7 @@ class MseLoss(Function, numpy_forward=True):
 
     @staticmethod
     def backward(ctx, grad):
-        input, target = ctx.saved_tensors
+        input, target = ctx.unpack_saved()
         d = _spread(ctx, grad) * 2 * (input - target)
         need_input, need_target = ctx.needs_input_grad
         return d if need_input else None, -d if need_target else None
@@ -77,6 +77,7 @@ class NllLoss(Function, numpy_forward=True):
     """-input[n, target[n]] (negative log-likelihood of the labelled class)"""
 
     node_name = "NllLossBackward0"
+    pytorch_keeps = {"self": 0}
     formula = r"d nll/dinput[n, c] = -w[c] * grad / sum(w[target]) if c == target[n], else 0" \
         r"   (w = class weights, 1 by default; '/ sum' only for 'mean')"
     source = "nll_loss({0}, target)"
@@ -94,11 +95,13 @@ class NllLoss(Function, numpy_forward=True):
             out, coef = _nll_general(x, labels, weight, reduction, ignore_index)
         ctx.save_for_backward(_tensor.make(coef, None, 0))  # (coef: always an array)
         ctx.reduction, ctx.single = reduction, single
+        ctx.keep_as_pytorch(target=labels, total_weight=_total_weight(
+            x, labels, weight, ignore_index))  # (as PyTorch's node)
         return out
 
     @staticmethod
     def backward(ctx, grad):
-        (coef,) = ctx.saved_tensors
+        (coef,) = ctx.unpack_saved()
         if ctx.reduction == "none" and not ctx.single:
             grad = grad.unsqueeze(1)  # one loss per sample: broadcast over the classes
         return grad * coef
@@ -106,13 +109,21 @@ class NllLoss(Function, numpy_forward=True):
     @staticmethod
     def backward_arrays(ctx, grad):
         """The same gradient as `backward`, in numpy alone (used when nothing is recorded)."""
-        (coef,) = ctx.saved_tensors
+        (coef,) = ctx.unpack_saved()
         if ctx.reduction == "none" and not ctx.single:
             grad = unsqueeze_array(grad, 1)
         return grad * coef.array
 
 
 # speed: the MLP step bench is 3-8% slower without it (A/B in one process, noisy machine)
+def _total_weight(x: np.ndarray, labels: np.ndarray, weight: Any, ignore_index: Any
+                  ) -> np.ndarray:
+    """The summed weight of the labels not ignored (PyTorch's node keeps it)."""
+    valid = labels != ignore_index if ignore_index is not None else np.ones(labels.shape, bool)
+    w = np.ones(x.shape[0 if x.ndim == 1 else 1], x.dtype) if weight is None else weight
+    return np.asarray((w[np.where(valid, labels, 0)] * valid).sum(), x.dtype)
+
+
 def _nll_plain(x: np.ndarray, labels: np.ndarray, reduction: str) -> tuple:
     """The usual case, input (N, C) with N > 0, no class weights and no ignored label: every
     sample weighs 1. Same results as `_nll_general`, with plain integer indexing (~4x faster)."""
@@ -188,7 +199,7 @@ class BinaryCrossEntropy(Function, numpy_forward=True):
 
     @staticmethod
     def backward(ctx, grad):
-        x, t = ctx.saved_tensors
+        x, t = ctx.unpack_saved()
         g = _spread_weighted(ctx, grad)
         need_input, need_target = ctx.needs_input_grad
         d_input = d_target = None
@@ -233,7 +244,7 @@ class BinaryCrossEntropyWithLogits(Function, numpy_forward=True):
 
     @staticmethod
     def backward(ctx, grad):
-        x, t = ctx.saved_tensors
+        x, t = ctx.unpack_saved()
         g = _spread_weighted(ctx, grad)
         pw = 1 if ctx.pos_weight is None else constant(ctx.pos_weight)
         need_input, need_target = ctx.needs_input_grad
@@ -275,7 +286,7 @@ class HuberLoss(Function, numpy_forward=True):
 
     @staticmethod
     def backward(ctx, grad):
-        input, target = ctx.saved_tensors
+        input, target = ctx.unpack_saved()
         d = _spread(ctx, grad) * (input - target).clamp(-ctx.delta, ctx.delta)
         d = d * ctx.scale if ctx.scale != 1.0 else d
         need_input, need_target = ctx.needs_input_grad

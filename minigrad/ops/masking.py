@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 
 from minigrad.autograd.function import Function
-from minigrad.ops.base import constant, is_tensor, normalize_dim, unwrap
+from minigrad.ops.base import constant, is_tensor, normalize_dim, pytorch_keeps_on, unwrap
 from minigrad.ops.index import ScatterAdd
 from minigrad.ops.index_checks import check_bool_mask, check_in_range
 from minigrad.surface.dtypes import TORCH_NAMES
@@ -100,13 +100,15 @@ def index_fill(input: Any, dim: int, index: Any, value: Any) -> Any:
     mask = np.zeros(input.array.shape, np.bool_)
     marks = mask if mask.ndim else mask.reshape(1)  # (a 0-d tensor: its one element)
     marks[(slice(None),) * dim + (idx,)] = True
-    return _fill((IndexFill, IndexFillTensor), input, mask, value, "index_fill_", dim=dim)
+    out = _fill((IndexFill, IndexFillTensor), input, mask, value, "index_fill_", dim=dim)
+    return pytorch_keeps_on(out, index=index)
 
 
 class MaskedSelect(Function, numpy_forward=True):
     """the elements of a where mask is True, as a vector (both broadcast)"""
 
     node_name = "MaskedSelectBackward0"
+    pytorch_keeps = {"self": 0}
     formula = r"masked_select: grad placed back where mask is True, zeros elsewhere"
     source = "{0}.masked_select(mask)"
     gradients = ()

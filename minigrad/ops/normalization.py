@@ -49,6 +49,7 @@ class NativeBatchNorm(Function, numpy_forward=True):
     """each channel normalised over the batch (and positions), then scaled and shifted"""
 
     node_name = "NativeBatchNormBackward0"
+    pytorch_keeps = {"weight": 1}
     formula = _NORM_FORMULA + r"   (sums and means over the batch and positions; in eval " \
         r"mode mean and var are the running statistics, constants)"
     source = "batch_norm({args})"
@@ -64,6 +65,8 @@ class NativeBatchNorm(Function, numpy_forward=True):
         ctx.batch_stats = training or running_mean is None
         if ctx.batch_stats:
             xhat, mean, var = _normalize_array(x, dims, eps)
+            ctx.keep_as_pytorch(result1=mean.reshape(-1), result2=(1 / np.sqrt(var + eps)
+                                                                   ).reshape(-1))
             if training and running_mean is not None:  # in place, as PyTorch (no graph)
                 n = x.size // x.shape[1]
                 running_mean[...] = (1 - momentum) * running_mean + momentum * mean.reshape(-1)
@@ -74,12 +77,13 @@ class NativeBatchNorm(Function, numpy_forward=True):
             invstd = 1 / np.sqrt(running_var.reshape(shape).astype(x.dtype) + eps)
             xhat = (x - mean) * invstd
             ctx.stats = mean, invstd
+            ctx.keep_as_pytorch(result1=np.empty(0, x.dtype), result2=np.empty(0, x.dtype))
         ctx.save_for_backward(input, weight)
         return _affine(xhat, weight, bias, shape).astype(x.dtype, copy=False)
 
     @staticmethod
     def backward(ctx, grad):
-        x, w = ctx.saved_tensors
+        x, w = ctx.unpack_saved()
         need_x, need_w, need_b = ctx.needs_input_grad
         dims, shape = ctx.dims, ctx.shape
         if ctx.batch_stats:
@@ -100,6 +104,7 @@ class NativeLayerNorm(Function, numpy_forward=True):
     """each sample normalised over its last dims, then scaled and shifted elementwise"""
 
     node_name = "NativeLayerNormBackward0"
+    pytorch_keeps = {"weight": 1, "bias": 2}
     formula = _NORM_FORMULA + r"   (means over the normalised last dims; sums over the rest)"
     source = "layer_norm({args})"
     gradients = (None, "sum({g} * x_hat)", "sum({g})")
@@ -110,13 +115,14 @@ class NativeLayerNorm(Function, numpy_forward=True):
         k = len(normalized_shape)
         ctx.dims, ctx.rest = tuple(range(x.ndim - k, x.ndim)), tuple(range(x.ndim - k))
         ctx.eps = eps
-        xhat = _normalize_array(x, ctx.dims, eps)[0]
+        xhat, mean, var = _normalize_array(x, ctx.dims, eps)
+        ctx.keep_as_pytorch(result1=mean, result2=1 / np.sqrt(var + eps))
         ctx.save_for_backward(input, weight)
         return _affine(xhat, weight, bias, tuple(normalized_shape)).astype(x.dtype, copy=False)
 
     @staticmethod
     def backward(ctx, grad):
-        x, w = ctx.saved_tensors
+        x, w = ctx.unpack_saved()
         need_x, need_w, need_b = ctx.needs_input_grad
         xhat, invstd = normalized(x, ctx.dims, ctx.eps)
         gx = input_grad(grad if w is None else grad * w, xhat, invstd, ctx.dims) \
@@ -129,6 +135,7 @@ class NativeGroupNorm(Function, numpy_forward=True):
     """each group of channels of each sample normalised, then scaled and shifted per channel"""
 
     node_name = "NativeGroupNormBackward0"
+    pytorch_keeps = {"weight": 1}
     formula = _NORM_FORMULA + r"   (means over each group's channels and positions)"
     source = "group_norm({args})"
     gradients = (None, "sum({g} * x_hat)", "sum({g})")
@@ -137,7 +144,9 @@ class NativeGroupNorm(Function, numpy_forward=True):
     def forward(ctx, input, weight, bias, *, num_groups, eps):
         x = input.array
         grouped = x.reshape(x.shape[0], num_groups, -1)
-        xhat = _normalize_array(grouped, (2,), eps)[0].reshape(x.shape)
+        xhat, mean, var = _normalize_array(grouped, (2,), eps)
+        xhat = xhat.reshape(x.shape)
+        ctx.keep_as_pytorch(result1=mean[..., 0], result2=1 / np.sqrt(var[..., 0] + eps))
         ctx.groups, ctx.eps = num_groups, eps
         ctx.shape, ctx.dims = (1, -1) + (1,) * (x.ndim - 2), (0, *range(2, x.ndim))
         ctx.save_for_backward(input, weight)
@@ -145,7 +154,7 @@ class NativeGroupNorm(Function, numpy_forward=True):
 
     @staticmethod
     def backward(ctx, grad):
-        x, w = ctx.saved_tensors
+        x, w = ctx.unpack_saved()
         need_x, need_w, need_b = ctx.needs_input_grad
         per_group = (x.shape[0], ctx.groups, -1)
         xhat, invstd = normalized(x.reshape(per_group), (2,), ctx.eps)

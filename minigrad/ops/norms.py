@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from minigrad.autograd.function import Function
-from minigrad.ops.base import constant, promote
+from minigrad.ops.base import constant, no_dim_given, promote
 from minigrad.ops.reduce import _restore_dims as restore_dims
 from minigrad.ops.reduce import dim_or_axis, reduce_dims
 from minigrad.ops.selection import choose
@@ -89,7 +89,7 @@ class Norm(Function, numpy_forward=True):
 
     @staticmethod
     def backward(ctx, grad):
-        (a,) = ctx.saved_tensors
+        (a,) = ctx.unpack_saved()
         return norm_backward(a, ctx.p, grad, ctx.output, ctx)
 
 
@@ -110,7 +110,7 @@ class Dist(Function, numpy_forward=True):
 
     @staticmethod
     def backward(ctx, grad):
-        a, b = ctx.saved_tensors
+        a, b = ctx.unpack_saved()
         ga = norm_backward(a - b, ctx.p, grad, ctx.output, None)
         need_a, need_b = ctx.needs_input_grad
         return ga if need_a else None, -ga if need_b else None
@@ -143,7 +143,8 @@ def norm(input: Any, p: Any = "fro", dim: Any = None, keepdim: bool = False,
         raise RuntimeError("linalg.vector_norm: Expected a floating point or complex tensor as "
                            f"input. Got {TORCH_NAMES[dtype]}")
     order = _order(p, input.array.ndim, dim)
-    return Norm.apply(input, p=order, dims=reduce_dims(input, dim), keepdim=keepdim)
+    out = Norm.apply(input, p=order, dims=reduce_dims(input, dim), keepdim=keepdim)
+    return no_dim_given(out) if dim is None else out
 
 
 def dist(input: Any, other: Any, p: float = 2) -> Any:

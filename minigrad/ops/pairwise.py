@@ -31,7 +31,7 @@ class Atan2(Function, numpy_forward=True):
 
     @staticmethod
     def backward(ctx, grad):
-        a, b = ctx.saved_tensors
+        a, b = ctx.unpack_saved()
         scale = grad / (a * a + b * b)
         need_a, need_b = ctx.needs_input_grad
         return scale * b if need_a else None, -scale * a if need_b else None
@@ -53,7 +53,7 @@ class Hypot(Function, numpy_forward=True):
 
     @staticmethod
     def backward(ctx, grad):
-        a, b = ctx.saved_tensors
+        a, b = ctx.unpack_saved()
         scale = grad / ctx.output
         need_a, need_b = ctx.needs_input_grad
         return scale * a if need_a else None, scale * b if need_b else None
@@ -93,7 +93,7 @@ class LerpTensor(Function, numpy_forward=True):
 
     @staticmethod
     def backward(ctx, grad):
-        a, b, w = ctx.saved_tensors
+        a, b, w = ctx.unpack_saved()
         need_a, need_b, need_w = ctx.needs_input_grad
         return (grad * (1 - w) if need_a else None, grad * w if need_b else None,
                 grad * (b - a) if need_w else None)
@@ -121,7 +121,7 @@ class Xlogy(Function, numpy_forward=True):
 
     @staticmethod
     def backward(ctx, grad):
-        a, b = ctx.saved_tensors
+        a, b = ctx.unpack_saved()
         need_a, need_b = ctx.needs_input_grad
         ga = None
         if need_a:  # PyTorch's xlogy(grad, b), 0 where a = 0 and b <= 0
@@ -147,7 +147,7 @@ class XlogyNumber(Function, numpy_forward=True):
 
     @staticmethod
     def backward(ctx, grad):
-        (b,) = ctx.saved_tensors
+        (b,) = ctx.unpack_saved()
         return grad * ctx.c / b
 
 
@@ -155,6 +155,7 @@ class XlogyOfNumber(Function, numpy_forward=True):
     """a * ln(c), for a number c"""
 
     node_name = "XlogyBackward2"
+    pytorch_keeps = {"self": 0}
     formula = r"d(a ln c)/da = ln c (0 where a = 0 and c <= 0)"
     source = "xlogy({0}, c)"
     gradients = ("{g} * ln(c)",)

@@ -42,7 +42,7 @@ class _ToTheMax(Function, numpy_forward=True):
 
     @staticmethod
     def backward(ctx, grad, _indices=None):
-        (positions,) = ctx.saved_tensors
+        (positions,) = ctx.unpack_saved()
         flat = ScatterAdd.apply(grad.reshape(-1), shape=(math.prod(ctx.in_shape),),
                                 key=(positions.array,))
         return flat.reshape(ctx.in_shape)
@@ -62,7 +62,9 @@ def _indices(ctx, input: np.ndarray, x: np.ndarray, rows: np.ndarray, cols: np.n
     planes = np.arange(n * c).reshape(n, c, 1, 1) * (h * w)
     ctx.save_for_backward(constant((planes + indices).reshape(-1)))
     ctx.in_shape = input.shape
-    return indices if input.ndim == 4 else indices[0]
+    indices = indices if input.ndim == 4 else indices[0]
+    ctx.keep_as_pytorch(result1=indices)  # (as PyTorch's node: `_saved_result1`)
+    return indices
 
 
 def _first_max(flat: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -75,6 +77,7 @@ class MaxPool2d(_ToTheMax):
     """the largest value of each window"""
 
     node_name = "MaxPool2DWithIndicesBackward0"
+    pytorch_keeps = {"self": 0}
     source = "max_pool2d({0}, kernel_size={kernel})"
 
     @staticmethod
@@ -117,6 +120,7 @@ class AdaptiveMaxPool2d(_ToTheMax):
     """the largest value of each window, windows chosen to give the output size"""
 
     node_name = "AdaptiveMaxPool2DBackward0"
+    pytorch_keeps = {"self": 0}
     source = "adaptive_max_pool2d({0}, {output_size})"
 
     @staticmethod
@@ -138,6 +142,7 @@ class AvgPool2d(Function, numpy_forward=True):
     """the mean of each window"""
 
     node_name = "AvgPool2DBackward0"
+    pytorch_keeps = {"self": 0}
     formula = r"dx = col2im(grad / window_size)"
     source = "avg_pool2d({0}, kernel_size={kernel})"
     gradients = ("col2im({g} / window_size)",)
@@ -184,6 +189,7 @@ class AdaptiveAvgPool2d(Function, numpy_forward=True):
     """the mean of each window, windows chosen to give the output size"""
 
     node_name = "AdaptiveAvgPool2DBackward0"
+    pytorch_keeps = {"self": 0}
     formula = r"out = P_h @ x @ P_w^T, P the averaging matrices (row i: 1/size on window i) ;" \
         r"  dx = P_h^T @ grad @ P_w"
     source = "adaptive_avg_pool2d({0}, {output_size})"

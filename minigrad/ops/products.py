@@ -16,7 +16,7 @@ import numpy as np
 from minigrad.autograd import tensor as _tensor  # resolved at call time (tensor.py imports the ops)
 from minigrad.autograd.function import Function
 from minigrad.ops.base import as_operand, is_tensor, shape_of, unwrap
-from minigrad.ops.views import expand, reshape, squeeze_dims, t, unsafe_view, unsqueeze, view
+from minigrad.ops.views import expand, reshape, squeeze_fresh, t, unsafe_view, unsqueeze, view
 
 # the public functions: minigrad.bmm, ... (re-exported by ops/ and minigrad/)
 __all__ = ["bmm", "dot", "matmul", "mm", "mv"]
@@ -43,7 +43,7 @@ class Dot(Function, numpy_forward=True):
 
     @staticmethod
     def backward(ctx, grad):
-        a, b = ctx.saved_tensors
+        a, b = ctx.unpack_saved()
         need_a, need_b = ctx.needs_input_grad
         return grad * b if need_a else None, grad * a if need_b else None
 
@@ -63,14 +63,14 @@ class Mm(Function, numpy_forward=True):
 
     @staticmethod
     def backward(ctx, grad):
-        a, b = ctx.saved_tensors
+        a, b = ctx.unpack_saved()
         need_a, need_b = ctx.needs_input_grad
         return grad.mm(b.t()) if need_a else None, mat2_grad(grad, a, b) if need_b else None
 
     @staticmethod
     def backward_arrays(ctx, grad):
         """The same gradients as `backward`, in numpy alone (used when nothing is recorded)."""
-        a, b = ctx.saved_tensors
+        a, b = ctx.unpack_saved()
         return mm_grads(grad, a.array, b.array, *ctx.needs_input_grad)
 
 
@@ -127,7 +127,7 @@ class Mv(Function, numpy_forward=True):
 
     @staticmethod
     def backward(ctx, grad):
-        a, v = ctx.saved_tensors
+        a, v = ctx.unpack_saved()
         need_a, need_v = ctx.needs_input_grad
         return (grad.unsqueeze(1).mm(v.unsqueeze(0)) if need_a else None,
                 a.t().mv(grad) if need_v else None)
@@ -150,7 +150,7 @@ class Bmm(Function, numpy_forward=True):
 
     @staticmethod
     def backward(ctx, grad):
-        a, b = ctx.saved_tensors
+        a, b = ctx.unpack_saved()
         need_a, need_b = ctx.needs_input_grad
         return (grad.bmm(b.transpose(1, 2)) if need_a else None,
                 a.transpose(1, 2).bmm(grad) if need_b else None)
@@ -178,7 +178,7 @@ def matmul(a: Any, b: Any) -> Any:
     if da == 2 and db == 2:
         return Mm.apply(a, b)
     if da == 1 and db == 2:
-        return squeeze_dims(Mm.apply(unsqueeze(a, 0), b), (0,))
+        return squeeze_fresh(Mm.apply(unsqueeze(a, 0), b), (0,))
     if db <= 2:
         # fold a's batch dims into rows: (..., n, k) -> (rows, k) @ b, mv for a vector b
         lead = unwrap(a).shape[:-1]
@@ -204,9 +204,9 @@ def _batched(a: Any, b: Any) -> Any:
     b3 = reshape(expand(b2, batch + sb[-2:]), (n_batch,) + sb[-2:])
     out = unsafe_view(Bmm.apply(a3, b3), batch + (sa[-2], sb[-1]))
     if unwrap(a).ndim == 1:
-        out = squeeze_dims(out, (-2,))
+        out = squeeze_fresh(out, (-2,))
     if unwrap(b).ndim == 1:
-        out = squeeze_dims(out, (-1,))
+        out = squeeze_fresh(out, (-1,))
     return out
 
 
@@ -242,7 +242,7 @@ class Addmm(Function, numpy_forward=True):
 
     @staticmethod
     def backward(ctx, grad):
-        mat1, mat2 = ctx.saved_tensors
+        mat1, mat2 = ctx.unpack_saved()
         need_bias, need_1, need_2 = ctx.needs_input_grad
         # the bias gradient is `grad` itself: the engine sums it over the rows
         return (grad if need_bias else None,
@@ -252,7 +252,7 @@ class Addmm(Function, numpy_forward=True):
     @staticmethod
     def backward_arrays(ctx, grad):
         """The same gradients as `backward`, in numpy alone (used when nothing is recorded)."""
-        mat1, mat2 = ctx.saved_tensors
+        mat1, mat2 = ctx.unpack_saved()
         need_bias, need_1, need_2 = ctx.needs_input_grad
         return grad if need_bias else None, *mm_grads(grad, mat1.array, mat2.array, need_1, need_2)
 

@@ -1,6 +1,5 @@
 """Reductions: sum, mean, max/min (whole tensor or along dims), amax/amin, argmax/argmin,
 sum_to_size (norm is in norms.py). Each takes `axis=` as an alias of `dim=`, as PyTorch does.
-
 Each backward gives the reduced dims back (`_restore_dims`) and spreads the gradient over them.
 """
 
@@ -13,7 +12,7 @@ from typing import Any
 import numpy as np
 
 from minigrad.autograd import broadcast
-from minigrad.autograd.function import Function
+from minigrad.autograd.function import RESULT, Function
 from minigrad.ops.base import (
     constant,
     is_tensor,
@@ -25,11 +24,9 @@ from minigrad.ops.base import (
 from minigrad.ops.selection import maximum, minimum
 from minigrad.ops.views import view
 from minigrad.surface import dtypes, return_types
-from minigrad.surface.return_types import ValuesIndices  # noqa: F401 (read by minigrad.teach.expr)
 from minigrad.surface.summation import add_reduce
 
-# the public functions: minigrad.amax, ... (re-exported by ops/ and minigrad/)
-__all__ = ["amax", "amin", "argmax", "argmin", "max", "mean", "min", "sum"]
+__all__ = ["amax", "amin", "argmax", "argmin", "max", "mean", "min", "sum"]  # minigrad.amax
 
 
 def _restore_dims(grad: Any, ctx: Any) -> Any:
@@ -144,7 +141,7 @@ class _EvenReduction(Function, numpy_forward=True):
 
     @staticmethod
     def backward(ctx, grad):
-        (a,) = ctx.saved_tensors
+        (a,) = ctx.unpack_saved()
         hits = a.array == ctx.result
         return grad * constant((hits / hits.sum()).astype(a.array.dtype))
 
@@ -178,8 +175,9 @@ class _SelectReduction(Function, numpy_forward=True):
     def forward(cls, ctx, a, dim, keepdim):
         if not a.array.ndim:  # a 0-d tensor is its own max along dim 0
             ctx.in_shape, ctx.dims, ctx.keepdim = (), (), keepdim
-            ctx.mask = np.ones((), a.array.dtype)
-            return a.array.copy(), np.zeros((), np.int64)
+            ctx.mask, idx = np.ones((), a.array.dtype), np.zeros((), np.int64)
+            ctx.keep_as_pytorch(indices=idx)
+            return a.array.copy(), idx
         idx = cls.arg_fn(a.array, axis=dim, keepdims=True)
         ctx.in_shape, ctx.dims, ctx.keepdim = a.array.shape, (dim,), keepdim
         ctx.mask = np.zeros(a.array.shape, dtype=a.array.dtype)
@@ -187,6 +185,7 @@ class _SelectReduction(Function, numpy_forward=True):
         values = np.take_along_axis(a.array, idx, axis=dim)
         if not keepdim:
             values, idx = values.squeeze(dim), idx.squeeze(dim)
+        ctx.keep_as_pytorch(indices=idx)  # (as PyTorch's node: `_saved_indices`)
         return values, idx.astype(np.int64)
 
     @staticmethod
@@ -217,6 +216,7 @@ class MinDim(_SelectReduction):
 class _Extreme(Function, numpy_forward=True):
     """amax/amin along dims: ties share the gradient evenly."""
 
+    pytorch_keeps = {"self": 0, "result": RESULT}
     np_fn: Any = None
 
     @classmethod

@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from minigrad.autograd.function import Function
+from minigrad.autograd.function import RESULT, Function
 from minigrad.ops.base import constant
 from minigrad.ops.selection import choose
 from minigrad.surface.dtypes import TORCH_NAMES
@@ -89,6 +89,7 @@ class Sgn(Sign):
     """the sign of a (for real numbers the same as sign)"""
 
     node_name = "SgnBackward0"
+    pytorch_keeps = {"self": 0, "result": RESULT}
     source = "{0}.sgn()"
 
 
@@ -113,6 +114,7 @@ class NanToNum(Function, numpy_forward=True):
     """a with NaN, +inf and -inf replaced by finite numbers"""
 
     node_name = "NanToNumBackward0"
+    pytorch_keeps = {"self": 0}
     formula = r"d(nan_to_num a)/da = 1 where a is finite, else 0"
     source = "{0}.nan_to_num()"
     gradients = ("{g} * isfinite({0})",)

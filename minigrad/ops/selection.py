@@ -43,7 +43,7 @@ class Maximum(Function, numpy_forward=True):
 
     @staticmethod
     def backward(ctx, grad):
-        a, b = ctx.saved_tensors
+        a, b = ctx.unpack_saved()
         to_a, to_b = _share_of_a(a, b, unwrap(a) > unwrap(b))
         return grad * to_a, grad * to_b
 
@@ -63,7 +63,7 @@ class Minimum(Function, numpy_forward=True):
 
     @staticmethod
     def backward(ctx, grad):
-        a, b = ctx.saved_tensors
+        a, b = ctx.unpack_saved()
         to_a, to_b = _share_of_a(a, b, unwrap(a) < unwrap(b))
         return grad * to_a, grad * to_b
 
@@ -141,7 +141,7 @@ class Clamp(Function, numpy_forward=True):
 
     @staticmethod
     def backward(ctx, grad):
-        (a,) = ctx.saved_tensors
+        (a,) = ctx.unpack_saved()
         inside = np.ones(a.array.shape, dtype=bool)
         if ctx.lo is not None:
             inside &= a.array >= unwrap(ctx.lo)
@@ -154,6 +154,7 @@ class ClampTensor(Function, numpy_forward=True):
     """a limited to [min, max], where the bounds are tensors (either may be None)"""
 
     node_name = "ClampBackward0"
+    pytorch_keeps = {"self": 0, "min": 1, "max": 2}
     formula = r"d clamp/da = 1 inside [lo, hi] ; d/dlo = 1 where a < lo ; d/dhi = 1 where a > hi"
     gradients = ()
 

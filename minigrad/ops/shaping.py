@@ -24,7 +24,7 @@ from minigrad.surface import dtypes
 # the public functions: minigrad.split, ... (re-exported by ops/ and minigrad/)
 __all__ = ["chunk", "diag", "diag_embed", "diagonal", "dstack", "flip", "fliplr", "flipud",
            "hstack", "moveaxis", "movedim", "narrow_copy", "repeat_interleave", "roll", "split",
-           "tensor_split", "tile", "tril", "triu", "unbind", "unflatten", "vstack"]
+           "tensor_split", "tile", "tril", "triu", "unbind", "unflatten", "unsafe_chunk", "vstack"]
 
 
 class Split(Function, numpy_forward=True):
@@ -54,6 +54,14 @@ class SplitWithSizes(Split):
     source = "{0}.split({split_sizes}, {dim})"
 
 
+class UnsafeSplit(Split):
+    """split of an input made just now (PyTorch's unsafe_split, in its RNN cells): no views"""
+
+    node_name = "UnsafeSplitBackward0"
+    is_view = False
+    source = "{0}.unsafe_split({split_size}, {dim})"
+
+
 class Unbind(Function, numpy_forward=True):
     """every slice along dim, the dim removed: views of the input"""
 
@@ -74,7 +82,8 @@ class Unbind(Function, numpy_forward=True):
         return stack(list(grads), dim=ctx.dim)
 
 
-def split(tensor: Any, split_size_or_sections: Any, dim: int = 0) -> tuple:
+def split(tensor: Any, split_size_or_sections: Any, dim: int = 0, *, _op: type = Split
+          ) -> tuple:
     """Pieces of `split_size` along `dim` (the last smaller if it must), or of each size of
     a list."""
     shape = tensor.array.shape
@@ -89,7 +98,7 @@ def split(tensor: Any, split_size_or_sections: Any, dim: int = 0) -> tuple:
             raise RuntimeError(f"split_size can only be 0 if dimension size is 0, but got "
                                f"dimension size of {n}")
         sizes = [size] * (n // size) + ([n % size] if n % size else []) if size else [0]
-        return Split.apply(tensor, sizes=sizes, dim=dim, split_size=size)
+        return _op.apply(tensor, sizes=sizes, dim=dim, split_size=size)
     sizes = [int(s) for s in split_size_or_sections]
     if sum(sizes) != n or any(s < 0 for s in sizes):
         raise RuntimeError(f"split_with_sizes expects split_sizes to sum exactly to {n} (input "
@@ -97,13 +106,18 @@ def split(tensor: Any, split_size_or_sections: Any, dim: int = 0) -> tuple:
     return SplitWithSizes.apply(tensor, sizes=sizes, dim=dim, split_sizes=sizes)
 
 
-def chunk(input: Any, chunks: int, dim: int = 0) -> tuple:
+def chunk(input: Any, chunks: int, dim: int = 0, *, _op: type = Split) -> tuple:
     """`chunks` pieces (fewer if dim is too short) of equal size, the last maybe smaller:
     `split` with size ceil(n / chunks), SplitBackward0 as in PyTorch."""
     if chunks <= 0:
         raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
     dim = normalize_dim(dim, input.array.ndim)
-    return split(input, max(math.ceil(input.array.shape[dim] / chunks), 1), dim)
+    return split(input, max(math.ceil(input.array.shape[dim] / chunks), 1), dim, _op=_op)
+
+
+def unsafe_chunk(input: Any, chunks: int, dim: int = 0) -> tuple:
+    """`chunk` whose pieces are not views (UnsafeSplitBackward0, as in PyTorch's RNN cells)"""
+    return chunk(input, chunks, dim, _op=UnsafeSplit)
 
 
 def unbind(input: Any, dim: int = 0) -> tuple:

@@ -54,7 +54,10 @@ class _AlongDim(Function, numpy_forward=True):
         ctx.in_shape, ctx.dim, ctx.keepdim = x.shape, dim, keepdim
         ctx.key = along(picked, dim) if x.ndim else ()
         values = np.asarray(x[ctx.key])
-        return values.squeeze(dim) if not keepdim and x.ndim else values
+        if not keepdim and x.ndim:
+            values, picked = values.squeeze(dim), picked.squeeze(dim)
+        ctx.keep_as_pytorch(indices=picked)  # (as PyTorch's node: `_saved_indices`)
+        return values
 
     @staticmethod
     def backward(ctx, grad):
@@ -210,7 +213,7 @@ class MedianAll(_EvenReduction):
     @staticmethod
     def backward(ctx, grad):
         """Shared evenly by the elements equal to the median (by the NaNs, when it is NaN)."""
-        (a,) = ctx.saved_tensors
+        (a,) = ctx.unpack_saved()
         hits = a.array == ctx.result
         if np.isnan(ctx.result):
             hits = np.isnan(a.array)

@@ -14,7 +14,7 @@ import numpy as np
 
 from minigrad.autograd.function import Function
 from minigrad.autograd.grad_mode import state
-from minigrad.ops.base import cast, constant, keepdims_alias
+from minigrad.ops.base import cast, constant, keepdims_alias, no_dim_given
 from minigrad.ops.norms import dist, norm
 from minigrad.ops.reduce import _restore_dims as restore_dims
 from minigrad.ops.reduce import dim_or_axis, mean_array, reduce_dims
@@ -42,7 +42,7 @@ class _Product(Function, numpy_forward=True):
 
     @staticmethod
     def backward(ctx, grad):
-        (a,) = ctx.saved_tensors
+        (a,) = ctx.unpack_saved()
         grad = restore_dims(grad, ctx).expand(ctx.in_shape)
         if not ctx.has_zero:
             return grad * restore_dims(ctx.output, ctx) / a
@@ -96,7 +96,7 @@ def _count(ctx: Any) -> int:
 def _centred(ctx: Any) -> tuple:
     """a - mean(a) along the dims, and 2 / (n - correction) (inf where n <= correction: the
     gradient is then NaN, as PyTorch's; std's backward uses half of it)."""
-    (a,) = ctx.saved_tensors
+    (a,) = ctx.unpack_saved()
     n = max(_count(ctx) - ctx.correction, 0)
     return a - a.mean(ctx.dims, keepdim=True), 2 / n if n else math.inf
 
@@ -239,7 +239,7 @@ class Logsumexp(Function, numpy_forward=True):
 
     @staticmethod
     def backward(ctx, grad):
-        (a,) = ctx.saved_tensors
+        (a,) = ctx.unpack_saved()
         return restore_dims(grad, ctx) * exp(a - restore_dims(ctx.output, ctx))
 
 
@@ -282,7 +282,8 @@ def _spread(name: str, op: type, input: Any, dim: Any, unbiased: Any, keepdim: b
     _float_only("std and var" if name in ("std", "var") else name, input)
     if correction is None:
         correction = 1 if unbiased is None or unbiased else 0
-    return op.apply(input, dims=reduce_dims(input, dim), correction=correction, keepdim=keepdim)
+    out = op.apply(input, dims=reduce_dims(input, dim), correction=correction, keepdim=keepdim)
+    return no_dim_given(out) if dim is None else out
 
 
 @keepdims_alias

@@ -71,7 +71,7 @@ class Log(Function, numpy_forward=True):
 
     @staticmethod
     def backward(ctx, grad):
-        (a,) = ctx.saved_tensors
+        (a,) = ctx.unpack_saved()
         return grad / a
 
 
@@ -108,7 +108,7 @@ class Abs(Function, numpy_forward=True):
 
     @staticmethod
     def backward(ctx, grad):
-        (a,) = ctx.saved_tensors
+        (a,) = ctx.unpack_saved()
         return grad * constant(np.sign(a.array))
 
 
@@ -155,7 +155,7 @@ class TanhBackward(Function, numpy_forward=True):
 
     @staticmethod
     def backward(ctx, gg):
-        grad, y = ctx.saved_tensors
+        grad, y = ctx.unpack_saved()
         need_grad, need_y = ctx.needs_input_grad
         return (gg * (1 - y * y) if need_grad else None,
                 gg * grad * y * -2 if need_y else None)
@@ -197,7 +197,7 @@ class SigmoidBackward(Function, numpy_forward=True):
 
     @staticmethod
     def backward(ctx, gg):
-        grad, y = ctx.saved_tensors
+        grad, y = ctx.unpack_saved()
         need_grad, need_y = ctx.needs_input_grad
         return (gg * y * (1 - y) if need_grad else None,
                 gg * grad * (1 - 2 * y) if need_y else None)
@@ -242,7 +242,7 @@ class Sin(Function, numpy_forward=True):
 
     @staticmethod
     def backward(ctx, grad):
-        (a,) = ctx.saved_tensors
+        (a,) = ctx.unpack_saved()
         return grad * a.cos()
 
 
@@ -261,7 +261,7 @@ class Cos(Function, numpy_forward=True):
 
     @staticmethod
     def backward(ctx, grad):
-        (a,) = ctx.saved_tensors
+        (a,) = ctx.unpack_saved()
         return -grad * a.sin()
 
 

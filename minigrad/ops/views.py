@@ -54,9 +54,10 @@ def view_array(a: np.ndarray, shape: tuple) -> np.ndarray:
 
 
 class UnsafeView(View):
-    """a reshape after a copy (PyTorch's _unsafe_view)"""
+    """a reshape of a new result (PyTorch's _unsafe_view): as in PyTorch, not a view"""
 
     node_name = "UnsafeViewBackward0"
+    is_view = False
     source = "{0}.reshape({shape})"
 
 
@@ -193,7 +194,14 @@ class SqueezeDim(Squeeze):
 class SqueezeDims(Squeeze):
     """remove the given dims of size 1"""
 
-    node_name = "SqueezeBackward4"  # the name PyTorch 2.13 gives squeeze(dims) in matmul
+    node_name = "SqueezeBackward2"
+
+
+class SqueezeFresh(Squeeze):
+    """remove size-1 dims of a new result (in matmul), in place as PyTorch: not a view"""
+
+    node_name = "SqueezeBackward4"  # PyTorch's squeeze_(dims)
+    is_view = False
 
 
 class Expand(Function, numpy_forward=True):
@@ -348,6 +356,11 @@ def squeeze(input: Any, dim: Any = None) -> Any:
 
 def squeeze_dims(input: Any, dims: tuple) -> Any:
     return _squeeze(SqueezeDims, input, normalize_dims(dims, input.array.ndim))
+
+
+def squeeze_fresh(input: Any, dims: tuple) -> Any:
+    """`squeeze_dims` of a result made just now: not a view (see SqueezeFresh)."""
+    return _squeeze(SqueezeFresh, input, normalize_dims(dims, input.array.ndim))
 
 
 def _squeeze(op: Any, input: Any, dims: tuple) -> Any:

@@ -61,6 +61,11 @@ class TensorInfo:
     def device(self) -> devices.device:
         return devices.CPU
 
+    def _is_view(self) -> bool:
+        """Whether this tensor is a view of another (`._base`), as PyTorch's private method
+        that torchviz calls."""
+        return self._base is not None
+
     @property
     def is_cuda(self) -> bool:
         return False

@@ -198,7 +198,7 @@ class TensorMethods:
     less, less_equal, greater, greater_equal = ops.lt, ops.le, ops.gt, ops.ge
 
     # -- shaping (ops/shaping)
-    split, chunk, unbind = ops.split, ops.chunk, ops.unbind
+    split, chunk, unbind, unsafe_chunk = ops.split, ops.chunk, ops.unbind, ops.unsafe_chunk
     tensor_split, narrow_copy = ops.tensor_split, ops.narrow_copy
     flip, fliplr, flipud, roll = ops.flip, ops.fliplr, ops.flipud, ops.roll
     repeat, repeat_interleave, tile = ops.shaping.repeat, ops.repeat_interleave, ops.tile

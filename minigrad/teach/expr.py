@@ -23,7 +23,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from minigrad.autograd.tensor import Tensor
-from minigrad.ops.reduce import ValuesIndices
+from minigrad.surface.return_types import ValuesIndices
 from minigrad.teach.expr_limits import (
     MAX_ELEMENTS,
     MAX_ITEMS,

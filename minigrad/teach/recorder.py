@@ -15,7 +15,7 @@ kept as they are and copied only when minigrad is about to change one in place
 
 It reads the events' fields and the nodes' public API (`next_functions`, `variable`,
 `output_nr`, `grad_fn`, `grad`; `_version` and `_base` as PyTorch names them), and, where
-minigrad has no public name yet, `_saved`, `_saved_output`, `_sequence_nr`,
+minigrad has no public name yet, `_saved`, `_output_array`, `_sequence_nr`,
 `_accumulator()` and a Node class's `_function`.
 """
 

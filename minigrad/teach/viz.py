@@ -24,11 +24,12 @@ import numpy as np
 from minigrad.autograd.tensor import Tensor
 from minigrad.teach.drawing_parts import COLORS, compact, edge_gradients, fit, shape_text
 from minigrad.teach.labels import frame_names, user_frame
+from minigrad.teach.make_dot import make_dot  # torchviz's drawing, as torchviz draws it
 from minigrad.teach.recorder import Recorder
 from minigrad.teach.records import TraceRecords
 from minigrad.teach.view_phrases import VIEW_PHRASES
 
-__all__ = ["GraphvizNotFound", "draw", "render"]
+__all__ = ["GraphvizNotFound", "draw", "make_dot", "render"]
 
 INSTALL_HINT = (
     "rendering needs graphviz's `dot` program, which was not found on PATH. Install it "

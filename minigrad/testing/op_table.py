@@ -171,6 +171,8 @@ SHAPES = [
            shapes="has_one"),
     _unary("squeeze_dim", lambda x, onedim: x.squeeze(onedim), "SqueezeBackward1",
            "{0}.squeeze({onedim})", shapes="has_one", params=("onedim",)),
+    _unary("squeeze_dims", lambda x, onedim: x.squeeze((onedim,)), "SqueezeBackward2",
+           "{0}.squeeze(({onedim},))", shapes="has_one", params=("onedim",)),
     _unary("expand", lambda x, size: x.expand(size), "ExpandBackward0", "{0}.expand({size})",
            params=("size",)),
     _unary("index_int", lambda x, index: x[index], "SelectBackward0", "{0}[{index}]",

@@ -31,6 +31,8 @@ def _arange(torch, n: int):
 SHAPING_OPS = [
     _unary("split", lambda x, dim: x.split(2, dim)[0], "SplitBackward0",
            "{0}.split(2, {dim})[0]", shapes="nonscalar", params=("dim",)),
+    _unary("unsafe_chunk", lambda x, dim: x.unsafe_chunk(2, dim)[0], "UnsafeSplitBackward0",
+           "{0}.unsafe_chunk(2, {dim})[0]", shapes="nonscalar", params=("dim",)),
     _unary("split_sizes", lambda x, dim: x.split([x.shape[dim] - 1, 1], dim)[1],
            "SplitWithSizesBackward0", "{0}.split([{0}.shape[{dim}] - 1, 1], {dim})[1]",
            shapes="nonscalar", params=("dim",)),

@@ -680,7 +680,7 @@ def test_nll_saves_the_same_node_and_values():
     node = loss.grad_fn
     assert node.name() == "NllLossBackward0"
     assert node.next_functions == ((x.grad_fn or x._accumulator(), 0),)
-    (coef,) = node.saved_tensors
+    (coef,) = node.unpack_saved()
     expected = np.zeros((5, 3))
     expected[range(5), [0, 2, 1, 1, 0]] = -1 / 5
     assert same_bits(coef.array, expected)
