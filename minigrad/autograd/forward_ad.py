@@ -210,6 +210,15 @@ def set_tangent(t: Any, level: int, tangent: Any) -> None:
     LEVELS.duals[level][id(t)] = weakref.ref(t)
 
 
+def detached(t: Any) -> Any:
+    """`t.detach()` keeping its tangents (what autograd.grad returns: in PyTorch a gradient
+    computed inside a level carries its tangent, forward-over-reverse)."""
+    out = t.detach()
+    for level, tangent in (t._tangents or {}).items():
+        set_tangent(out, level, tangent)
+    return out
+
+
 def top_level(args: tuple) -> int:
     """The innermost visible level at which one of `args` has a tangent (-1: none)."""
     Tensor, top, cap = _tensor.Tensor, -1, LEVELS.cap

@@ -57,8 +57,9 @@ def apply(cls: type, args: tuple, kwargs: dict) -> Any:
     level = top_level(args)
     built_in = cls.__module__.startswith(BUILT_IN)
     rule = getattr(cls, "jvp", None)
-    if rule is None:  # refused before anything runs
-        raise NotImplementedError(NO_RULE.format(aten_name(cls)) if built_in else NO_USER_RULE)
+    if rule is None or getattr(cls, "jvp_refused", None):  # refused before anything runs
+        raise NotImplementedError(getattr(cls, "jvp_refused", None) or (
+            NO_RULE.format(aten_name(cls)) if built_in else NO_USER_RULE))
     outer = LEVELS.hide_from(level)
     try:
         if built_in:

@@ -84,6 +84,7 @@ class Convolution(Function):
     formula = r"dx = col2im(W^T @ grad) ;  dW = grad @ im2col(x)^T ;  db = grad.sum((0, 2, 3))"
     source = staticmethod(conv_source)
     gradients = ("col2im(W^T @ {g})", "{g} @ im2col({0})^T", "{g}.sum((0, 2, 3))")
+    tangent = "conv({t0}, W) + conv({0}, {t1}) + {t2}"
 
     @staticmethod
     def forward(ctx, input, weight, bias, *, stride, padding, dilation, groups,
@@ -122,6 +123,13 @@ class Convolution(Function):
             gb = grad.sum((0, *range(2, grad.ndim)))
         return gx, gw, gb
 
+    @staticmethod
+    def jvp(ctx, tx, tw, tb):
+        x, w, _ = ctx.inputs
+        out = Convolution.apply(tx, w, None, **ctx.settings) + \
+            Convolution.apply(x, tw, None, **ctx.settings)
+        return out if tb is None else out + tb.reshape((1, -1) + (1,) * (out.ndim - 2))
+
 
 class _ConvWeightGrad(Function):
     """the weight's gradient of a convolution: grad times the input's windows, summed
@@ -137,6 +145,7 @@ class _ConvWeightGrad(Function):
         r"d/dgrad = conv(x, V)   (V = the gradient arriving for dW)"
     source = None  # (read as ConvolutionBackwardBackward0(x, grad))
     gradients = ("conv^T({1}, {g})", "conv({0}, {g})")
+    tangent = "the weight gradient of ({t0}, {1}) + of ({0}, {t1})"
 
     @staticmethod
     def forward(ctx, input, grad, *, stride, padding, dilation, groups, shape, cols=None):
@@ -156,3 +165,9 @@ class _ConvWeightGrad(Function):
                                size=x.array.shape[2:]) if need_x else None
         gg = Convolution.apply(x, v, None, **geo) if need_g else None
         return gx, gg
+
+    @staticmethod
+    def jvp(ctx, tx, tg):
+        x, g = ctx.inputs
+        settings = {**ctx.settings, "cols": None}  # (the windows of x, not of its tangent)
+        return _ConvWeightGrad.apply(tx, g, **settings) + _ConvWeightGrad.apply(x, tg, **settings)

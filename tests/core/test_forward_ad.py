@@ -297,3 +297,16 @@ def test_in_place_changes_move_the_tangents_while_recording(torch_mod):
 
     for o, th in zip(program(minigrad, fwAD), program(torch_mod, torch_mod.autograd.forward_ad)):
         np.testing.assert_allclose(o.array, th.detach().numpy())
+
+
+def test_forward_over_reverse_gives_a_hessian_vector_product(torch_mod):
+    """autograd.grad inside a level: the gradient carries H v as its tangent, as in PyTorch."""
+    def hvp(lib, fwAD):
+        x = lib.tensor([1.0, 2.0, 3.0], dtype=lib.float64, requires_grad=True)
+        with fwAD.dual_level():
+            d = fwAD.make_dual(x, lib.tensor([1.0, 0.0, 1.0], dtype=lib.float64))
+            y = (d ** 3).sum() + (d * d.sin()).sum()
+            (g,) = lib.autograd.grad(y, d)
+            return repr(g).replace("torch", "minigrad")
+
+    assert hvp(minigrad, fwAD) == hvp(torch_mod, torch_mod.autograd.forward_ad)
