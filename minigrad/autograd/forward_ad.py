@@ -212,6 +212,14 @@ def set_tangent(t: Any, level: int, tangent: Any) -> None:
     LEVELS.duals[level][id(t)] = weakref.ref(t)
 
 
+def copied(t: Any) -> dict | None:
+    """`t`'s tangents, each a copy (for the old value an in-place op records: the tangents
+    `t` keeps are written over)."""
+    if not t._tangents:
+        return None
+    return {level: tangent.clone() for level, tangent in t._tangents.items()}
+
+
 def detached(t: Any) -> Any:
     """`t.detach()` keeping its tangents (what autograd.grad returns: in PyTorch a gradient
     computed inside a level carries its tangent, forward-over-reverse)."""

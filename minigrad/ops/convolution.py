@@ -16,9 +16,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from minigrad.autograd.forward_ad import LEVELS
 from minigrad.autograd.function import Function
 from minigrad.autograd.grad_mode import state
 from minigrad.ops.base import constant
+from minigrad.ops.tangent_rules import is_zero, plus
 from minigrad.ops.windows import col2im, im2col, out_size
 
 
@@ -117,7 +119,9 @@ class Convolution(Function):
             if need_x:
                 gx = Convolution.apply(grad, w, None, **geo, transposed=True, size=size)
             if need_w:
-                cols = None if state.grad_enabled else ctx.saved_tensors[2].array
+                # (the windows saved by forward carry no tangent: not in forward mode)
+                cols = None if state.grad_enabled or LEVELS.visible else \
+                    ctx.saved_tensors[2].array
                 gw = _ConvWeightGrad.apply(x, grad, **geo, shape=w.array.shape, cols=cols)
         if need_b:
             gb = grad.sum((0, *range(2, grad.ndim)))
@@ -126,9 +130,11 @@ class Convolution(Function):
     @staticmethod
     def jvp(ctx, tx, tw, tb):
         x, w, _ = ctx.inputs
-        out = Convolution.apply(tx, w, None, **ctx.settings) + \
-            Convolution.apply(x, tw, None, **ctx.settings)
-        return out if tb is None else out + tb.reshape((1, -1) + (1,) * (out.ndim - 2))
+        out = plus(None if is_zero(tx) else Convolution.apply(tx, w, None, **ctx.settings),
+                   None if is_zero(tw) else Convolution.apply(x, tw, None, **ctx.settings))
+        if out is None:  # only the bias moves
+            out = constant(np.zeros_like(ctx.output.array))
+        return out if is_zero(tb) else out + tb.reshape((1, -1) + (1,) * (out.ndim - 2))
 
 
 class _ConvWeightGrad(Function):

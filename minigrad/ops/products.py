@@ -16,7 +16,7 @@ import numpy as np
 from minigrad.autograd import tensor as _tensor  # resolved at call time (tensor.py imports the ops)
 from minigrad.autograd.function import Function
 from minigrad.ops.base import as_operand, is_tensor, shape_of, unwrap
-from minigrad.ops.tangent_rules import bilinear
+from minigrad.ops.tangent_rules import bilinear, is_zero, plus
 from minigrad.ops.views import expand, reshape, squeeze_dims, t, unsafe_view, unsqueeze, view
 
 # the public functions: minigrad.bmm, ... (re-exported by ops/ and minigrad/)
@@ -281,7 +281,11 @@ class Addmm(Function):
     @staticmethod
     def jvp(ctx, tbias, t1, t2):
         _, mat1, mat2 = ctx.inputs
-        return Mm.apply(t1, mat2) + Mm.apply(mat1, t2) + tbias
+        if is_zero(t1) and is_zero(t2):  # only the bias moves
+            return tbias.expand(*ctx.output.array.shape).clone()
+        return plus(None if is_zero(t1) else Mm.apply(t1, mat2),
+                    None if is_zero(t2) else Mm.apply(mat1, t2),
+                    None if is_zero(tbias) else tbias)
 
 
 def addmm_array(b: Any, m1: np.ndarray, m2: np.ndarray) -> np.ndarray:

@@ -12,6 +12,7 @@ from typing import Any
 
 import numpy as np
 
+from minigrad.autograd.forward_ad import LEVELS
 from minigrad.autograd.function import Function
 from minigrad.autograd.grad_mode import state
 from minigrad.ops.base import cast, constant, keepdims_alias
@@ -46,7 +47,7 @@ class _Product(Function):
         grad = restore_dims(grad, ctx).expand(ctx.in_shape)
         if not ctx.has_zero:
             return grad * restore_dims(ctx.output, ctx) / a
-        if state.grad_enabled:
+        if state.grad_enabled or LEVELS.visible:  # (forward mode: forward-over-reverse)
             raise NotImplementedError("minigrad: the second derivative of prod through a zero "
                                       "element is not implemented")
         x = a.array if ctx.dims != () else a.array.reshape(-1)

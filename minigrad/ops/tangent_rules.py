@@ -39,7 +39,21 @@ def bilinear(ctx: Any, ta: Any, tb: Any) -> Any:
     product rule, op(ta, b) + op(a, tb)."""
     a, b = ctx.inputs
     op = ctx.function.apply
-    return op(ta, b, **ctx.settings) + op(a, tb, **ctx.settings)
+    return plus(None if is_zero(ta) else op(ta, b, **ctx.settings),
+                None if is_zero(tb) else op(a, tb, **ctx.settings))
+
+
+# speed: JVP through the bench's MLP (weights without tangents) takes ~40% less time when
+# the products with a zero tangent are skipped (min of 15 runs, 2.8 -> 1.7 ms)
+def is_zero(t: Any) -> bool:
+    """Is `t` the zeros that stand for "no tangent" (made for an input that has none)?"""
+    return t is None or t.__dict__.get("zero_tangent", False)
+
+
+def plus(*terms: Any) -> Any:
+    """The sum of the terms that are not None (None when all are)."""
+    given = [t for t in terms if t is not None]
+    return sum(given[1:], given[0]) if given else None
 
 
 def elementwise(ctx: Any, t: Any) -> Any:

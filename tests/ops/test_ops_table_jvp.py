@@ -4,7 +4,10 @@
    against central differences (`check_forward_ad=True`);
 2. against the op's own backward: for random u and v, `<u, J v>` (forward mode) equals
    `<J^T u, v>` (backward), the identity that makes reverse mode the transpose of forward mode;
-3. against PyTorch: `torch.func.jvp` of the same call with the same tangents.
+3. against PyTorch: `torch.func.jvp` of the same call with the same tangents;
+4. forward mode through the op's backward (forward-over-reverse, what `jacfwd(jacrev(f))`
+   and Hessian-vector products run): the gradient's tangent against finite differences of
+   the gradient.
 
 A planted wrong rule fails all three (`test_a_planted_wrong_rule_fails_each_check`).
 Run one op's checks with `pytest tests/ops/test_ops_table_jvp.py -k "[mul]"`.
@@ -74,6 +77,30 @@ def check_pytorch(case: mst.OpCase, torch, rng: np.random.Generator) -> None:
                                err_msg=f"{case}: the tangent differs from torch.func.jvp's")
 
 
+def check_forward_over_reverse(case: mst.OpCase, rng: np.random.Generator) -> None:
+    """d/dt grad(<u, f(x + t v)>) at t = 0, by forward mode through backward and by central
+    differences of the gradient."""
+    vs = tangents_for(case, rng)
+    u = minigrad.tensor(rng.standard_normal(case(*case.tensors).array.shape))
+    with forward_ad.dual_level():
+        duals = [forward_ad.make_dual(x, v) for x, v in zip(case.tensors, vs)]
+        grads = minigrad.autograd.grad(case(*duals), duals, u, allow_unused=True)
+        tangents = [None if g is None else forward_ad.unpack_dual(g).tangent for g in grads]
+
+    def gradient_at(step: float) -> list:
+        moved = [minigrad.tensor(x.array + step * v.array, requires_grad=True)
+                 for x, v in zip(case.tensors, vs)]
+        return minigrad.autograd.grad(case(*moved), moved, u, allow_unused=True)
+
+    eps = 1e-6
+    plus, minus = gradient_at(eps), gradient_at(-eps)
+    for i, (t, p, m) in enumerate(zip(tangents, plus, minus)):
+        numerical = 0.0 if p is None else (p.array - m.array) / (2 * eps)
+        analytical = 0.0 if t is None else t.array
+        np.testing.assert_allclose(analytical, numerical, rtol=1e-4, atol=1e-5,
+                                   err_msg=f"{case}: the tangent of input {i}'s gradient")
+
+
 @pytest.mark.parametrize("spec", OPS, ids=IDS)
 def test_jvp_matches_finite_differences(spec: OpSpec) -> None:
     @CHECK
@@ -100,6 +127,16 @@ def test_jvp_matches_pytorch(spec: OpSpec, torch_mod) -> None:
     @given(case=mst.op_cases(spec), seed=st.integers(0, 2**32 - 1))
     def check(case: mst.OpCase, seed: int) -> None:
         check_pytorch(case, torch_mod, np.random.default_rng(seed))
+
+    check()
+
+
+@pytest.mark.parametrize("spec", OPS, ids=IDS)
+def test_forward_over_reverse_matches_finite_differences(spec: OpSpec) -> None:
+    @settings(CHECK, max_examples=5)
+    @given(case=mst.op_cases(spec), seed=st.integers(0, 2**32 - 1))
+    def check(case: mst.OpCase, seed: int) -> None:
+        check_forward_over_reverse(case, np.random.default_rng(seed))
 
     check()
 
