@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from minigrad.autograd import tensor as _tensor
+from minigrad.autograd.forward_ad import LEVELS
 from minigrad.autograd.function import Function
 from minigrad.autograd.grad_mode import GRAD_ENABLED
 from minigrad.surface.summation import add_reduce
@@ -44,7 +45,8 @@ def fit(node: Any, i: int, g: Any, nxt: Any, nr: int, summed_dims: list | None) 
             f"{list(shape)} but expected shape compatible with {list(expected)}") from None
     if summed_dims is not None:
         summed_dims[i] = dims
-    if GRAD_ENABLED.get():  # create_graph: record the summation too
+    if GRAD_ENABLED.get() or LEVELS.visible:  # create_graph: record it; forward mode: a
+        # gradient may carry a tangent (forward-over-reverse), which the sum must carry too
         return SumToSize.apply(g, shape=expected)
     return _tensor.make(data, None, 0)
 
@@ -66,6 +68,7 @@ class SumToSize(Function, numpy_forward=True):
     formula = r"d(sum_to a)/da_i = 1"
     source = "{0}.sum_to_size({shape})"
     gradients = ()
+    tangent = "{t0}.sum_to_size({shape})"
 
     @staticmethod
     def forward(ctx, a, shape):
@@ -75,6 +78,10 @@ class SumToSize(Function, numpy_forward=True):
     @staticmethod
     def backward(ctx, grad):
         return grad.expand(ctx.in_shape)
+
+    @staticmethod
+    def jvp(ctx, t):
+        return SumToSize.apply(t, shape=ctx.shape)
 
 
 def sum_to_dims(g_shape: tuple, shape: tuple) -> tuple[int, ...]:

@@ -19,14 +19,29 @@ from typing import Any
 import numpy as np
 from numpy import ndarray  # (np.ndarray is a slow lookup: numpy's module has __getattr__)
 
-from minigrad.autograd import events
+from minigrad.autograd import events, jvp_apply
 from minigrad.autograd import (
     tensor as _tensor,  # Tensor is used at call time (tensor.py imports us)
 )
+from minigrad.autograd.forward_ad import LEVELS, top_level
 from minigrad.autograd.grad_mode import GRAD_ENABLED, state
-from minigrad.autograd.node import BackwardCFunction, Node
+from minigrad.autograd.node import Node
 
 _sequence = itertools.count()
+
+
+class BackwardCFunction(Node):
+    """The node of a user's Function (`CubeBackward`), as in PyTorch: the ctx whose
+    `saved_tensors` its forward filled with `ctx.save_for_backward`."""
+
+    @property
+    def saved_tensors(self) -> tuple:
+        return self.unpack_saved()
+
+    def save_for_forward(self, *values: Any) -> None:
+        """Keep `values` for the Function's `jvp` (forward mode), where `ctx.saved_tensors`
+        reads them (autograd/jvp_apply.py), as in PyTorch."""
+        self._saved_forward = values
 
 
 class Function:
@@ -93,6 +108,8 @@ class Function:
         Keyword arguments are settings (a dim, a shape), not inputs: they get no edge in
         `next_functions`, as in PyTorch, where `x.sum(0)` has one edge and `x * 3` two.
         """
+        if LEVELS.visible and top_level(args) >= 0:  # forward mode: autograd/jvp_apply.py
+            return jvp_apply.apply(cls, args, kwargs)
         node = _new_node(cls, args) if GRAD_ENABLED.get() else None  # None: not recorded
         if cls.numpy_forward:  # nothing in it can be recorded: on the node, or a scratch ctx
             out = cls.forward(cls._scratch if node is None else node, *args, **kwargs)

@@ -17,6 +17,7 @@ import numpy as np
 from minigrad.autograd import anomaly_mode as anomaly
 from minigrad.autograd import events, hooks, saved_names
 from minigrad.autograd import tensor as _tensor
+from minigrad.autograd.forward_ad import LEVELS, set_tangent
 from minigrad.autograd.grad_mode import GRAD_ENABLED, state
 from minigrad.autograd.hooks import RemovableHandle
 from minigrad.autograd.saved_tensor_hooks import SAVED_TENSOR_HOOKS, pack, unpack
@@ -65,6 +66,7 @@ class Node:
     _packed: tuple | None = None  # what saved-tensor hooks packed: (unpack, packed) or None each
     _packed_output: tuple | None = None  # ... and of the saved output
     _as_pytorch: dict | None = None  # see keep_as_pytorch
+    _output_tangents: dict | None = None  # forward mode: the output's tangents, {level: t}
 
     # The edges to the inputs' nodes, kept as two flat tuples: the output numbers are plain
     # ints, so the cycle collector only ever scans one tuple per node (it scans a lot of them
@@ -180,7 +182,7 @@ class Node:
     def unpack_saved(self) -> tuple:
         """What forward saved, after checking none of it was freed or changed in place.
 
-        A custom Function's ctx reads this as `ctx.saved_tensors` (see BackwardCFunction);
+        A custom Function's ctx reads this as `ctx.saved_tensors` (function.BackwardCFunction);
         PyTorch's built-in nodes have no `saved_tensors` (their saved values are `_saved_*`
         attributes), so minigrad's built-in ops call it by this name."""
         saved = self._saved
@@ -223,7 +225,11 @@ class Node:
         None and the output is at version 0. Stored as attributes rather than one tuple: fewer
         objects per node for the cycle collector to scan.
         """
-        return _tensor.make(self.output_data(), self, 0, self._output_version_counter)
+        out = _tensor.make(self.output_data(), self, 0, self._output_version_counter)
+        if self._output_tangents:  # forward mode: backward reads the output with its tangent
+            for level, tangent in self._output_tangents.items():
+                set_tangent(out, level, tangent)
+        return out
 
     def output_data(self) -> np.ndarray:
         """`output`'s numpy array, checked the same way (for backwards that compute in numpy)."""
@@ -288,7 +294,8 @@ class Node:
         if self._num_outputs > 1:
             grads = self._per_output(grads)
         try:
-            if function.backward_arrays is not None and not GRAD_ENABLED.get():
+            if function.backward_arrays is not None and not (GRAD_ENABLED.get()
+                                                             or LEVELS.visible):
                 out = function.backward_arrays(self, *[g if g is None else g.array for g in grads])
             else:
                 out = function.backward(self, *grads)
@@ -303,15 +310,6 @@ class Node:
                                f"{len(grad_inputs)})")
         return grad_inputs
 
-
-
-class BackwardCFunction(Node):
-    """The node of a user's Function (`CubeBackward`), as in PyTorch: the ctx whose
-    `saved_tensors` its forward filled with `ctx.save_for_backward`."""
-
-    @property
-    def saved_tensors(self) -> tuple:
-        return self.unpack_saved()
 
 
 class AccumulateGrad(Node):

@@ -22,6 +22,7 @@ from minigrad.ops.index import ScatterAdd
 from minigrad.ops.index_checks import check_in_range, check_index_shape, index_array
 from minigrad.ops.masking import index_fill, masked_fill, masked_scatter, masked_select
 from minigrad.ops.selection import where
+from minigrad.ops.tangent_rules import linear
 from minigrad.ops.views import reshape
 from minigrad.surface import dtypes
 
@@ -53,6 +54,8 @@ class Gather(Function, numpy_forward=True):
     formula = r"gather: grad added back at the gathered positions (repeats add up)"
     source = "{0}.gather({dim}, index)"
     gradients = ()
+    tangent = "{t0}.gather({dim}, index)"
+    jvp = staticmethod(linear)  # the op itself, on the tangents
 
     @staticmethod
     def forward(ctx, a, dim, index):
@@ -98,6 +101,8 @@ class Scatter(Function, numpy_forward=True):
     formula = r"scatter: grad to a where not overwritten; src gets grad gathered back"
     source = "{0}.scatter({dim}, index, {1})"
     gradients = ()
+    tangent = "{t0}.scatter({dim}, index, {t1})"
+    jvp = staticmethod(linear)  # the op itself, on the tangents
 
     @staticmethod
     def forward(ctx, a, src, dim, index):
@@ -131,6 +136,7 @@ class ScatterValue(Function, numpy_forward=True):
     formula = r"scatter(value): grad to a where not overwritten, else 0"
     source = "{0}.scatter({dim}, index, value)"
     gradients = ()
+    tangent = "{t0}.scatter({dim}, index, 0)"
 
     @staticmethod
     def forward(ctx, a, dim, index, value):
@@ -143,12 +149,17 @@ class ScatterValue(Function, numpy_forward=True):
     def backward(ctx, grad):
         return scatter(grad, ctx.dim, constant(ctx.index), 0.0)
 
+    @staticmethod
+    def jvp(ctx, t):
+        return ScatterValue.apply(t, dim=ctx.dim, index=ctx.index, value=0.0)
+
 
 class ScatterReduce(Function, numpy_forward=True):
     """scatter with reduce='add' or 'multiply': PyTorch defines no derivative for it"""
 
     node_name = "NotImplemented"
     formula = r"scatter(reduce=...): not implemented (as in PyTorch)"
+    jvp_refused = "Trying to use forward AD with aten::scatter that does not support it."
     source = "{0}.scatter({dim}, index, src, reduce={reduce})"
     gradients = ()
 
@@ -191,6 +202,8 @@ class ScatterAddAlong(Function, numpy_forward=True):
     formula = r"scatter_add: grad to a as it is; src gets grad gathered back"
     source = "{0}.scatter_add({dim}, index, {1})"
     gradients = ("{g}", None)
+    tangent = "{t0}.scatter_add({dim}, index, {t1})"
+    jvp = staticmethod(linear)  # the op itself, on the tangents
 
     @staticmethod
     def forward(ctx, a, src, dim, index):
@@ -216,6 +229,8 @@ class IndexSelect(Function, numpy_forward=True):
     formula = r"index_select: grad added back at the selected slices (repeats add up)"
     source = "{0}.index_select({dim}, index)"
     gradients = ()
+    tangent = "{t0}.index_select({dim}, index)"
+    jvp = staticmethod(linear)  # the op itself, on the tangents
 
     @staticmethod
     def forward(ctx, a, dim, index):
@@ -260,6 +275,8 @@ class IndexAdd(Function, numpy_forward=True):
     formula = r"index_add: grad to a as it is; source gets alpha * grad's selected slices"
     source = "{0}.index_add({dim}, index, {1})"
     gradients = ("{g}", None)
+    tangent = "{t0}.index_add({dim}, index, {t1})"
+    jvp = staticmethod(linear)  # the op itself, on the tangents
 
     @staticmethod
     def forward(ctx, a, source, dim, index, alpha):
@@ -296,6 +313,8 @@ class Take(Function, numpy_forward=True):
     formula = r"take: grad added back at the taken positions (repeats add up)"
     source = "{0}.take(index)"
     gradients = ()
+    tangent = "{t0}.take(index)"
+    jvp = staticmethod(linear)  # the op itself, on the tangents
 
     @staticmethod
     def forward(ctx, a, index):

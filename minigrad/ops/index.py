@@ -13,6 +13,7 @@ import numpy as np
 
 from minigrad.autograd.function import Function
 from minigrad.ops.base import as_operand, normalize_dims, unwrap
+from minigrad.ops.tangent_rules import linear
 from minigrad.ops.view_checks import narrow_start
 from minigrad.ops.views import unsqueeze
 
@@ -25,6 +26,8 @@ class _Indexing(Function, numpy_forward=True):
 
     source = "{0}[{key}]"
     gradients = ()
+    tangent = "{t0}[{key}]"
+    jvp = staticmethod(linear)  # the op itself, on the tangents
 
     @staticmethod
     def forward(ctx, a, key):
@@ -85,6 +88,8 @@ class ScatterAdd(Function, numpy_forward=True):
     formula = r"d(scatter g)/dg = the same positions picked again"
     source = None  # (read as IndexPutBackward0(g))
     gradients = ()
+    tangent = "zeros with {t0} added at key"
+    jvp = staticmethod(linear)  # the op itself, on the tangents
 
     @staticmethod
     def forward(ctx, g, shape, key):
@@ -105,6 +110,8 @@ class Cat(Function, numpy_forward=True):
     formula = r"cat: grad split back into the pieces"
     source = "cat([{args}], dim={dim})"
     gradients = ()
+    tangent = "cat([{targs}], dim={dim})"
+    jvp = staticmethod(linear)  # the op itself, on the tangents
 
     @staticmethod
     def forward(ctx, *tensors, dim=0):
@@ -128,6 +135,8 @@ class Stack(Function, numpy_forward=True):
     formula = r"stack: grad unstacked into the pieces"
     source = "stack([{args}], dim={dim})"
     gradients = ()
+    tangent = "stack([{targs}], dim={dim})"
+    jvp = staticmethod(linear)  # the op itself, on the tangents
 
     @staticmethod
     def forward(ctx, *tensors, dim=0):

@@ -1,6 +1,6 @@
 """Shaping: split, chunk, unbind, tensor_split, narrow_copy, flip, roll, repeat,
-repeat_interleave, tile, movedim, unflatten, hstack/vstack/dstack; and the diagonal family
-(diagonal, diag, diag_embed, tril, triu, unfold) in ops/diagonals.py.
+repeat_interleave, tile, movedim, unflatten; hstack/vstack/dstack are in stacking.py, and the
+diagonal family (diagonal, diag, diag_embed, tril, triu, unfold) in ops/diagonals.py.
 
 split, chunk and unbind return views of the input that share one node (`output_nr` 0, 1, ...),
 as PyTorch's do; their backward joins the pieces' gradients back (zeros for unused pieces).
@@ -18,13 +18,14 @@ from minigrad.ops.base import constant, normalize_dim
 from minigrad.ops.diagonals import diag, diag_embed, diagonal, tril, triu
 from minigrad.ops.gathering import index_select
 from minigrad.ops.index import ScatterAdd, Slice, cat, stack
+from minigrad.ops.tangent_rules import linear
 from minigrad.ops.views import clone, permute, reshape, unsqueeze, view
 from minigrad.surface import dtypes
 
 # the public functions: minigrad.split, ... (re-exported by ops/ and minigrad/)
-__all__ = ["chunk", "diag", "diag_embed", "diagonal", "dstack", "flip", "fliplr", "flipud",
-           "hstack", "moveaxis", "movedim", "narrow_copy", "repeat_interleave", "roll", "split",
-           "tensor_split", "tile", "tril", "triu", "unbind", "unflatten", "unsafe_chunk", "vstack"]
+__all__ = ["chunk", "diag", "diag_embed", "diagonal", "flip", "fliplr", "flipud",
+           "moveaxis", "movedim", "narrow_copy", "repeat_interleave", "roll", "split",
+           "tensor_split", "tile", "tril", "triu", "unbind", "unflatten", "unsafe_chunk"]
 
 
 class Split(Function, numpy_forward=True):
@@ -35,6 +36,8 @@ class Split(Function, numpy_forward=True):
     formula = r"split: the pieces' grads joined back along dim"
     source = "{0}.split({split_size}, {dim})"
     gradients = ()
+    tangent = "{t0}.split({split_size}, {dim})"
+    jvp = staticmethod(linear)  # the op itself, on the tangents
 
     @staticmethod
     def forward(ctx, a, sizes, dim, split_size=None, split_sizes=None):
@@ -70,6 +73,8 @@ class Unbind(Function, numpy_forward=True):
     formula = r"unbind: the slices' grads stacked back along dim"
     source = "{0}.unbind({dim})"
     gradients = ()
+    tangent = "{t0}.unbind({dim})"
+    jvp = staticmethod(linear)  # the op itself, on the tangents
 
     @staticmethod
     def forward(ctx, a, dim):
@@ -159,6 +164,8 @@ class NarrowCopy(Function, numpy_forward=True):
     formula = r"narrow_copy: grad placed in the slice, zeros elsewhere"
     source = "{0}.narrow_copy({dim}, {start}, {length})"
     gradients = ()
+    tangent = "{t0}.narrow_copy({dim}, {start}, {length})"
+    jvp = staticmethod(linear)  # the op itself, on the tangents
 
     @staticmethod
     def forward(ctx, a, dim, start, length):
@@ -187,6 +194,8 @@ class Flip(Function, numpy_forward=True):
     formula = r"flip: grad flipped back along the same dims"
     source = "{0}.flip({axes})"
     gradients = ("{g}.flip({axes})",)
+    tangent = "{t0}.flip({axes})"
+    jvp = staticmethod(linear)  # the op itself, on the tangents
 
     @staticmethod
     def forward(ctx, a, axes):
@@ -226,6 +235,8 @@ class Roll(Function, numpy_forward=True):
     formula = r"roll: grad rolled back by the opposite shifts"
     source = "{0}.roll({shifts}, {axes})"
     gradients = ()
+    tangent = "{t0}.roll({shifts}, {axes})"
+    jvp = staticmethod(linear)  # the op itself, on the tangents
 
     @staticmethod
     def forward(ctx, a, shifts, axes):
@@ -256,6 +267,8 @@ class Repeat(Function, numpy_forward=True):
     formula = r"repeat: grad summed over the copies"
     source = "{0}.repeat({repeats})"
     gradients = ()
+    tangent = "{t0}.repeat({repeats})"
+    jvp = staticmethod(linear)  # the op itself, on the tangents
 
     @staticmethod
     def forward(ctx, a, repeats):
@@ -361,33 +374,3 @@ def unflatten(input: Any, dim: int, sizes: Any) -> Any:
         raise RuntimeError(f"unflatten: Provided sizes {list(sizes)} don't multiply up to the "
                            f"size of dim {dim} ({n}) in the input tensor")
     return view(input, shape[:dim] + sizes + shape[dim + 1:])
-
-
-def _at_least(tensors: Any, ndim: int) -> list:
-    """Each tensor with at least `ndim` dims, as torch.atleast_1d/2d/3d make them."""
-    out = []
-    for t in tensors:
-        if t.array.ndim == 0:
-            t = reshape(t, (1,) * ndim)
-        elif t.array.ndim == 1 and ndim >= 2:
-            t = unsqueeze(t, 0) if ndim == 2 else unsqueeze(unsqueeze(t, 0), -1)
-        elif t.array.ndim == 2 and ndim == 3:
-            t = unsqueeze(t, -1)
-        out.append(t)
-    return out
-
-
-def hstack(tensors: Any) -> Any:
-    """cat along dim 1 (dim 0 for 1-D tensors)"""
-    tensors = _at_least(tensors, 1)
-    return cat(tensors, dim=0 if tensors[0].array.ndim == 1 else 1)
-
-
-def vstack(tensors: Any) -> Any:
-    """cat along dim 0 of the tensors made at least 2-D"""
-    return cat(_at_least(tensors, 2), dim=0)
-
-
-def dstack(tensors: Any) -> Any:
-    """cat along dim 2 of the tensors made at least 3-D"""
-    return cat(_at_least(tensors, 3), dim=2)

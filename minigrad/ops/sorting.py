@@ -20,9 +20,10 @@ import numpy as np
 
 from minigrad.autograd.function import Function
 from minigrad.ops.base import constant, keepdims_alias, normalize_dim, unwrap
+from minigrad.ops.extremes import _EvenReduction, _nonempty_dim
 from minigrad.ops.gathering import along
 from minigrad.ops.index import ScatterAdd
-from minigrad.ops.reduce import _EvenReduction, _nonempty_dim
+from minigrad.ops.tangent_rules import linear
 from minigrad.ops.views import unsqueeze
 from minigrad.surface import dtypes, return_types
 
@@ -45,6 +46,8 @@ class _AlongDim(Function, numpy_forward=True):
     """values picked along dim, with their indices; the gradient goes back to those positions"""
 
     gradients = ()
+    tangent = "{t0} at the positions the values came from"
+    jvp = staticmethod(linear)  # the op itself, on the tangents
 
     @staticmethod
     def forward(ctx, a, dim, picked, keepdim=True):
@@ -209,6 +212,7 @@ class MedianAll(_EvenReduction):
     source = "{0}.median()"
     gradients = ()
     np_fn = staticmethod(_lower_median)
+    tangent = "{t0} at the median element (shared on ties)"
 
     @staticmethod
     def backward(ctx, grad):
@@ -228,6 +232,7 @@ class NanmedianAll(MedianAll):
     source = "{0}.nanmedian()"
     gradients = ()
     np_fn = staticmethod(lambda a: _lower_median(a, skip_nan=True))
+    tangent = "{t0} at the median element (shared on ties)"
 
 
 def _median(ops: tuple, result: type, name: str, input: Any, dim: Any, keepdim: bool) -> Any:
