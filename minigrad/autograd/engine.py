@@ -175,9 +175,11 @@ class GraphTask:
 
     def release_saved(self) -> None:
         """Free what the nodes that ran saved (one that saved nothing may run again)."""
-        for node in self.executed:
-            if node._saved or node._saved_output is not None:
-                node._saved, node._saved_output, node._freed = (), None, True
+        freed = tuple(n for n in self.executed if n._saved or n._saved_output is not None)
+        for node in freed:
+            node._saved, node._saved_output, node._freed = (), None, True
+        if freed and events.listening():  # (a trace's memory view shows what was freed)
+            events.emit(events.SavedFreed(freed))
 
 
 def count_dependencies(starts: list[Node], needed: set | None = None) -> dict[Node, int]:

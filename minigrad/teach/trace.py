@@ -25,7 +25,7 @@ import numpy as np
 from minigrad.autograd import events
 from minigrad.autograd.tensor import Tensor
 from minigrad.teach import expr as expressions
-from minigrad.teach import player, viz
+from minigrad.teach import player, program, viz
 from minigrad.teach.explain import explain_trace
 from minigrad.teach.focus import focus as focus_on
 from minigrad.teach.labels import callable_names, frame_names, user_frame
@@ -142,6 +142,11 @@ class Trace(TraceRecords):
                            "after": [arr(g) for g in h.after]} for h in s.hooks],
             } for s in b.steps]} for b in self.backwards]
         return json.dumps(data, indent=indent)
+
+    def to_python(self) -> str:
+        """The forward and backward as one straight-line numpy program, a comment per step,
+        that gives every `.grad` of the trace bit for bit (`minigrad.teach.program`)."""
+        return program.to_python(self)
 
     # -- explaining and drawing ----------------------------------------------------------------
     def explanation(self, lang: str = "en", timing: bool = True, lines: bool | None = None,

@@ -1,0 +1,404 @@
+"""`Trace.to_python()`: the traced forward and backward written out as one numpy program.
+
+The program a learner can read, run and edit: the leaves and constants as arrays, one line
+per forward op named after the trace's labels (`t1 = x * y`), then each backward pass in the
+engine's order, a comment per step, the gradient each input receives (`g_x = g_t1 * y`),
+broadcasting undone where the engine undoes it (`g_b = g_b.sum(axis=0)`), gradients added
+where paths meet (`g_t1 = g_t1 + ...`) and each leaf's `.grad` (`x_grad`). Run, it gives
+every `.grad` of the trace bit for bit: the numpy of each op is minigrad's own
+(`numpy_rules`), the engine's part is written here as `engine.py` and `broadcast.py` do it.
+
+What it cannot compute it says: an op without a rule (a user's Function, a layer minigrad
+has no numpy text for), or a hook that changed a gradient (Python code of the user's), gets
+the value the trace recorded, in a line marked `COPIED`, never a guess.
+Works from the records alone, so a PyTorch trace (`compare.trace_torch`) gives PyTorch's
+graph and order with minigrad's numpy (values then agree with PyTorch's to rounding).
+"""
+
+from __future__ import annotations
+
+import ast
+import keyword
+import re
+from typing import Any
+
+import numpy as np
+
+from minigrad.teach.numpy_rules import Call, total
+from minigrad.teach.numpy_rules_all import RULES
+from minigrad.teach.program_values import Code, array_text, dtype_text, source
+
+COPIED = "COPIED"  # marks a line whose value is the trace's, not computed by the program
+
+
+def to_python(trace: Any) -> str:
+    """The program, as text (see the module docstring)."""
+    return _Program(trace).text()
+
+
+class _Program:
+    def __init__(self, trace: Any) -> None:
+        self.trace = trace
+        self.nodes = {n.id: n for n in trace.nodes}
+        self.used: set[str] = {"np", "grads"}
+        self.var = {n.id: self.name(n.label) for n in trace.nodes}
+        self.dtypes = _dtypes(trace)
+        self.consts: dict[int, str] = {}  # id(array) -> its variable
+        self.lines: list[str] = []
+        self.copied: list[str] = []  # what the program takes from the trace, and why
+        self.accumulated: dict[str, str] = {}  # leaf label -> the variable holding its .grad
+        self.filled: set[tuple[str, int]] = set()  # the gradient buffers of this pass
+
+    # -- names -----------------------------------------------------------------------------
+    def name(self, label: str) -> str:
+        """A Python name for a label (`fc1.weight` -> `fc1_weight`), never one taken."""
+        text = "".join(c if c.isalnum() or c == "_" else "_" for c in label) or "t"
+        if text[0].isdigit() or keyword.iskeyword(text):
+            text = "_" + text
+        name, k = text, 1
+        while name in self.used:
+            k += 1
+            name = f"{text}_{k}"
+        self.used.add(name)
+        return name
+
+    def ref(self, node_id: str, nr: int) -> str:
+        """How the program reads output `nr` of a node: `t1`, or `t3[1]` of a tuple."""
+        node = self.nodes[node_id]
+        rule = RULES.get(node.name)
+        many = rule is not None and rule.many and self.computes(node)
+        return f"{self.var[node_id]}[{nr}]" if many or nr else self.var[node_id]
+
+    def grad_var(self, node_id: str, nr: int) -> str:
+        return f"g_{self.var[node_id]}" + (f"_{nr}" if nr else "")
+
+    # -- the whole program -------------------------------------------------------------------
+    def text(self) -> str:
+        body: list[str] = []
+        self.lines = body
+        self.forward()
+        for k, backward in enumerate(self.trace.backwards):
+            self.backward(backward, k + 1 if len(self.trace.backwards) > 1 else None)
+        self.ending()
+        if self.trace.engine == "minigrad":
+            head = ["# This trace's forward and backward as one numpy program (Trace.to_python()).",
+                    "# Each line is the numpy minigrad ran, in its order: run it, and the "
+                    "gradients at the end",
+                    "# equal the trace's .grad bit for bit. Edit a line, run it again, and see "
+                    "what changes."]
+        else:
+            head = [f"# {self.trace.engine}'s backward as one numpy program (Trace.to_python()"
+                    "): its graph, in its order,",
+                    f"# each op in minigrad's numpy, so the gradients at the end equal "
+                    f"{self.trace.engine}'s to rounding."]
+        if self.copied:
+            head.append(f"# Not computed here (lines marked {COPIED} hold the trace's values):")
+            head += [f"#   {why}" for why in dict.fromkeys(self.copied)]
+        imports = ["import math"] if any("math." in line for line in body) else []
+        return "\n".join(head + [""] + imports + ["import numpy as np", ""] + body) + "\n"
+
+    def emit(self, line: str, comment: str = "") -> None:
+        if comment:
+            pad = max(44, len(line.split("\n")[-1]) + 2)
+            last = line.split("\n")[-1]
+            line = line[:len(line) - len(last)] + f"{last:<{pad}}# {comment}"
+        self.lines.append(line)
+
+    def section(self, title: str) -> None:
+        if self.lines:
+            self.lines.append("")
+        self.lines.append(f"# -- {title} " + "-" * max(4, 90 - len(title)))
+
+    # -- forward -----------------------------------------------------------------------------
+    def computes(self, node: Any) -> bool:
+        """Can the program compute this op: it has a rule and every constant is known."""
+        return node.name in RULES and all(
+            i in node.constants for i, src in enumerate(node.inputs) if src is None)
+
+    def forward(self) -> None:
+        ops = [n for n in self.trace.nodes if not n.is_leaf]
+        self.section(f"forward: {len(ops)} operation{'' if len(ops) == 1 else 's'}")
+        leaves = {leaf.node: leaf for leaf in self.trace.leaves}
+        for node in self.trace.nodes:
+            var = self.var[node.id]
+            if node.is_leaf:
+                leaf = leaves.get(node.id)
+                kind = "a parameter" if leaf is not None and leaf.is_param else "a leaf"
+                value = node.value if node.value is not None else getattr(leaf, "value", None)
+                if value is None:
+                    self.emit(f"raise ValueError({self.unknown(node, 'value')!r})")
+                else:
+                    self.emit(f"{var} = {array_text(value, len(var) + 3)}",
+                              f"{kind}: requires grad")
+                continue
+            if self.computes(node):
+                call = self.call(node, [])
+                text = call.text(RULES[node.name].forward)
+                *before, last = _statements(text)
+                for line in before:
+                    self.emit(line)
+                self.emit(f"{var} = {_array(last, node.shape)}",
+                          f"{node.name}   {node.label} = {node.source}")
+            elif node.value is not None:
+                self.copy(node, f"{node.name} ({node.label} = {node.source})")
+                self.emit(f"{var} = {array_text(node.value, len(var) + 3)}",
+                          f"{COPIED}: {node.name}")
+            else:
+                self.copy(node, f"{node.name} ({node.label} = {node.source})")
+                self.emit(f"raise NotImplementedError({self.unknown(node, 'output')!r})")
+
+    def copy(self, node: Any, what: str) -> None:
+        if node.name not in RULES:
+            self.copied.append(f"{node.name}: minigrad has no numpy text for it "
+                               "(minigrad/teach/numpy_rules_*.py), so its values are copied")
+        else:
+            self.copied.append(f"{what}: a constant input's value was not recorded")
+
+    def unknown(self, node: Any, what: str) -> str:
+        return (f"the trace did not record {node.label}'s {what} ({node.name}), so this "
+                "program cannot go on: trace a callable, minigrad.trace(lambda: ...), to "
+                "record every value")
+
+    def arg(self, node: Any, i: int) -> str:
+        """Input i as program text: a variable, a number, or a constant array's variable."""
+        src = node.inputs[i]
+        if src is not None:
+            text = node.args[i] if i < len(node.args) else ""
+            nr = int(text.rsplit("#", 1)[1]) if "#" in text and \
+                text.rsplit("#", 1)[1].isdigit() else 0
+            return self.ref(src, nr)
+        value = node.constants.get(i)
+        if not isinstance(value, np.ndarray):
+            return source(value)
+        label = node.args[i] if i < len(node.args) else "c"
+        return self.constant(value, label if label.isidentifier() else "c",
+                             "a constant input (no gradient)")
+
+    def call(self, node: Any, grads: list[str | None]) -> Call:
+        n = len(node.inputs)
+        in_shapes = [self.shape_of(node, i) for i in range(n)]
+        in_dtypes = [self.dtype_of(node, i) for i in range(n)]
+        args = [self.arg(node, i) for i in range(n)]
+        settings = {**node.attrs, **{k: v for k, v in node.constants.items()
+                                     if isinstance(k, str)}}
+        for key, value in settings.items():  # an array setting: a variable of its own
+            if isinstance(value, np.ndarray) and value.ndim:
+                settings[key] = Code(self.constant(value, f"{self.var[node.id]}_{key}",
+                                                   f"{node.label}'s {key}"))
+        return Call(args, self.var[node.id], grads, settings, node.shape,
+                    self.dtypes.get(node.id), in_shapes, in_dtypes)
+
+    def constant(self, value: np.ndarray, label: str, what: str) -> str:
+        """The variable holding a constant array, written out the first time it is used."""
+        known = self.consts.get(id(value))
+        if known is None:
+            known = self.consts[id(value)] = self.name(label)
+            self.emit(f"{known} = {array_text(value, len(known) + 3)}", what)
+        return known
+
+    def shape_of(self, node: Any, i: int) -> tuple | None:
+        src = node.inputs[i]
+        if src is None:
+            value = node.constants.get(i)
+            return None if value is None else tuple(np.shape(value))
+        return self.nodes[src].shape
+
+    def dtype_of(self, node: Any, i: int) -> Any:
+        src = node.inputs[i]
+        if src is None:
+            value = node.constants.get(i)
+            return value.dtype if isinstance(value, np.ndarray) else None
+        return self.dtypes.get(src)
+
+    # -- backward ----------------------------------------------------------------------------
+    def backward(self, backward: Any, k: int | None) -> None:
+        roots = ", ".join(self.nodes[r].label for r in backward.roots)
+        n = len(backward.steps)
+        self.section(f"backward{f' {k}' if k else ''} from {roots}: {n} step"
+                     f"{'' if n == 1 else 's'}, in the engine's order")
+        self.filled: set[tuple[str, int]] = set()
+        for root, seed in zip(backward.roots, backward.seeds):
+            seed = np.asarray(seed)
+            target = self.grad_var(root, 0)
+            if seed.size and np.all(seed == 1):
+                text = f"np.ones({source(seed.shape)}, dtype={dtype_text(seed.dtype)})"
+            else:
+                text = array_text(seed, len(target) + 3)
+            label = self.nodes[root].label
+            self.send(root, 0, text, f"the seed: d {label}/d {label}")
+        for step in backward.steps:
+            self.step(step)
+
+    def step(self, step: Any) -> None:
+        node = self.nodes[step.node]
+        head = f"step {step.index}: {node.name}"
+        if node.is_leaf:
+            self.lines.append(f"# {head}   {node.label}.grad")
+        else:
+            saved = ", ".join(dict.fromkeys(str(w) for w, _ in node.saved))
+            self.lines.append(f"# {head}   {node.label} = {node.source}"
+                              + (f"   (backward reads the saved {saved})" if saved else ""))
+        self.hooked(step, node, ("tensor", "prehook"))
+        if node.is_leaf:
+            self.accumulate(step, node)
+            return
+        grads = [self.grad_var(node.id, j) if (node.id, j) in self.filled else None
+                 for j in range(max(1, len(step.grad_outputs)))]
+        post = any(h.changed and h.where == "hook" for h in step.hooks)
+        computes = self.computes(node) and not post
+        call = self.call(node, grads) if computes else None
+        rule = RULES.get(node.name)
+        if call is not None and rule.before is not None:
+            for line in _statements(call.text(rule.before)):
+                self.emit(line)
+        for i, src in enumerate(node.inputs):
+            recorded = step.grad_inputs[i] if i < len(step.grad_inputs) else None
+            if src is None or recorded is None:
+                continue
+            text = call.text(rule.backward[i]) if call and i < len(rule.backward) else None
+            nr = _nr(node, i)
+            if text is None:
+                self.copy(node, node.name)
+                self.send(src, nr, array_text(np.asarray(recorded), 8), COPIED)
+                continue
+            dims = step.summed_dims[i] if i < len(step.summed_dims) else None
+            self.send(src, nr, text, "", self.fit_text(node, dims, recorded),
+                      tuple(np.shape(recorded)))
+
+    def fit_text(self, node: Any, dims: Any, recorded: Any) -> tuple[str, str] | None:
+        """How the engine sums a gradient back to its input's shape (broadcast.py), or None."""
+        if not dims:
+            return None
+        shape = tuple(np.shape(recorded))
+        g_shape = node.shape
+        dtype = np.asarray(recorded).dtype
+        dims = tuple(int(d) for d in dims)
+        lead = len(g_shape) - len(shape) if g_shape is not None else -1
+        if shape and lead > 0 and dims == tuple(range(lead)):
+            axis: Any = dims[0] if lead == 1 else dims
+            text = total("{g}", g_shape, dtype, axis)
+        else:
+            axis = dims[0] if len(dims) == 1 else dims
+            text = total("{g}", g_shape, dtype, axis, keepdims=True) + f".reshape({source(shape)})"
+        return text, f"undo broadcasting: summed over dim {', '.join(map(str, dims))} to {shape}"
+
+    def send(self, node_id: str, nr: int, text: str, comment: str,
+             fit: tuple[str, str] | None = None, shape: tuple | None = None) -> None:
+        """The gradient `text` for output `nr` of a node: fitted to its shape, then into its
+        buffer (`g_t1`), or added to what is there (paths meet)."""
+        target = self.grad_var(node_id, nr)
+        *before, expr = _statements(text)
+        for line in before:
+            self.emit(line)
+        expr = _array(expr, shape if fit is None else None)
+        meets = (node_id, nr) in self.filled
+        if not meets and fit is None:
+            self.emit(f"{target} = {expr}", comment)
+        elif not meets:
+            self.emit(f"{target} = {expr}", comment)
+            self.emit(f"{target} = {_array(fit[0].format(g=target), shape)}", fit[1])
+        else:
+            if fit is not None:
+                self.emit(f"g_new = {expr}", comment)
+                self.emit(f"g_new = {_array(fit[0].format(g='g_new'), shape)}", fit[1])
+                expr = "g_new"
+            label = self.nodes[node_id].label
+            self.emit(f"{target} = {_array(f'{target} + {_grouped(expr)}', shape)}",
+                      f"paths meet at {label}: the gradients add" + (
+                          f" ({comment})" if comment and fit is None else ""))
+        self.filled.add((node_id, nr))
+
+    def hooked(self, step: Any, node: Any, kinds: tuple) -> None:
+        """A hook that changed the incoming gradient: its result, copied from the trace."""
+        for hook in step.hooks:
+            if hook.where in kinds and hook.changed:
+                self.copied.append(f"hook {hook.name}: your Python hook changed a gradient")
+                for j, after in enumerate(step.grad_outputs):
+                    if after is not None:
+                        self.emit(f"{self.grad_var(node.id, j)} = "
+                                  f"{array_text(np.asarray(after), 8)}",
+                                  f"{COPIED}: what hook {hook.name} returned")
+                return
+
+    def accumulate(self, step: Any, node: Any) -> None:
+        g = self.grad_var(node.id, 0)
+        var = f"{self.var[node.id]}_grad"
+        if not step.accumulations:
+            self.lines.append(f"# (nothing is added to {node.label}.grad: the gradient is "
+                              f"returned, as autograd.grad does, or not asked for)")
+            return
+        for acc in step.accumulations:
+            if acc.leaf != node.label:
+                continue
+            incoming = np.asarray(step.grad_outputs[0]) if step.grad_outputs else None
+            cast = ""
+            if incoming is not None and acc.after is not None and \
+                    np.asarray(acc.after).dtype != incoming.dtype:
+                cast = f".astype({dtype_text(np.asarray(acc.after).dtype)})"
+            if acc.before is None:
+                self.emit(f"{var} = {g}{cast}", f"{node.label}.grad was None: it becomes this")
+                self.accumulated[node.label] = var
+                continue
+            if node.label not in self.accumulated:
+                self.emit(f"{var} = {array_text(np.asarray(acc.before), len(var) + 3)}",
+                          f"{node.label}.grad before this backward")
+            self.emit(f"{var} = {_array(f'{var} + {g}{cast}', node.shape)}",
+                      f"{node.label}.grad += the gradient")
+            self.accumulated[node.label] = var
+
+    def ending(self) -> None:
+        leaves = [leaf.label for leaf in self.trace.leaves if leaf.label in self.accumulated]
+        self.section("the gradients")
+        pairs = ", ".join(f"{label!r}: {self.accumulated[label]}" for label in leaves)
+        self.lines.append(f"grads = {{{pairs}}}")
+        for label in leaves:
+            self.lines.append(f"print({label + '.grad ='!r}, {self.accumulated[label]})")
+
+
+# (an expression that always gives an array, even a 0-d one)
+_ARRAYS = ("np.asarray(", "np.array(", "np.ones(", "np.zeros(", "np.broadcast_to(", "np.full(",
+           "np.where(")
+
+
+def _array(expr: str, shape: tuple | None) -> str:
+    """`expr`, as an array when its value is 0-d: numpy gives a scalar there, whose
+    arithmetic is not an array's (`scalar ** 3` may differ in the last bit), and minigrad
+    keeps every value an array."""
+    if shape != () or expr.startswith(_ARRAYS) and _grouped(expr) == expr or \
+            expr.isidentifier():
+        return expr
+    return f"np.asarray({expr})"
+
+
+def _statements(text: str) -> list[str]:
+    """A rule's text cut into its statements (a line that starts with a space continues the
+    one before: a long array)."""
+    return re.split(r"\n(?! )", text)
+
+
+def _nr(node: Any, i: int) -> int:
+    text = node.args[i] if i < len(node.args) else ""
+    tail = text.rsplit("#", 1)[-1] if "#" in text else ""
+    return int(tail) if tail.isdigit() else 0
+
+
+def _grouped(expr: str) -> str:
+    """`expr` as an operand of `+`: parenthesized unless it is one name, call or subscript."""
+    try:
+        tree = ast.parse(expr, mode="eval").body
+    except SyntaxError:
+        return f"({expr})"
+    return expr if isinstance(tree, ast.Name | ast.Call | ast.Subscript | ast.Attribute) \
+        else f"({expr})"
+
+
+def _dtypes(trace: Any) -> dict[str, Any]:
+    """Each node's output dtype: from its recorded value, else the gradients it received."""
+    out: dict[str, Any] = {}
+    for n in trace.nodes:
+        if n.value is not None:
+            out[n.id] = np.asarray(n.value).dtype
+    for s in trace.steps:
+        if s.node not in out and s.grad_outputs and s.grad_outputs[0] is not None:
+            out[s.node] = np.asarray(s.grad_outputs[0]).dtype
+    return out
