@@ -107,13 +107,9 @@ class _Values(Mapping):
             return source(c.shape)
         if name == "dtype":
             return dtype_text(c.dtype)
-        if name.startswith(("shape", "ndim", "dtype")) and name[-1].isdigit():
-            i = int(name.lstrip("shapendimdtype"))
-            if name.startswith("shape"):
-                return source(c.in_shapes[i])
-            if name.startswith("ndim"):
-                return str(len(c.in_shapes[i]))
-            return dtype_text(c.in_dtypes[i])
+        for key, read in _OF_INPUT.items():  # {shape0}, {ndim1}, {dtype0}: of an input
+            if name.startswith(key) and name[len(key):].isdigit():
+                return read(c, int(name[len(key):]))
         if name.startswith("g") and name[1:].isdigit():
             return c.grad(int(name[1:]))
         return source(c.attrs[name])
@@ -123,6 +119,11 @@ class _Values(Mapping):
 
     def __len__(self) -> int:
         return len(self.call.attrs)
+
+
+_OF_INPUT = {"shape": lambda c, i: source(c.in_shapes[i]),
+             "ndim": lambda c, i: str(len(c.in_shapes[i])),
+             "dtype": lambda c, i: dtype_text(c.in_dtypes[i])}
 
 
 # -- what minigrad's numpy does that a plain numpy call would not -------------------------------

@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from program_checks import differences, run_program
 
 import minigrad
 from minigrad.teach.numpy_rules_all import RULES
@@ -20,7 +21,6 @@ from minigrad.teach.program import COPIED
 from minigrad.testing import strategies as mst
 from minigrad.testing.op_spec import OpSpec
 from minigrad.testing.op_table import OPS
-from program_checks import differences, run_program
 
 EXPRESSION_OPS = [spec for spec in OPS if spec.in_expressions]
 CASES = settings(max_examples=12, deadline=None,
