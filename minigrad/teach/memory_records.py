@@ -26,12 +26,12 @@ def constant_values(node: Any, consts: dict[int, Any], attrs: dict[str, Any], co
                     ) -> dict[Any, Any]:
     """What `Trace.to_python()` needs that the narration leaves out: the value of each input
     without an edge (by index; a tensor's as a copy of its array; an unknown one left out),
-    and the settings too large to show (by name: a `where`'s condition, an index array)."""
+    and the settings the narration does not show (by name: a large `where` condition, a key
+    holding an index array)."""
     values: dict[Any, Any] = {i: copies.of(v) if isinstance(v, Tensor) else v
                               for i, v in consts.items() if v is not UNKNOWN}
     if not isinstance(node, AccumulateGrad):
-        values.update((k, v) for k, v in node.settings.items()
-                      if k not in attrs and isinstance(v, np.ndarray))
+        values.update((k, v) for k, v in node.settings.items() if k not in attrs)
     return values
 
 

@@ -39,19 +39,23 @@ Text = str | Callable[["Call"], str] | None
 class Rule:
     """An op's numpy: `forward` gives its output (`many`: a tuple of outputs), `backward[i]`
     what input i receives; `before`, statements its backward runs first (what the gradients
-    of several inputs share)."""
+    of several inputs share); `covers(settings)`, whether it is written for these (None:
+    for all)."""
 
     forward: Text
     backward: tuple[Text, ...] = ()
     many: bool = False
     before: Text = None
+    # the settings it writes numpy for (None: all): any other is said so, not guessed
+    covers: Callable[[Mapping], bool] | None = None
 
     def __init__(self, forward: Text, *backward: Text, many: bool = False,
-                 before: Text = None) -> None:
+                 before: Text = None, covers: Callable[[Mapping], bool] | None = None) -> None:
         object.__setattr__(self, "forward", forward)
         object.__setattr__(self, "backward", backward)
         object.__setattr__(self, "many", many)
         object.__setattr__(self, "before", before)
+        object.__setattr__(self, "covers", covers)
 
 
 _FORMAT = string.Formatter()
@@ -63,10 +67,15 @@ class Call:
 
     def __init__(self, args: list[str], out: str, grads: list[str | None], attrs: Mapping,
                  shape: tuple | None, dtype: np.dtype | None, in_shapes: list[tuple | None],
-                 in_dtypes: list[np.dtype | None]) -> None:
+                 in_dtypes: list[np.dtype | None], names: Mapping | None = None,
+                 transposed: list[bool] | None = None) -> None:
         self.args, self.out, self.grads, self.attrs = args, out, grads, dict(attrs)
         self.shape, self.dtype = shape, dtype
         self.in_shapes, self.in_dtypes = in_shapes, in_dtypes
+        self.names = dict(names or {})  # settings the program holds in variables: their names
+        # which inputs are laid out by columns (a matrix's `.T`): minigrad multiplies by those
+        # in another order (ops/products.py: mat2_grad)
+        self.transposed = transposed or [False] * len(args)
 
     @property
     def g(self) -> str:
@@ -112,6 +121,8 @@ class _Values(Mapping):
                 return read(c, int(name[len(key):]))
         if name.startswith("g") and name[1:].isdigit():
             return c.grad(int(name[1:]))
+        if name in c.names:
+            return c.names[name]
         return source(c.attrs[name])
 
     def __iter__(self) -> Any:
@@ -165,3 +176,29 @@ def sigmoid_lines(x: str, e: str, dtype: str) -> str:
     """minigrad's sigmoid of `x` (unary.py), split by sign so that exp never overflows."""
     return (f"{e} = np.exp(-np.abs({x}))\n"
             f"np.where({x} >= 0, 1 / (1 + {e}), {e} / (1 + {e})).astype({dtype}, copy=False)")
+
+
+def key_text(key: Any) -> str:
+    """A numpy index as written between brackets: `:, 1`, `1:3`, `..., None`, an array."""
+    parts = key if isinstance(key, tuple) else (key,)
+    if not parts:
+        return "()"
+    out = []
+    for k in parts:
+        if isinstance(k, slice):
+            text = f"{'' if k.start is None else k.start}:{'' if k.stop is None else k.stop}"
+            out.append(text + ("" if k.step is None else f":{k.step}"))
+        elif k is None or k is Ellipsis:
+            out.append("None" if k is None else "...")
+        else:
+            out.append(source(k))
+    return ", ".join(out)
+
+
+def scatter_add(c: Call, g: str, shape: tuple, key: str, reshape: tuple | None = None) -> str:
+    """minigrad's ScatterAdd (IndexPutBackward0): `g` added into zeros of `shape` at `key`
+    (`np.add.at`: positions picked twice get both), then reshaped if asked."""
+    out = f"{c.out}_grad_in"
+    last = out if reshape is None else f"{out}.reshape({source(tuple(reshape))})"
+    return (f"{out} = np.zeros({source(tuple(shape))}, dtype={dtype_text(c.dtype)})\n"
+            f"np.add.at({out}, {key}, {g})\n{last}")

@@ -26,7 +26,7 @@ import numpy as np
 
 from minigrad.teach.numpy_rules import Call, total
 from minigrad.teach.numpy_rules_all import RULES
-from minigrad.teach.program_values import Code, array_text, dtype_text, source
+from minigrad.teach.program_values import array_text, dtype_text, source
 
 COPIED = "COPIED"  # marks a line whose value is the trace's, not computed by the program
 
@@ -111,8 +111,10 @@ class _Program:
 
     # -- forward -----------------------------------------------------------------------------
     def computes(self, node: Any) -> bool:
-        """Can the program compute this op: it has a rule and every constant is known."""
-        return node.name in RULES and all(
+        """Can the program compute this op: it has a rule for these settings, and every
+        constant input is known."""
+        rule = RULES.get(node.name)
+        return rule is not None and (rule.covers is None or rule.covers(node.attrs)) and all(
             i in node.constants for i, src in enumerate(node.inputs) if src is None)
 
     def forward(self) -> None:
@@ -148,9 +150,13 @@ class _Program:
                 self.emit(f"raise NotImplementedError({self.unknown(node, 'output')!r})")
 
     def copy(self, node: Any, what: str) -> None:
-        if node.name not in RULES:
+        rule = RULES.get(node.name)
+        if rule is None:
             self.copied.append(f"{node.name}: minigrad has no numpy text for it "
                                "(minigrad/teach/numpy_rules_*.py), so its values are copied")
+        elif rule.covers is not None and not rule.covers(node.attrs):
+            self.copied.append(f"{what}: its numpy text does not cover these settings "
+                               "(minigrad/teach/numpy_rules_*.py)")
         else:
             self.copied.append(f"{what}: a constant input's value was not recorded")
 
@@ -181,12 +187,24 @@ class _Program:
         args = [self.arg(node, i) for i in range(n)]
         settings = {**node.attrs, **{k: v for k, v in node.constants.items()
                                      if isinstance(k, str)}}
-        for key, value in settings.items():  # an array setting: a variable of its own
-            if isinstance(value, np.ndarray) and value.ndim:
-                settings[key] = Code(self.constant(value, f"{self.var[node.id]}_{key}",
-                                                   f"{node.label}'s {key}"))
+        names = {key: self.constant(value, f"{self.var[node.id]}_{key}", f"{node.label}'s {key}")
+                 for key, value in settings.items()  # an array setting: a variable of its own
+                 if isinstance(value, np.ndarray) and value.ndim}
+        transposed = [src is not None and self.by_columns(src) for src in node.inputs]
         return Call(args, self.var[node.id], grads, settings, node.shape,
-                    self.dtypes.get(node.id), in_shapes, in_dtypes)
+                    self.dtypes.get(node.id), in_shapes, in_dtypes, names, transposed)
+
+    def by_columns(self, node_id: str) -> bool:
+        """Is the program's value of this node a matrix laid out by columns (a `.T` of a
+        contiguous one), as minigrad's was? Read off the recorded value where there is one."""
+        node = self.nodes[node_id]
+        if node.value is not None:
+            flags = np.asarray(node.value).flags
+            return np.ndim(node.value) == 2 and flags.f_contiguous and not flags.c_contiguous
+        shape = node.shape or ()
+        return node.name in ("TBackward0", "PermuteBackward0", "TransposeBackward0") and \
+            len(shape) == 2 and min(shape) > 1 and not any(
+                src is not None and self.by_columns(src) for src in node.inputs)
 
     def constant(self, value: np.ndarray, label: str, what: str) -> str:
         """The variable holding a constant array, written out the first time it is used."""
@@ -218,14 +236,14 @@ class _Program:
                      f"{'' if n == 1 else 's'}, in the engine's order")
         self.filled: set[tuple[str, int]] = set()
         for root, seed in zip(backward.roots, backward.seeds):
-            seed = np.asarray(seed)
+            seed, nr = np.asarray(seed), _root_output(backward, root)
             target = self.grad_var(root, 0)
             if seed.size and np.all(seed == 1):
                 text = f"np.ones({source(seed.shape)}, dtype={dtype_text(seed.dtype)})"
             else:
                 text = array_text(seed, len(target) + 3)
             label = self.nodes[root].label
-            self.send(root, 0, text, f"the seed: d {label}/d {label}")
+            self.send(root, nr, text, f"the seed: d {label}/d {label}")
         for step in backward.steps:
             self.step(step)
 
@@ -368,6 +386,16 @@ def _array(expr: str, shape: tuple | None) -> str:
             expr.isidentifier():
         return expr
     return f"np.asarray({expr})"
+
+
+def _root_output(backward: Any, root: str) -> int:
+    """Which output of the root node backward started from: the one its first step got a
+    gradient for (output 0 unless that is the only one it got)."""
+    for step in backward.steps:
+        if step.node == root:
+            given = [k for k, g in enumerate(step.grad_outputs) if g is not None]
+            return given[0] if len(given) == 1 else 0
+    return 0
 
 
 def _statements(text: str) -> list[str]:

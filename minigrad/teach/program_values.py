@@ -13,14 +13,8 @@ WIDTH = 96  # the longest line an array is written in
 NESTED = 24  # arrays up to this many elements are written as nested lists, larger ones flat
 
 
-class Code(str):
-    """Text that is already source (a variable's name): `source` keeps it as it is."""
-
-
 def source(value: Any) -> str:
     """A setting as Python source: `1`, `(0, 2)`, `True`, `0.5`, `slice(1, 3, None)`."""
-    if isinstance(value, Code):
-        return str(value)
     if isinstance(value, bool | np.bool_):
         return str(bool(value))
     if isinstance(value, int | np.integer):
