@@ -8,7 +8,7 @@ import math
 
 import numpy as np
 
-from minigrad.teach.numpy_rules import Call, Rule, scatter_add, sigmoid_lines, total
+from minigrad.teach.numpy_rules import Call, Rule, sigmoid_lines, total
 from minigrad.teach.program_values import source
 
 SQRT_2_PI, INV_SQRT_2PI = "math.sqrt(2.0 / math.pi)", "(1.0 / math.sqrt(2.0 * math.pi))"
@@ -41,7 +41,20 @@ def _reduced(c: Call, values: str) -> str:
     how = c.setting("reduction")
     if how == "none":
         return values
-    return f"np.asarray({values}.{'mean' if how == 'mean' else 'sum'}(), dtype={c.text('{dtype0}')})"
+    reduce = "mean" if how == "mean" else "sum"
+    return f"np.asarray({values}.{reduce}(), dtype={c.text('{dtype0}')})"
+
+
+def _shifted(c: Call) -> str:
+    """The input less its largest value along dim (so that exp cannot overflow)."""
+    x = c.args[0]
+    return f"{x} - np.maximum.reduce({x}, {c.setting('dim')}, keepdims=True)"
+
+
+def _along(c: Call, expr: str, shape: tuple | None = None) -> str:
+    """`expr` summed along the softmax's dim, keeping it (as `summation.add_reduce`)."""
+    shape = c.in_shapes[0] if shape is None else shape
+    return total(expr, shape, c.dtype, c.setting("dim"), True)
 
 
 def _mse_forward(c: Call) -> str:
@@ -247,18 +260,12 @@ LAYERS: dict[str, Rule] = {
     "AddmmBackward0": Rule("{0} + {1} @ {2}", "{g}", "{g} @ {2}.T", _mat2_grad(1, 2)),
     # -- softmaxes (ops/softmaxes.py): the largest value subtracted first
     "SoftmaxBackward0": Rule(
-        lambda c: f"{c.out}_e = np.exp({c.args[0]} - np.maximum.reduce({c.args[0]}, {c.setting('dim')}"
-                  f", keepdims=True))\n{c.out}_e / "
-                  f"{total(f'{c.out}_e', c.in_shapes[0], c.in_dtypes[0], c.setting('dim'), True)}",
-        lambda c: f"{c.out} * ({c.g} - "
-                  f"{total(f'({c.g} * {c.out})', c.shape, c.dtype, c.setting('dim'), True)})"),
+        lambda c: f"{c.out}_e = np.exp({_shifted(c)})\n{c.out}_e / {_along(c, f'{c.out}_e')}",
+        lambda c: f"{c.out} * ({c.g} - {_along(c, f'({c.g} * {c.out})', c.shape)})"),
     "LogSoftmaxBackward0": Rule(
-        lambda c: f"{c.out}_shifted = {c.args[0]} - np.maximum.reduce({c.args[0]}, "
-                  f"{c.setting('dim')}, keepdims=True)\n{c.out}_shifted - np.log(" +
-                  total(f"np.exp({c.out}_shifted)", c.in_shapes[0], c.in_dtypes[0],
-                        c.setting("dim"), True) + ")",
-        lambda c: f"{c.g} - np.exp({c.out}) * "
-                  f"{total(c.g, c.shape, c.dtype, c.setting('dim'), True)}"),
+        lambda c: f"{c.out}_shifted = {_shifted(c)}\n"
+                  f"{c.out}_shifted - np.log({_along(c, f'np.exp({c.out}_shifted)')})",
+        lambda c: f"{c.g} - np.exp({c.out}) * {_along(c, c.g, c.shape)}"),
     # -- losses (ops/losses.py)
     "MseLossBackward0": Rule(_mse_forward, "{out}_dd", "-{out}_dd",
                              before=lambda c: f"{c.out}_dd = {_spread(c)} * 2 * "

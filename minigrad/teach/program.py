@@ -365,6 +365,9 @@ class _Program:
             self.accumulated[node.label] = var
 
     def ending(self) -> None:
+        for leaf in self.trace.leaves:  # (a focused trace's inputs: the gradient sent to them)
+            if leaf.label not in self.accumulated and (leaf.node, 0) in self.filled:
+                self.accumulated[leaf.label] = self.grad_var(leaf.node, 0)
         leaves = [leaf.label for leaf in self.trace.leaves if leaf.label in self.accumulated]
         self.section("the gradients")
         pairs = ", ".join(f"{label!r}: {self.accumulated[label]}" for label in leaves)
