@@ -37,6 +37,8 @@ class Saved:
     shared_with: list[str] = field(default_factory=list)  # the other nodes keeping it
     freed_at: int | None = None  # the step after which no node keeps it (None: kept)
     kept: bool = False  # kept until the graph itself is dropped (an array of the node's own)
+    tensor: str | None = None  # the trace's label of the tensor it is (its output, an input)
+    module: str = ""  # the module that made that tensor
 
 
 @dataclass
@@ -80,8 +82,9 @@ class MemoryReport:
 def memory_report(trace: Any) -> MemoryReport:
     """Count what `trace`'s graph keeps (see the module docstring)."""
     saved = [Saved(n.id, n.label, n.name, m.name, tuple(m.shape), m.nbytes, m.storage, m.leaf,
-                   kept=not m.freed)
-             for n in trace.nodes for m in n.memory]
+                   kept=not m.freed) for n in trace.nodes for m in n.memory]
+    for s in saved:
+        _name_tensor(trace, s)
     by_storage: dict[str, list[Saved]] = {}
     for s in saved:
         by_storage.setdefault(s.storage, []).append(s)
@@ -118,9 +121,21 @@ def memory_report(trace: Any) -> MemoryReport:
     return MemoryReport(saved, total, sum(size[k] for k in leaf_owned), steps, peak, peak_step)
 
 
+def _name_tensor(trace: Any, s: Saved) -> None:
+    """Which of the trace's tensors a saved one is (its node's output, or an input), and the
+    module that made it."""
+    node = trace.node(s.node)
+    if s.name == "result":
+        s.tensor, s.module = node.label, node.module
+    elif s.name in node.args:
+        s.tensor = s.name
+        src = node.inputs[node.args.index(s.name)]
+        s.module = trace.node(src).module if src is not None else ""
+
+
 def _name(s: Saved) -> str:
-    """`t3's x`: the tensor as the narration names it (a leaf by its own label)."""
-    return s.leaf or f"{s.label}'s {s.name}"
+    """`t3`, `t3's mask`: the tensor as the narration names it (a leaf by its own label)."""
+    return s.leaf or s.tensor or f"{s.label}'s {s.name}"
 
 
 class _Waiting:

@@ -25,6 +25,7 @@ PHRASES: dict[str, dict[str, str]] = {
         "after": " (after step {k})",
         "before": " (before backward)",
         "sep": ", ",
+        "made_by": " ({module}'s output)",
     },
     "zh": {
         "label": "内存",
@@ -43,13 +44,19 @@ PHRASES: dict[str, dict[str, str]] = {
         "after": "（第 {k} 步之后）",
         "before": "（反向传播开始之前）",
         "sep": "、",
+        "made_by": "（{module} 的输出）",
     },
 }
 
 
 def name_of(s: Saved, lang: str) -> str:
-    """`t3's x` (`t3 的 x`), or a leaf by its own label."""
-    return s.leaf or _local(f"{s.label}'s {s.name}", lang)
+    """A leaf by its label; a tensor of the trace by its label, and the module that made it
+    (`t3, conv1's output`); anything else as what its node keeps (`t3's mask`)."""
+    if s.leaf:
+        return s.leaf
+    if s.tensor:
+        return s.tensor + (PHRASES[lang]["made_by"].format(module=s.module) if s.module else "")
+    return _local(f"{s.label}'s {s.name}", lang)
 
 
 def step_line(report: MemoryReport, index: int, lang: str = "en") -> str:

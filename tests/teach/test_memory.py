@@ -109,15 +109,14 @@ def test_explain_says_at_each_step_what_is_freed_and_held() -> None:
     lines = [line.strip() for line in text.splitlines() if line.strip().startswith("memory")]
     assert len(lines) == len(t.steps) == 6
     assert lines[0] == "memory  frees nothing; the graph holds 24 B; gradients waiting 4 B"
-    assert lines[-1] == "memory  frees 12 B (t1's result); the graph holds 0 B; gradients " \
-                        "waiting 0 B"
+    assert lines[-1] == "memory  frees 12 B (t1); the graph holds 0 B; gradients waiting 0 B"
     assert ("Memory: the graph holds 24 B in 3 saved tensors, 12 B of it the leaves' own; the "
-            "largest of the rest: t1's result, 12 B, freed at step 6; at most 48 B with the "
-            "gradients waiting (after step 3)") in text
+            "largest of the rest: t1, 12 B, freed at step 6; at most 48 B with the gradients "
+            "waiting (after step 3)") in text
     zh = t.explanation(lang="zh", timing=False, memory=True)
-    assert "内存  释放 12 B（t1 的输出）；计算图仍占 0 B；等待中的梯度 0 B" in zh
+    assert "内存  释放 12 B（t1）；计算图仍占 0 B；等待中的梯度 0 B" in zh
     assert "内存：计算图保存了 3 个张量，共 24 B（其中 12 B 本来就是叶子节点的）；其余的张量中" \
-           "最大的是 t1 的输出，12 B，第 6 步之后释放" in zh
+           "最大的是 t1，12 B，第 6 步之后释放" in zh
     assert "memory" not in t.explanation(timing=False).lower()
 
 
