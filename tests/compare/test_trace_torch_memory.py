@@ -5,8 +5,13 @@ PyTorch frees them (each node's saved tensors right after it ran, none with reta
 from __future__ import annotations
 
 import gc
+import os
+import subprocess
+import sys
 import weakref
+from pathlib import Path
 
+import numpy as np
 import pytest
 
 import compare
@@ -85,3 +90,25 @@ def test_retain_graph_frees_nothing(torch_mod) -> None:
     assert t.memory.steps[-1].held == t.memory.total > 0
     with pytest.raises(AssertionError):
         assert "freed at step" in summary_line(t.memory)
+
+
+def test_explain_torch_python_writes_pytorchs_backward_as_numpy(torch_mod, tmp_path) -> None:
+    root = Path(__file__).resolve().parents[2]
+    env = dict(os.environ, PYTHONPATH=str(root))
+    done = subprocess.run([sys.executable, "-m", "compare", "explain-torch", "sum(x*y.exp())*3",
+                           "x=1,2,3", "y=4,5,6", "--python"], capture_output=True, text=True,
+                          env=env, cwd=root, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("# PyTorch's backward as one numpy program")
+    (tmp_path / "backward.py").write_text(done.stdout)
+    ran = subprocess.run([sys.executable, "backward.py"], capture_output=True, text=True,
+                         cwd=tmp_path, timeout=120)
+    assert ran.returncode == 0, ran.stderr
+    torch = torch_mod
+    x = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    y = torch.tensor([4.0, 5.0, 6.0], requires_grad=True)
+    (x * y.exp()).sum().mul(3).backward()
+    printed = dict(line.split(".grad = ") for line in ran.stdout.splitlines())
+    for name, t in (("x", x), ("y", y)):
+        values = np.array(printed[name].strip("[]").split(), dtype=np.float32)
+        assert np.allclose(values, t.grad.numpy(), rtol=1e-6), (name, values, t.grad)
