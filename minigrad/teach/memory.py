@@ -121,10 +121,24 @@ def memory_report(trace: Any) -> MemoryReport:
     return MemoryReport(saved, total, sum(size[k] for k in leaf_owned), steps, peak, peak_step)
 
 
+def saved_name(node: Any, name: str) -> str:
+    """What a node saved, named as its input reads where it is one: the recorder names a saved
+    tensor that gets no gradient `saved[i]`; if it is a constant input (`X`, a target), that
+    input's text (its values are the same copy)."""
+    if not name.startswith("saved["):
+        return name
+    value = next((v for w, v in node.saved if w == name), None)
+    for i, constant in node.constants.items():
+        if value is not None and constant is value and isinstance(i, int) and i < len(node.args):
+            return node.args[i]
+    return name
+
+
 def _name_tensor(trace: Any, s: Saved) -> None:
     """Which of the trace's tensors a saved one is (its node's output, or an input), and the
     module that made it."""
     node = trace.node(s.node)
+    s.name = saved_name(node, s.name)
     if s.name == "result":
         s.tensor, s.module = node.label, node.module
     elif s.name in node.args:

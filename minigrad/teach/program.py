@@ -24,6 +24,7 @@ from typing import Any
 
 import numpy as np
 
+from minigrad.teach.memory import saved_name
 from minigrad.teach.numpy_rules import Call, total
 from minigrad.teach.numpy_rules_all import RULES
 from minigrad.teach.program_values import array_text, dtype_text, source
@@ -53,7 +54,9 @@ class _Program:
     def name(self, label: str) -> str:
         """A Python name for a label (`fc1.weight` -> `fc1_weight`), never one taken."""
         text = "".join(c if c.isalnum() or c == "_" else "_" for c in label) or "t"
-        if text[0].isdigit() or keyword.iskeyword(text):
+        if text[0].isdigit():  # (a parameter of a Sequential: `0.weight` -> `p0_weight`)
+            text = "p" + text
+        elif keyword.iskeyword(text):
             text = "_" + text
         name, k = text, 1
         while name in self.used:
@@ -253,7 +256,8 @@ class _Program:
         if node.is_leaf:
             self.lines.append(f"# {head}   {node.label}.grad")
         else:
-            saved = ", ".join(dict.fromkeys(str(w) for w, _ in node.saved))
+            saved = ", ".join(dict.fromkeys(node.label if w == "result" else
+                                            saved_name(node, str(w)) for w, _ in node.saved))
             self.lines.append(f"# {head}   {node.label} = {node.source}"
                               + (f"   (backward reads the saved {saved})" if saved else ""))
         self.hooked(step, node, ("tensor", "prehook"))

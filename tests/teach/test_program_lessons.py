@@ -24,7 +24,7 @@ ROOT = Path(__file__).resolve().parents[2] / "tutorials"
 TRACING = [p for p in tutorial.lessons("en", ROOT)
            if re.search(r"\btrace(_torch)?\(", p.read_text(encoding="utf-8"))
            and p.name[:2] != "18"]  # (lesson 18 traces in two other processes: its DDP)
-NEEDS = {"03": "dot_bin", "11": "torch_mod", "17": "torch_mod"}
+NEEDS = {"03": "dot_bin", "11": "torch_mod", "17": "torch_mod", "25": "torch_mod"}
 
 
 def lesson_traces(path: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> list[Trace]:
