@@ -6,7 +6,7 @@ engine's order, a comment per step, the gradient each input receives (`g_x = g_t
 broadcasting undone where the engine undoes it (`g_b = g_b.sum(axis=0)`), gradients added
 where paths meet (`g_t1 = g_t1 + ...`) and each leaf's `.grad` (`x_grad`). Run, it gives
 every `.grad` of the trace bit for bit: the numpy of each op is minigrad's own
-(`numpy_rules`), the engine's part is written here as `engine.py` and `broadcast.py` do it.
+(`numpy_rules`), the engine's part as `engine.py` and `broadcast.py` do it (`program_backward`).
 
 What it cannot compute it says: an op without a rule (a user's Function, a layer minigrad
 has no numpy text for), or a hook that changed a gradient (Python code of the user's), gets
@@ -17,19 +17,17 @@ graph and order with minigrad's numpy (values then agree with PyTorch's to round
 
 from __future__ import annotations
 
-import ast
 import keyword
-import re
 from typing import Any
 
 import numpy as np
 
-from minigrad.teach.memory import saved_name
-from minigrad.teach.numpy_rules import Call, total
+from minigrad.teach.numpy_rules import Call
 from minigrad.teach.numpy_rules_all import RULES
-from minigrad.teach.program_values import array_text, dtype_text, source
+from minigrad.teach.program_backward import COPIED, Backward, array_result, statements
+from minigrad.teach.program_values import array_text, source
 
-COPIED = "COPIED"  # marks a line whose value is the trace's, not computed by the program
+__all__ = ["COPIED", "to_python"]
 
 
 def to_python(trace: Any) -> str:
@@ -37,7 +35,9 @@ def to_python(trace: Any) -> str:
     return _Program(trace).text()
 
 
-class _Program:
+class _Program(Backward):
+    """One trace written out: names, the forward, the backward passes, the gradients."""
+
     def __init__(self, trace: Any) -> None:
         self.trace = trace
         self.nodes = {n.id: n for n in trace.nodes}
@@ -139,10 +139,10 @@ class _Program:
             if self.computes(node):
                 call = self.call(node, [])
                 text = call.text(RULES[node.name].forward)
-                *before, last = _statements(text)
+                *before, last = statements(text)
                 for line in before:
                     self.emit(line)
-                self.emit(f"{var} = {_array(last, node.shape)}",
+                self.emit(f"{var} = {array_result(last, node.shape)}",
                           f"{node.name}   {node.label} = {node.source}")
             elif node.value is not None:
                 self.copy(node, f"{node.name} ({node.label} = {node.source})")
@@ -232,142 +232,6 @@ class _Program:
         return self.dtypes.get(src)
 
     # -- backward ----------------------------------------------------------------------------
-    def backward(self, backward: Any, k: int | None) -> None:
-        roots = ", ".join(self.nodes[r].label for r in backward.roots)
-        n = len(backward.steps)
-        self.section(f"backward{f' {k}' if k else ''} from {roots}: {n} step"
-                     f"{'' if n == 1 else 's'}, in the engine's order")
-        self.filled: set[tuple[str, int]] = set()
-        for root, seed in zip(backward.roots, backward.seeds):
-            seed, nr = np.asarray(seed), _root_output(backward, root)
-            target = self.grad_var(root, 0)
-            if seed.size and np.all(seed == 1):
-                text = f"np.ones({source(seed.shape)}, dtype={dtype_text(seed.dtype)})"
-            else:
-                text = array_text(seed, len(target) + 3)
-            label = self.nodes[root].label
-            self.send(root, nr, text, f"the seed: d {label}/d {label}")
-        for step in backward.steps:
-            self.step(step)
-
-    def step(self, step: Any) -> None:
-        node = self.nodes[step.node]
-        head = f"step {step.index}: {node.name}"
-        if node.is_leaf:
-            self.lines.append(f"# {head}   {node.label}.grad")
-        else:
-            saved = ", ".join(dict.fromkeys(node.label if w == "result" else
-                                            saved_name(node, str(w)) for w, _ in node.saved))
-            self.lines.append(f"# {head}   {node.label} = {node.source}"
-                              + (f"   (backward reads the saved {saved})" if saved else ""))
-        self.hooked(step, node, ("tensor", "prehook"))
-        if node.is_leaf:
-            self.accumulate(step, node)
-            return
-        grads = [self.grad_var(node.id, j) if (node.id, j) in self.filled else None
-                 for j in range(max(1, len(step.grad_outputs)))]
-        post = any(h.changed and h.where == "hook" for h in step.hooks)
-        computes = self.computes(node) and not post
-        call = self.call(node, grads) if computes else None
-        rule = RULES.get(node.name)
-        if call is not None and rule.before is not None:
-            for line in _statements(call.text(rule.before)):
-                self.emit(line)
-        for i, src in enumerate(node.inputs):
-            recorded = step.grad_inputs[i] if i < len(step.grad_inputs) else None
-            if src is None or recorded is None:
-                continue
-            text = call.text(rule.backward[i]) if call and i < len(rule.backward) else None
-            nr = _nr(node, i)
-            if text is None:
-                self.copy(node, node.name)
-                self.send(src, nr, array_text(np.asarray(recorded), 8), COPIED)
-                continue
-            dims = step.summed_dims[i] if i < len(step.summed_dims) else None
-            self.send(src, nr, text, "", self.fit_text(node, dims, recorded),
-                      tuple(np.shape(recorded)))
-
-    def fit_text(self, node: Any, dims: Any, recorded: Any) -> tuple[str, str] | None:
-        """How the engine sums a gradient back to its input's shape (broadcast.py), or None."""
-        if not dims:
-            return None
-        shape = tuple(np.shape(recorded))
-        g_shape = node.shape
-        dtype = np.asarray(recorded).dtype
-        dims = tuple(int(d) for d in dims)
-        lead = len(g_shape) - len(shape) if g_shape is not None else -1
-        if shape and lead > 0 and dims == tuple(range(lead)):
-            axis: Any = dims[0] if lead == 1 else dims
-            text = total("{g}", g_shape, dtype, axis)
-        else:
-            axis = dims[0] if len(dims) == 1 else dims
-            text = total("{g}", g_shape, dtype, axis, keepdims=True) + f".reshape({source(shape)})"
-        return text, f"undo broadcasting: summed over dim {', '.join(map(str, dims))} to {shape}"
-
-    def send(self, node_id: str, nr: int, text: str, comment: str,
-             fit: tuple[str, str] | None = None, shape: tuple | None = None) -> None:
-        """The gradient `text` for output `nr` of a node: fitted to its shape, then into its
-        buffer (`g_t1`), or added to what is there (paths meet)."""
-        target = self.grad_var(node_id, nr)
-        *before, expr = _statements(text)
-        for line in before:
-            self.emit(line)
-        expr = _array(expr, shape if fit is None else None)
-        meets = (node_id, nr) in self.filled
-        if not meets and fit is None:
-            self.emit(f"{target} = {expr}", comment)
-        elif not meets:
-            self.emit(f"{target} = {expr}", comment)
-            self.emit(f"{target} = {_array(fit[0].format(g=target), shape)}", fit[1])
-        else:
-            if fit is not None:
-                self.emit(f"g_new = {expr}", comment)
-                self.emit(f"g_new = {_array(fit[0].format(g='g_new'), shape)}", fit[1])
-                expr = "g_new"
-            label = self.nodes[node_id].label
-            self.emit(f"{target} = {_array(f'{target} + {_grouped(expr)}', shape)}",
-                      f"paths meet at {label}: the gradients add" + (
-                          f" ({comment})" if comment and fit is None else ""))
-        self.filled.add((node_id, nr))
-
-    def hooked(self, step: Any, node: Any, kinds: tuple) -> None:
-        """A hook that changed the incoming gradient: its result, copied from the trace."""
-        for hook in step.hooks:
-            if hook.where in kinds and hook.changed:
-                self.copied.append(f"hook {hook.name}: your Python hook changed a gradient")
-                for j, after in enumerate(step.grad_outputs):
-                    if after is not None:
-                        self.emit(f"{self.grad_var(node.id, j)} = "
-                                  f"{array_text(np.asarray(after), 8)}",
-                                  f"{COPIED}: what hook {hook.name} returned")
-                return
-
-    def accumulate(self, step: Any, node: Any) -> None:
-        g = self.grad_var(node.id, 0)
-        var = f"{self.var[node.id]}_grad"
-        if not step.accumulations:
-            self.lines.append(f"# (nothing is added to {node.label}.grad: the gradient is "
-                              f"returned, as autograd.grad does, or not asked for)")
-            return
-        for acc in step.accumulations:
-            if acc.leaf != node.label:
-                continue
-            incoming = np.asarray(step.grad_outputs[0]) if step.grad_outputs else None
-            cast = ""
-            if incoming is not None and acc.after is not None and \
-                    np.asarray(acc.after).dtype != incoming.dtype:
-                cast = f".astype({dtype_text(np.asarray(acc.after).dtype)})"
-            if acc.before is None:
-                self.emit(f"{var} = {g}{cast}", f"{node.label}.grad was None: it becomes this")
-                self.accumulated[node.label] = var
-                continue
-            if node.label not in self.accumulated:
-                self.emit(f"{var} = {array_text(np.asarray(acc.before), len(var) + 3)}",
-                          f"{node.label}.grad before this backward")
-            self.emit(f"{var} = {_array(f'{var} + {g}{cast}', node.shape)}",
-                      f"{node.label}.grad += the gradient")
-            self.accumulated[node.label] = var
-
     def ending(self) -> None:
         for leaf in self.trace.leaves:  # (a focused trace's inputs: the gradient sent to them)
             if leaf.label not in self.accumulated and (leaf.node, 0) in self.filled:
@@ -378,53 +242,6 @@ class _Program:
         self.lines.append(f"grads = {{{pairs}}}")
         for label in leaves:
             self.lines.append(f"print({label + '.grad ='!r}, {self.accumulated[label]})")
-
-
-# (an expression that always gives an array, even a 0-d one)
-_ARRAYS = ("np.asarray(", "np.array(", "np.ones(", "np.zeros(", "np.broadcast_to(", "np.full(",
-           "np.where(")
-
-
-def _array(expr: str, shape: tuple | None) -> str:
-    """`expr`, as an array when its value is 0-d: numpy gives a scalar there, whose
-    arithmetic is not an array's (`scalar ** 3` may differ in the last bit), and minigrad
-    keeps every value an array."""
-    if shape != () or expr.startswith(_ARRAYS) and _grouped(expr) == expr or \
-            expr.isidentifier():
-        return expr
-    return f"np.asarray({expr})"
-
-
-def _root_output(backward: Any, root: str) -> int:
-    """Which output of the root node backward started from: the one its first step got a
-    gradient for (output 0 unless that is the only one it got)."""
-    for step in backward.steps:
-        if step.node == root:
-            given = [k for k, g in enumerate(step.grad_outputs) if g is not None]
-            return given[0] if len(given) == 1 else 0
-    return 0
-
-
-def _statements(text: str) -> list[str]:
-    """A rule's text cut into its statements (a line that starts with a space continues the
-    one before: a long array)."""
-    return re.split(r"\n(?! )", text)
-
-
-def _nr(node: Any, i: int) -> int:
-    text = node.args[i] if i < len(node.args) else ""
-    tail = text.rsplit("#", 1)[-1] if "#" in text else ""
-    return int(tail) if tail.isdigit() else 0
-
-
-def _grouped(expr: str) -> str:
-    """`expr` as an operand of `+`: parenthesized unless it is one name, call or subscript."""
-    try:
-        tree = ast.parse(expr, mode="eval").body
-    except SyntaxError:
-        return f"({expr})"
-    return expr if isinstance(tree, ast.Name | ast.Call | ast.Subscript | ast.Attribute) \
-        else f"({expr})"
 
 
 def _dtypes(trace: Any) -> dict[str, Any]:
