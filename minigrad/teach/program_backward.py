@@ -55,10 +55,14 @@ class Backward:
         if node.is_leaf:
             self.lines.append(f"# {head}   {node.label}.grad")
         else:
-            saved = ", ".join(dict.fromkeys(node.label if w == "result" else
-                                            saved_name(node, str(w)) for w, _ in node.saved))
+            saved = [node.label if w == "result" else saved_name(node, str(w))
+                     for w, _ in node.saved]
+            made = any(w.startswith("saved[") for w in saved)  # (an array the op made itself)
+            saved = [w for w in dict.fromkeys(saved) if not w.startswith("saved[")]
+            saved += ["an array it made in forward"] if made else []
             self.lines.append(f"# {head}   {node.label} = {node.source}"
-                              + (f"   (backward reads the saved {saved})" if saved else ""))
+                              + (f"   (backward reads the saved {', '.join(saved)})"
+                                 if saved else ""))
         self.hooked(step, node, ("tensor", "prehook"))
         if node.is_leaf:
             self.accumulate(step, node)
