@@ -267,6 +267,10 @@ def _loss(facts: NodeFacts) -> dict[str, Any]:
         attrs["numel"] = int(np.prod(shape, dtype=np.int64))
     if facts.name == "NllLossBackward0":
         attrs["single"] = shape is not None and len(shape) == 1
+        for key in ("target", "weight"):  # (what a program of this backward needs)
+            value = facts.saved.get(key)
+            attrs[key] = None if value is None else value.detach().cpu().numpy().copy()
+        attrs["ignore_index"] = facts.saved.get("ignore_index")
     return attrs
 
 

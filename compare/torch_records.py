@@ -15,6 +15,7 @@ from typing import Any
 
 from compare.torch_graph import copy_gradients
 from compare.torch_hooks import narrate_hooks
+from compare.torch_memory import freed, saved_memory
 from compare.torch_nodes import summed_dims
 from compare.torch_nodes_layers import layer_source
 from minigrad.autograd.node import AccumulateGrad as _MinigradAccumulate
@@ -46,8 +47,12 @@ def build_records(graph: Any, passes: list) -> tuple[list, list, list]:
             leaves.append(TraceLeaf(graph.labels[node], graph.ids[node], tuple(v.shape),
                                     graph.value[node], None, id(v) in graph.params))
     backwards = []
-    for steps, seed, seconds in passes:
+    last = {raw[0]: (k, i) for k, (steps, _, _) in enumerate(passes) for i, raw in enumerate(steps)}
+    for k, (steps, seed, seconds) in enumerate(passes):
         records = [_step_record(graph, i + 1, *raw[:7]) for i, raw in enumerate(steps)]
+        for i, (record, raw) in enumerate(zip(records, steps)):  # PyTorch frees a node's saved
+            if last[raw[0]] == (k, i) and freed(graph, raw[0]):  # tensors once it has run
+                record.freed = [record.node]
         hooks = narrate_hooks([(raw[0], raw[1], raw[2], raw[7], raw[8]) for raw in steps],
                               graph.root, seed, graph.hook_names)
         for record, found in zip(records, hooks):
@@ -75,7 +80,9 @@ def _node_record(graph: Any, node: Any) -> TraceNode:
         facts.out_shape, value,
         [None if nxt is None else graph.ids[nxt] for nxt, _ in node.next_functions],
         args, reading.attrs, graph.line.get(node), _saved(graph, node, args),
-        graph.module.get(node, ""))
+        graph.module.get(node, ""),
+        {i: graph.snapshot(v) if isinstance(v, graph.torch.Tensor) else v  # (their values)
+         for i, v in reading.consts.items()}, saved_memory(graph, node, args))
 
 
 def _layer_inputs(graph: Any, node: Any, args: list[str]) -> dict[str, Any]:

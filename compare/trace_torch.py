@@ -261,7 +261,7 @@ def explain_main(argv: list[str]) -> int:
     """`python -m compare explain-torch "sum(x*y)*3" x=1,2,3 y=4,5,6`: computed by PyTorch."""
     import argparse
 
-    from minigrad.__main__ import EXPLAIN_ERRORS, explain_expression
+    from minigrad.__main__ import EXPLAIN_ERRORS, add_program_options, explain_expression
 
     parser = argparse.ArgumentParser(
         prog="python -m compare explain-torch",
@@ -275,6 +275,7 @@ def explain_main(argv: list[str]) -> int:
     parser.add_argument("--no-timing", action="store_true",
                         help="leave the time out of the summary (stable output)")
     parser.add_argument("--dot", metavar="PATH", help="also draw the graph to PATH")
+    add_program_options(parser)
     args = parser.parse_args(argv)
     return explain_expression(trace_torch, args, (*EXPLAIN_ERRORS, ModuleNotFoundError))
 

@@ -1,10 +1,12 @@
 """The command line.
 
     python -m minigrad explain "sum(x*y)*3" x=1,2,3 y=4,5,6 [--lang zh] [--dot graph.svg]
+                                                            [--python] [--memory]
     python -m minigrad demo [--lang zh] [--out minigrad-demo]
 
 `explain` traces a string expression over named inputs (read safely, see `minigrad.teach.expr`)
-and prints what its backward pass does; `demo` runs the classic `loss = sum(x*y)*3`, prints
+and prints what its backward pass does (`--python`: as a numpy program instead, `--memory`:
+with what the graph keeps at each step); `demo` runs the classic `loss = sum(x*y)*3`, prints
 its explanation and draws its graph. Each subcommand is one `add_*` function below. With
 `--lang zh` every message is in Chinese, errors too. Piped into `head`, or stopped with
 Ctrl-C, a command ends quietly (exit 141 or 130), without a traceback.
@@ -91,7 +93,17 @@ def add_explain(commands: Any) -> None:
     _common(p)
     p.add_argument("--dot", metavar="PATH",
                    help="also draw the graph to PATH (.svg, .png, or .dot for the DOT text)")
+    add_program_options(p)
     p.set_defaults(run=run_explain)
+
+
+def add_program_options(p: argparse.ArgumentParser) -> None:
+    """`--python` and `--memory` (also `python -m compare explain-torch`'s)."""
+    p.add_argument("--python", action="store_true",
+                   help="print the forward and backward as one numpy program (Trace.to_python)"
+                        " instead of the explanation")
+    p.add_argument("--memory", action="store_true",
+                   help="say at each backward step what the graph keeps (explain(memory=True))")
 
 
 def add_demo(commands: Any) -> None:
@@ -141,7 +153,11 @@ def explain_expression(trace_fn: Callable[..., Trace], args: argparse.Namespace,
         else:
             print(f"error: {message[0]}", file=sys.stderr)
         return 2
-    print(t.explanation(lang=args.lang, timing=not args.no_timing))
+    if getattr(args, "python", False):
+        print(t.to_python(), end="")
+    else:
+        print(t.explanation(lang=args.lang, timing=not args.no_timing,
+                            memory=getattr(args, "memory", False) or None))
     if args.dot:
         return 0 if draw_to(t, Path(args.dot), args.lang) else 1
     return 0

@@ -5,9 +5,9 @@ from the roots, how many edges bring it gradient, and put each root's seed gradi
 buffer (`GraphTask`). (2) Pop the ready node created last (PyTorch's order, ready_queue.py),
 run its hooks and its backward, fit each gradient to its input's shape (broadcast.py: the one
 place broadcasting is undone) and send it into the next node's buffer; a node whose last
-gradient has arrived is ready. (3) An AccumulateGrad adds into its leaf's `.grad`. If
-anything fails, every `.grad` is put back. No recursion, so any depth works. `execute` is a
-generator of steps: `autograd.backward` drains it, `backward_steps` hands each to the user.
+gradient has arrived is ready. (3) An AccumulateGrad adds into its leaf's `.grad`. If anything
+fails, every `.grad` is put back. No recursion, so any depth works. `execute` is a generator
+of steps: `autograd.backward` drains it, `backward_steps` hands each to the user.
 """
 
 from __future__ import annotations
@@ -77,8 +77,9 @@ def execute(roots: list, seeds: list, retain_graph: bool | None = None,
     finally:
         state.grad_enabled = caller_mode
     if not (create_graph if retain_graph is None else retain_graph):
-        for node in task.executed:  # free what they saved: a second backward through fails
-            node.release()
+        freed = tuple(node for node in task.executed if node.release())  # (a 2nd backward fails)
+        if freed and events.listening():  # (a trace's memory view shows what was freed)
+            events.emit(events.SavedFreed(freed))
     return task.captured
 
 
@@ -95,8 +96,7 @@ class GraphTask:
         self.executed: list[Node] = []
         self.started = time.perf_counter()
         edges = [gradient_edge(t) for t in roots]
-        starts = [node for node, _ in edges]
-        self.deps = count_dependencies(starts, needed)
+        self.deps = count_dependencies(starts := [node for node, _ in edges], needed)
         self.buffers: dict[Node, list] = {}
         for (node, nr), seed in zip(edges, seeds):
             self.add(node, nr, seed)

@@ -121,6 +121,14 @@ class ModuleEnd:
 
 
 @dataclass(frozen=True)
+class SavedFreed:
+    """The backward pass that just ended freed what `nodes` saved for backward (it ran
+    without retain_graph): a second backward through them raises."""
+
+    nodes: tuple
+
+
+@dataclass(frozen=True)
 class BackwardEnd:
     """The backward pass finished after `steps` nodes and `seconds` seconds."""
 

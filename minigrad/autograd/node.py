@@ -197,13 +197,15 @@ class Node:
             return tuple(v if p is None else unpack(p) for v, p in zip(saved, self._packed))
         return saved
 
-    def release(self) -> None:
+    def release(self) -> bool:
         """Free what forward saved, once a backward without retain_graph ran this node: a
         second backward, or reading `saved_tensors`, then fails with FREED_MESSAGE. A node that
         saved nothing keeps nothing to free, and may run again."""
-        if self._saved or self._output_array is not None or self._as_pytorch:
-            self._saved, self._output_array, self._freed = (), None, True
-            self._as_pytorch = None
+        if not (self._saved or self._output_array is not None or self._as_pytorch):
+            return False
+        self._saved, self._output_array, self._freed = (), None, True
+        self._as_pytorch = None
+        return True
 
     def saved_tensor(self, i: int) -> Any:
         """`unpack_saved()[i]` alone (unpacking only it, where saved-tensor hooks packed it)."""

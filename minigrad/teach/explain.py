@@ -19,7 +19,9 @@ from typing import Any
 import numpy as np
 
 from minigrad.surface.printing import format_values, tensor_repr
+from minigrad.teach import memory_text
 from minigrad.teach import op_words as op_text
+from minigrad.teach.memory import memory_report
 from minigrad.teach.phrases import PHRASES, Count
 from minigrad.teach.summary import summary_lines
 from minigrad.teach.summary_phrases import SUMMARY_PHRASES
@@ -36,13 +38,14 @@ SUMMARY_STEPS = 50  # longer explanations open with the module summary (`summary
 
 
 def explain_trace(trace: Any, lang: str = "en", timing: bool = True, lines: bool | None = None,
-                  summary: bool | None = None) -> str:
+                  summary: bool | None = None, memory: bool | None = None) -> str:
     """The whole narration of `trace` as one string.
 
     `summary` (default: when there are more than SUMMARY_STEPS backward steps) opens it with
     the table of each module's gradient and groups the ops and steps under their modules;
     `lines` (default: with the summary) shows the source line that made each op, in the
-    forward listing and in each backward step.
+    forward listing and in each backward step; `memory` (default: the summary line past
+    SUMMARY_STEPS steps) what the graph keeps: a line per step, and one in the ending.
     """
     if lang not in PHRASES:
         raise ValueError(f"explain(): lang must be one of {sorted(PHRASES)}, not {lang!r}")
@@ -50,8 +53,10 @@ def explain_trace(trace: Any, lang: str = "en", timing: bool = True, lines: bool
         summary = len(trace.steps) > SUMMARY_STEPS
     if lines is None:
         lines = summary
-    return _Narrator(trace, lang, grouped=summary and bool(trace.modules)).text(
-        timing, lines, summary)
+    narrator = _Narrator(trace, lang, grouped=summary and bool(trace.modules))
+    if memory or memory is None and len(trace.steps) > SUMMARY_STEPS:
+        narrator.memory, narrator.memory_steps = memory_report(trace), bool(memory)
+    return narrator.text(timing, lines, summary)
 
 
 def number(v: float) -> str:
@@ -67,6 +72,7 @@ class _Narrator:
         self.nodes = {n.id: n for n in trace.nodes}
         self._values: dict[int, str] = {}
         self._inline: dict[int, str | None] = {}
+        self.memory, self.memory_steps = None, False  # (what the graph keeps: memory.py)
 
     def say(self, key: str, **values: Any) -> str:
         """The phrase `key` in this language, filled in; every int is a `Count`, so that an
@@ -167,6 +173,9 @@ class _Narrator:
                 module = node.module
                 out.append(" " + self.heading(module))
             out += self.step(step, root, number_width, name_width)
+            if self.memory_steps:
+                out.append(" " * (number_width + 4) + memory_text.step_line(
+                    self.memory, step.index, self.lang))
         return out
 
     def heading(self, path: str) -> str:
@@ -313,6 +322,8 @@ class _Narrator:
                 "  " + _hang(x, 2) for x in leaves]
         else:
             out = [one_line] if leaves else []
+        if self.memory is not None:
+            out.append(memory_text.summary_line(self.memory, self.lang))
         ops = sum(1 for n in self.trace.nodes if not n.is_leaf)
         steps = len(self.trace.steps)
         n_leaves = len(self.trace.leaves)

@@ -61,6 +61,7 @@ def _as_input(node: Any) -> Any:
     """A tensor from outside the part, as a leaf of the focused Trace."""
     made = copy.copy(node)
     made.name, made.inputs, made.args, made.saved = "AccumulateGrad", [], [], []
+    made.constants, made.memory = {}, []  # (what the op outside kept is not the part's)
     made.attrs = {"boundary": "input"}
     made.formula, made.source, made.module = "", "", ""
     return made

@@ -22,7 +22,9 @@ import numpy as np
 
 from minigrad.teach.explain import PHRASES, SMALL, fast_repr, number, width
 from minigrad.teach.player_assets import SCRIPT, STYLE
+from minigrad.teach.player_assets.memory_bar import MEMORY_SCRIPT, MEMORY_STYLE
 from minigrad.teach.player_drawing import drawing
+from minigrad.teach.player_memory import memory_data, memory_section
 from minigrad.teach.player_words import UI
 
 __all__ = ["jupyter", "page"]
@@ -41,7 +43,8 @@ def page(trace: Any, svg: str | None = None, lang: str = "en") -> str:
         svg, key, values = drawing(trace)
         note = _words("p", key, UI[lang], ' id="layout-note"', values)
     data = {"lang": lang, "ui": UI, "steps": _steps(trace), "reveal": _reveals(trace),
-            "leaves": _leaves(trace), "text": {code: _narration(trace, code) for code in UI}}
+            "leaves": _leaves(trace), "text": {code: _narration(trace, code) for code in UI},
+            "memory": memory_data(trace)}
     ui = UI[lang]
     if svg:
         graph = _inline_svg(svg)
@@ -54,7 +57,7 @@ def page(trace: Any, svg: str | None = None, lang: str = "en") -> str:
         '<meta charset="utf-8">',
         '<meta name="viewport" content="width=device-width, initial-scale=1">',
         f"<title>{html.escape(ui['title'])}</title>",
-        f"<style>{_closed(STYLE, 'style')}</style>",
+        f"<style>{_closed(STYLE, 'style')}{_closed(MEMORY_STYLE, 'style')}</style>",
         "</head>",
         '<body data-step="0">',
         f'<header>{_words("h1", "title", ui)}<p id="pass-header"></p>{_button("lang", ui)}'
@@ -75,10 +78,11 @@ def page(trace: Any, svg: str | None = None, lang: str = "en") -> str:
         f'<section id="leaves">{_words("h2", "leaves", ui)}',
         '<div class="table-box"><table id="leaf-grads"><tbody></tbody></table></div>',
         "</section>",
+        memory_section(lang),
         "</div>",
         "</main>",
         f'<script type="application/json" id="player-data">{_json(data)}</script>',
-        f"<script>{_closed(SCRIPT, 'script')}</script>",
+        f"<script>{_closed(SCRIPT + MEMORY_SCRIPT, 'script')}</script>",
         "</body>",
         "</html>",
     ]

@@ -28,21 +28,12 @@ from typing import Any
 
 import numpy as np
 
-from minigrad.autograd.events import (
-    BackwardBegin,
-    BackwardEnd,
-    BackwardStep,
-    ForwardOp,
-    GradAccumulated,
-    HookFired,
-    InPlaceChange,
-    ModuleBegin,
-    ModuleEnd,
-)
+from minigrad.autograd import events as ev
 from minigrad.autograd.node import AccumulateGrad, gradient_edge, owner_id
 from minigrad.autograd.tensor import Tensor
 from minigrad.teach.copies import Copies, compact_copy
 from minigrad.teach.labels import UNKNOWN, UniqueLabels, constant_text, source_line, user_frame
+from minigrad.teach.memory_records import MemoryNotes, constant_values
 from minigrad.teach.modules import ModuleCalls
 from minigrad.teach.op_words import source_form
 from minigrad.teach.records import (
@@ -59,7 +50,7 @@ from minigrad.teach.settings import node_settings
 class _Live:
     """What is known of one node while recording (before backward frees its saved values)."""
 
-    __slots__ = ("consts", "out", "value", "shape", "line", "attrs", "saved", "call")
+    __slots__ = ("consts", "out", "value", "shape", "line", "attrs", "saved", "call", "kept")
 
     def __init__(self) -> None:
         self.consts: dict[int, Any] = {}
@@ -70,6 +61,7 @@ class _Live:
         self.attrs: dict[str, Any] = {}
         self.saved: list[tuple[Any, Any]] = []
         self.call = 0  # the number of the innermost module call that made it (0: none)
+        self.kept: list[tuple] = []  # what it keeps as memory (MemoryNotes.note)
 
 
 class Recorder:
@@ -89,6 +81,7 @@ class Recorder:
         self.hooks: list[TraceHook] = []
         self.accumulations: list[tuple] = []
         self.copies = Copies()  # values as they were, one copy per tensor and version
+        self.memory = MemoryNotes()  # the memory behind what each node saved
         self.lines: dict[tuple, str | None] = {}  # (code, line number) -> its source_line
         # id of the array that owns some memory -> the boxes holding it or views of it (see
         # `_boxed`; the boxes keep that array alive, so its id stays its own)
@@ -96,32 +89,34 @@ class Recorder:
 
     def __call__(self, event: Any) -> None:
         kind = type(event)
-        if kind is ForwardOp:
+        if kind is ev.ForwardOp:
             if not self.depth:  # ops recorded by a backward (create_graph) are not forward
                 self._forward(event)
-        elif kind is BackwardStep:
+        elif kind is ev.BackwardStep:
             self._step(event)
-        elif kind is GradAccumulated:
+        elif kind is ev.GradAccumulated:
             self.accumulations.append((event.tensor, *self._boxed((event.grad, event.total))))
-        elif kind is InPlaceChange:
+        elif kind is ev.InPlaceChange:
             self._changing(event.tensor)
-        elif kind is HookFired:
+        elif kind is ev.HookFired:
             self.hooks.append(TraceHook(event.where, getattr(event.hook, "__name__", "hook"),
                                         _datas(event.before), _datas(event.after)))
-        elif kind is BackwardBegin:
+        elif kind is ev.BackwardBegin:
             self.depth += 1
             edges = self.add_roots(event.roots)
             self.passes.append([edges, [_data(g) for g in event.gradients], [], 0.0])
-        elif kind is BackwardEnd:
+        elif kind is ev.BackwardEnd:
             self.depth -= 1
             if self.passes:
                 self.passes[-1][3] = event.seconds
-        elif kind is ModuleBegin:
+        elif kind is ev.ModuleBegin:
             self.module_calls.enter(event.module)
-        elif kind is ModuleEnd:
+        elif kind is ev.ModuleEnd:
             self.module_calls.leave(event.module)
+        elif kind is ev.SavedFreed and self.passes and self.passes[-1][2]:
+            self.passes[-1][2][-1][8].extend(event.nodes)  # (freed as the last step ended)
 
-    def _forward(self, event: ForwardOp) -> None:
+    def _forward(self, event: ev.ForwardOp) -> None:
         node = event.node
         live = self.live.get(node) or self._register(node, event.settings)
         out = event.output
@@ -166,11 +161,10 @@ class Recorder:
             plain = [s for s in saved if isinstance(s, Tensor) and not s.requires_grad]
             found = plain if len(plain) == len(free) else [UNKNOWN] * len(free)
             live.consts.update(zip(free, found))
-        for i, s in enumerate(saved):
-            if isinstance(s, Tensor):
-                where = _input_index(s, nf)
-                live.saved.append((where if where is not None else f"saved[{i}]",
-                                   self.copies.of(s)))
+        at = [_input_index(v, nf) if isinstance(v, Tensor) else None for v in saved]
+        at = [f"saved[{i}]" if w is None else w for i, w in enumerate(at)]
+        live.saved += [(w, self.copies.of(v)) for w, v in zip(at, saved) if isinstance(v, Tensor)]
+        live.kept = self.memory.note(node, at)
         if node.saved_output is not None:
             live.value = node.saved_output  # (until _forward puts the output's copy here)
             live.saved.append(("result", None))  # its value is live.value: see build
@@ -253,12 +247,12 @@ class Recorder:
                 kept = copies[id(a)] = (a, compact_copy(a))
             box[0] = kept[1]
 
-    def _step(self, event: BackwardStep) -> None:
+    def _step(self, event: ev.BackwardStep) -> None:
         if event.node not in self.live:
             self._register(event.node)
         step = [event.index, event.node, self._boxed(event.grad_outputs),
                 self._boxed(event.grad_inputs), list(event.summed_dims),
-                self.accumulations, self.hooks, event.seconds]
+                self.accumulations, self.hooks, event.seconds, []]
         self.accumulations, self.hooks = [], []
         if not self.passes:
             self.passes.append([[], [], [], 0.0])
@@ -281,7 +275,8 @@ class Recorder:
         order = self._forward_order()
         ids = {node: f"n{i + 1}" for i, node in enumerate(order)}
         labels = self._labels(order, names)
-        leaf_labels = {id(self.live[n].out): labels[n] for n in order
+        leaf_labels = {id(self.live[n].out): labels[n] for n in order if _is_leaf(n)}
+        leaf_memory = {self.memory.key(self.live[n].out.array): labels[n] for n in order
                        if _is_leaf(n)}
         nodes, leaves, live_leaves = [], [], {}
         for node in order:
@@ -306,21 +301,25 @@ class Recorder:
                 source_form(node.display_name(), args, live.attrs, live.shape),
                 type(node).formula, live.shape, live.value,
                 [None if nxt is None else ids.get(nxt) for nxt, _ in node.next_functions],
-                args, live.attrs, live.line, saved, paths.get(live.call, "")))
+                args, live.attrs, live.line, saved, paths.get(live.call, ""),
+                constant_values(node, live.consts, live.attrs, self.copies),
+                self.memory.records(live.kept, args, leaf_memory)))
         backwards = []
         for roots, seeds, steps, seconds in self.passes:
             records = []
-            for index, node, g_out, g_in, summed, accs, hooks, secs in steps:
+            for index, node, g_out, g_in, summed, accs, hooks, secs, freed in steps:
                 accs = [TraceAccumulation(leaf_labels.get(id(t), "?"), before[0], after[0])
                         for t, before, after in accs]
                 records.append(TraceStep(index, ids[node], [b[0] for b in g_out],
-                                         [b[0] for b in g_in], summed, accs, hooks, secs))
+                                         [b[0] for b in g_in], summed, accs, hooks, secs,
+                                         [ids[n] for n in freed if n in ids]))
             backwards.append(TraceBackward([ids[r] for r in roots], seeds, records, seconds))
         last = {a.leaf: a.after for b in backwards for s in b.steps for a in s.accumulations}
         for leaf in leaves:
             if leaf.label in last:
                 leaf.grad = last[leaf.label]
         self.copies.clear()  # (the records hold what they need)
+        self.memory.clear()
         self.watched.clear()
         return nodes, leaves, backwards, live_leaves, modules
 

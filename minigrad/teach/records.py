@@ -32,7 +32,27 @@ from typing import Any
 import numpy as np
 
 __all__ = ["TraceAccumulation", "TraceBackward", "TraceHook", "TraceLeaf", "TraceModule",
-           "TraceNode", "TraceRecords", "TraceStep"]
+           "TraceNode", "TraceRecords", "TraceSaved", "TraceStep"]
+
+
+@dataclass
+class TraceSaved:
+    """One tensor a node keeps for its backward, as memory (`minigrad.teach.memory`).
+
+    `name` says which (an input's label, `"result"`, `"saved[2]"`, or an attribute of the
+    node, `"mask"`); `storage` names the memory it lies in (the same for tensors that share
+    it: a view and its base), `nbytes` that memory's size; `leaf` the leaf whose memory it is
+    (a parameter, an input), which the graph does not add to; `freed`: backward frees it
+    (False for what a node keeps until the graph itself is dropped).
+    """
+
+    name: str
+    shape: tuple
+    dtype: str
+    nbytes: int
+    storage: str
+    leaf: str | None = None
+    freed: bool = True
 
 
 @dataclass
@@ -60,6 +80,11 @@ class TraceNode:
     # the dotted path of the innermost module whose forward made it ("" if none); for a
     # parameter's AccumulateGrad, the module that owns the parameter
     module: str = ""
+    # what a program needs besides `attrs`: the values of the inputs without an edge (input
+    # index -> array or number; an index missing: not known) and settings too large to show
+    # (name -> array); and what the node keeps for its backward, as memory
+    constants: dict[Any, Any] = field(default_factory=dict)
+    memory: list[TraceSaved] = field(default_factory=list)
 
     @property
     def is_leaf(self) -> bool:
@@ -119,7 +144,9 @@ class TraceAccumulation:
 class TraceStep:
     """One backward step: node `node` received `grad_outputs` and sent `grad_inputs`.
 
-    `summed_dims[i]` lists the dims summed away to undo broadcasting for input i (or None).
+    `summed_dims[i]` lists the dims summed away to undo broadcasting for input i (or None);
+    `freed` the ids of the nodes whose saved tensors were freed as it ended (PyTorch frees a
+    node's as soon as it ran, minigrad every node's after the last step).
     """
 
     index: int
@@ -130,6 +157,7 @@ class TraceStep:
     accumulations: list[TraceAccumulation] = field(default_factory=list)
     hooks: list[TraceHook] = field(default_factory=list)
     seconds: float = 0.0
+    freed: list[str] = field(default_factory=list)  # the nodes whose saved tensors it freed
 
 
 @dataclass

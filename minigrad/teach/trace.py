@@ -25,10 +25,11 @@ import numpy as np
 from minigrad.autograd import events
 from minigrad.autograd.tensor import Tensor
 from minigrad.teach import expr as expressions
-from minigrad.teach import player, viz
+from minigrad.teach import player, program, viz
 from minigrad.teach.explain import explain_trace
 from minigrad.teach.focus import focus as focus_on
 from minigrad.teach.labels import callable_names, frame_names, user_frame
+from minigrad.teach.memory import MemoryReport, memory_report
 from minigrad.teach.op_words import formula_for, source_form
 from minigrad.teach.recorder import Recorder
 from minigrad.teach.records import (
@@ -143,22 +144,37 @@ class Trace(TraceRecords):
             } for s in b.steps]} for b in self.backwards]
         return json.dumps(data, indent=indent)
 
+    def to_python(self) -> str:
+        """The forward and backward as one straight-line numpy program, a comment per step,
+        that gives every `.grad` of the trace bit for bit (`minigrad.teach.program`)."""
+        return program.to_python(self)
+
     # -- explaining and drawing ----------------------------------------------------------------
     def explanation(self, lang: str = "en", timing: bool = True, lines: bool | None = None,
-                    summary: bool | None = None) -> str:
+                    summary: bool | None = None, memory: bool | None = None) -> str:
         """The narration `explain()` prints: forward graph, each backward step, the leaves.
 
         `timing=False` leaves the time out of the summary (for snapshots); `lines=True` also
         shows the source line that ran each op (in the forward listing and in each step);
         `summary=True` opens with a table of each module's gradient, suspects first, and
-        groups the ops and steps by module. Both are on by default past 50 backward steps.
+        groups the ops and steps by module. Both are on by default past 50 backward steps;
+        `memory=True` says at each step what the graph keeps and frees (`self.memory`), and
+        sums it up in one line (that line alone by default past 50 steps).
         """
-        return explain_trace(self, lang=lang, timing=timing, lines=lines, summary=summary)
+        return explain_trace(self, lang=lang, timing=timing, lines=lines, summary=summary,
+                             memory=memory)
 
     def explain(self, lang: str = "en", timing: bool = True, lines: bool | None = None,
-                summary: bool | None = None) -> None:
+                summary: bool | None = None, memory: bool | None = None) -> None:
         """Print the narration ("en" English, "zh" Chinese)."""
-        print(self.explanation(lang=lang, timing=timing, lines=lines, summary=summary))
+        print(self.explanation(lang=lang, timing=timing, lines=lines, summary=summary,
+                               memory=memory))
+
+    @property
+    def memory(self) -> MemoryReport:
+        """What the graph keeps, per node and step: the bytes of every distinct saved tensor
+        before backward, what each step frees, the peak (`minigrad.teach.memory`)."""
+        return memory_report(self)
 
     def to_dot(self, params: Any = None, show_grads: bool = True, show_values: bool = True,
                show_saved: bool = False, depth: int | None = None, collapse: bool = True,

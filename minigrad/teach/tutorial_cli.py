@@ -56,7 +56,7 @@ MATPLOTLIB = Requirement("matplotlib", "matplotlib", None,
 # lesson number -> what it needs (tutorials/README.md says the same; a test checks it)
 REQUIREMENTS: dict[int, tuple[Requirement, ...]] = {
     3: (DOT,), 10: (HYPOTHESIS,), 11: (TORCH,), 16: (TORCH,), 17: (TORCH, MATPLOTLIB),
-    18: (TORCH,), 19: (HYPOTHESIS, TORCH)}
+    18: (TORCH,), 19: (HYPOTHESIS, TORCH), 25: (TORCH,)}
 
 
 def missing(number: int) -> list[Requirement]:

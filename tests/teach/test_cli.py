@@ -143,3 +143,25 @@ def test_ctrl_c_ends_the_command_quietly(tmp_path):
     out, err = proc.communicate(timeout=120)
     assert proc.returncode == 130, err
     assert "Traceback" not in err and "KeyboardInterrupt" not in err, err
+
+
+def test_explain_python_prints_a_program_that_gives_the_gradients(tmp_path):
+    done = run("explain", "sum(x*y)*3", "x=1,2,3", "y=4,5,6", "--python", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("# This trace's forward and backward as one numpy program")
+    assert "g_x = g_t1 * y" in done.stdout and "Forward pass" not in done.stdout
+    (tmp_path / "backward.py").write_text(done.stdout)
+    ran = subprocess.run([sys.executable, "backward.py"], cwd=tmp_path, capture_output=True,
+                         text=True, timeout=120)
+    assert ran.returncode == 0, ran.stderr
+    assert ran.stdout.splitlines() == ["x.grad = [12. 15. 18.]", "y.grad = [3. 6. 9.]"]
+
+
+def test_explain_memory_says_what_each_step_frees(tmp_path):
+    done = run("explain", "sum(exp(x)*y)", "x=1,2,3", "y=4,5,6", "--memory", "--no-timing",
+               cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    lines = [line.strip() for line in done.stdout.splitlines()]
+    assert sum(line.startswith("memory  frees") for line in lines) == 5
+    assert "Memory: the graph holds 24 B in 3 saved tensors, 12 B of it the leaves' own; the " \
+           "largest of the rest: t1, 12 B, freed at step 5" in done.stdout

@@ -28,7 +28,7 @@ LESSONS = [p for lang in LANGS for p in tutorial.lessons(lang, ROOT)]
 # missing, fail under CI=true)
 NEEDS = {"03": "dot_bin", "11": "torch_mod", "16": "torch_mod", "17": "torch_mod",
          "18": "torch_mod",
-         "19": "torch_mod"}
+         "19": "torch_mod", "25": "torch_mod"}
 # Lessons whose every block is minigrad-only, and why (all the others run on PyTorch too).
 MINIGRAD_ONLY_LESSONS = {
     "03": "drawing is minigrad's own (trace, to_dot, render)",
