@@ -97,24 +97,27 @@ def memory_report(trace: Any) -> MemoryReport:
     total = sum(size.values())
     holders = {key: {s.node for s in group if not s.kept} for key, group in by_storage.items()}
     kept = {key for key, group in by_storage.items() if any(s.kept for s in group)}
-    held = set(size)
+    held, held_bytes = set(size), total
+    keys_of: dict[str, list[str]] = {}  # node id -> the storages it keeps
+    for s in saved:
+        keys_of.setdefault(s.node, []).append(s.storage)
     steps, waiting = [], _Waiting(trace)
     peak, peak_step = total + waiting.bytes, None
     for step in trace.steps:
         waiting.ran(step)
         freed, names = 0, []
         for node_id in step.freed:
-            for key in list(held):
+            for key in keys_of.get(node_id, ()):
                 holders[key].discard(node_id)
-                if not holders[key] and key not in kept:
+                if not holders[key] and key not in kept and key in held:
                     held.discard(key)
+                    held_bytes -= size[key]
                     for s in by_storage[key]:
                         s.freed_at = step.index
                     if key not in leaf_owned:
                         freed += size[key]
                         names.append(_name(by_storage[key][0]))
-        now = StepMemory(step.index, step.node, freed, names, sum(size[k] for k in held),
-                         waiting.bytes)
+        now = StepMemory(step.index, step.node, freed, names, held_bytes, waiting.bytes)
         steps.append(now)
         if now.total > peak:
             peak, peak_step = now.total, step.index
