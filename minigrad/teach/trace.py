@@ -25,6 +25,7 @@ import numpy as np
 from minigrad import events
 from minigrad.teach import expr as expressions
 from minigrad.teach import player, viz
+from minigrad.teach.display import Drawing, PlayerPage
 from minigrad.teach.explain import explain_trace
 from minigrad.teach.focus import focus as focus_on
 from minigrad.teach.labels import callable_names, frame_names, user_frame
@@ -178,18 +179,20 @@ class Trace(TraceRecords):
         return focus_on(self, modules)
 
     def render(self, path: str | os.PathLike, format: str | None = None, **options: Any
-               ) -> Path:
-        """Draw to `path` as "svg" or "png" (from the suffix by default); needs graphviz."""
+               ) -> Drawing:
+        """Draw to `path` as "svg" or "png" (from the suffix by default); needs graphviz.
+        Returns the path as a `Drawing`, which a notebook shows as the picture."""
         return viz.render(self, path, format=format, **options)
 
     def _repr_svg_(self) -> str | None:
         return viz.svg_or_none(self.to_dot(legend=True))
 
     def to_html(self, path: str | os.PathLike | None = None, svg: str | None = None,
-                lang: str = "en") -> str:
+                lang: str = "en") -> PlayerPage:
         """The backward player: one self-contained HTML page that steps through the backward
-        pass on the graph (`minigrad.teach.player`). Written to `path` when given; returned."""
-        page = player.page(self, svg=svg, lang=lang)
+        pass on the graph (`minigrad.teach.player`). Written to `path` when given; returned
+        as a `PlayerPage`: a str that a notebook shows as the player itself."""
+        page = PlayerPage(player.page(self, svg=svg, lang=lang))
         if path is not None:
             Path(path).write_text(page, encoding="utf-8")
         return page
