@@ -146,7 +146,8 @@ class DistributedTrace(Trace):
     rank = 0
     backend = ""
 
-    def explanation(self, lang: str = "en", timing: bool = True, lines: bool = False) -> str:
+    def explanation(self, lang: str = "en", timing: bool = True, lines: bool | None = None
+                    ) -> str:
         text = super().explanation(lang=lang, timing=timing, lines=lines).splitlines()
         words = WORDS[lang]
         if self.allreduces is None:

@@ -41,15 +41,17 @@ def explain_trace(trace: Any, lang: str = "en", timing: bool = True, lines: bool
 
     `summary` (default: when there are more than SUMMARY_STEPS backward steps) opens it with
     the table of each module's gradient and groups the ops and steps under their modules;
-    `lines` (default: with the summary) shows the source line that made each op, in the
-    forward listing and in each backward step.
+    `lines` shows the source line that made each op (`step.py:5: loss = (x * y).sum() * 3`),
+    in the forward listing and in each backward step: by default whenever the trace knows
+    them, that is when it watched the forward pass run (a traced callable or `with` block;
+    a Tensor traced after the fact, or a string expression, has none).
     """
     if lang not in PHRASES:
         raise ValueError(f"explain(): lang must be one of {sorted(PHRASES)}, not {lang!r}")
     if summary is None:
         summary = len(trace.steps) > SUMMARY_STEPS
     if lines is None:
-        lines = summary
+        lines = summary or any(n.line for n in trace.nodes)
     return _Narrator(trace, lang, grouped=summary and bool(trace.modules)).text(
         timing, lines, summary)
 

@@ -149,10 +149,11 @@ class Trace(TraceRecords):
                     summary: bool | None = None) -> str:
         """The narration `explain()` prints: forward graph, each backward step, the leaves.
 
-        `timing=False` leaves the time out of the summary (for snapshots); `lines=True` also
-        shows the source line that ran each op (in the forward listing and in each step);
+        `timing=False` leaves the time out of the summary (for snapshots); `lines` shows the
+        source line that ran each op (in the forward listing and in each step), by default
+        whenever the trace watched the forward pass (a traced callable or `with` block);
         `summary=True` opens with a table of each module's gradient, suspects first, and
-        groups the ops and steps by module. Both are on by default past 50 backward steps.
+        groups the ops and steps by module (by default past 50 backward steps).
         """
         return explain_trace(self, lang=lang, timing=timing, lines=lines, summary=summary)
 
@@ -244,7 +245,9 @@ def trace(expr: Any = None, /, *, gradient: Any = None, retain_graph: bool | Non
             raise TypeError("trace() with inputs needs an expression: trace('x*y', x=..., y=...)")
         return Trace(params=params)
     code = getattr(expr, "__code__", None)  # (a callable's own lines are the user's code)
-    recorder = Recorder(params, [code.co_filename] if code is not None else [])
+    # (a string expression's ops all run on the line that called trace(): no source lines)
+    recorder = Recorder(params, [code.co_filename] if code is not None else [],
+                        lines=not isinstance(expr, str))
     made = Trace(params=params)
     names = frame_names(user_frame(sys._getframe(1)))  # the caller's variable names
     with events.listen(recorder):
