@@ -1,24 +1,28 @@
 """Every lesson works where students are: exported as a notebook and run in a real Jupyter
-kernel, it prints what the lesson shows, and what it leaves at the end of a cell shows itself.
+kernel, it prints exactly what the lesson shows, and what it leaves at the end of a cell shows
+itself. (This is the check that each lesson's code prints its output blocks; the check on
+PyTorch runs the lesson in-process: tests/teach/test_tutorials.py.)
 
 `python -m minigrad tutorial --notebook DIR` writes every lesson and the teacher's page (en and
-zh); each notebook is then executed by nbclient in an ipykernel kernel (the one of this
-Python: its kernelspec is written here, so another `python3` kernel on the machine is never
-used). What is checked:
+zh); each notebook is executed by nbclient in an ipykernel kernel of this Python (its
+kernelspec is written here, so another `python3` kernel on the machine is never used). Checked:
 - the first cell checks the lesson's requirements and says so in one line;
-- every code cell prints (stdout) what the lesson's output block shows, but for the source
-  locations of traced lines, which name the cell in a notebook (`In[57]:3:`) where the lesson
-  names its own Markdown line (`03-drawing-the-graph.md:120:`);
-- every object a cell leaves as its last expression displays as a picture or HTML (an SVG,
-  a PNG, an HTML table or player), never only as text; and the lessons that draw show those
-  MIME types (`SHOWN`).
+- every code cell prints (stdout) exactly what the lesson's output block shows; a traced line
+  names the notebook cell (`In[57]:3:`), which is read back as the lesson's own Markdown line
+  (`03-drawing-the-graph.md:120:`, what the lesson shows) from the cell's execution count;
+- an object a cell leaves as its last expression that would show as a bare repr (a Trace, a
+  path, a figure, a report, a long string) displays as a picture or HTML instead (SVG, PNG,
+  an HTML table or the player); and the lessons that draw show those MIME types (`SHOWN`).
 
-One kernel runs all the notebooks, one after another, each after `%reset -f` and in its own
-folder: a kernel start and PyTorch's import cost seconds each on two busy cores.
+One kernel runs all the notebooks one after another, each after `%reset -f` (and `__spec__ =
+None`, which a fresh kernel has and the reset removes; multiprocessing's spawn reads it), with
+the cell count back at 1 and in its own folder: a kernel start and PyTorch's import cost
+seconds each on two busy cores.
 """
 
 from __future__ import annotations
 
+import difflib
 import json
 import re
 import sys
@@ -27,8 +31,9 @@ from pathlib import Path
 import pytest
 
 from minigrad.__main__ import main as minigrad_main
-from minigrad.teach import tutorial, tutorial_needs
+from minigrad.teach import tutorial, tutorial_needs, tutorial_notebook
 from minigrad.teach.tutorial_notebook import check_source, notebook, write_notebook
+from minigrad.teach.tutorial_words import TUTORIAL_WORDS
 
 ROOT = Path(__file__).resolve().parents[2]
 LANGS = ("en", "zh")
@@ -39,7 +44,7 @@ SHOWN = {"03": {"image/svg+xml"}, "05": {"text/html"}, "13": {"text/html"},
          "17": {"image/svg+xml", "image/png", "text/html"}}
 # requirement -> the fixture that provides it (skip locally when missing, fail under CI)
 FIXTURES = {"dot": "dot_bin", "torch": "torch_mod"}
-LOCATION = re.compile(r"(?:[\w.-]+\.md|In\[\d+\]):\d+:")
+CELL_LINE = re.compile(r"In\[(\d+)\]:(\d+):")  # a traced line, as a notebook names it
 
 
 def _id(path: Path) -> str:
@@ -118,7 +123,9 @@ def kernel(jupyter, tmp_path_factory):
     specs = tmp_path_factory.mktemp("kernels")
     (specs / "minigrad-lessons").mkdir()
     (specs / "minigrad-lessons" / "kernel.json").write_text(json.dumps({
-        "argv": [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"],
+        # (no history database: the cell count goes back to 1 for each notebook)
+        "argv": [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}",
+                 "--HistoryManager.enabled=False"],
         "display_name": "minigrad lessons", "language": "python"}), encoding="utf-8")
     km = KernelManager(kernel_name="minigrad-lessons",
                        kernel_spec_manager=KernelSpecManager(kernel_dirs=[str(specs)]))
@@ -139,7 +146,9 @@ def _run(km, jupyter, lesson, folder: Path):
 
     node = nbformat.read(write_notebook(lesson, folder / "lesson.ipynb"), as_version=4)
     nbformat.validate(node)
-    setup = nbformat.v4.new_code_cell(f"%reset -f\nimport os\nos.chdir({str(folder)!r})")
+    setup = nbformat.v4.new_code_cell(  # as a fresh kernel: the next cell is In[1]
+        f"%reset -f\n__spec__ = None\nget_ipython().execution_count = 1\n"
+        f"__import__('os').chdir({str(folder)!r})")
     node.cells.insert(0, setup)
     jupyter.NotebookClient(node, km=km, timeout=600, allow_errors=False).execute()
     node.cells.pop(0)
@@ -148,7 +157,7 @@ def _run(km, jupyter, lesson, folder: Path):
 
 @pytest.mark.filterwarnings("ignore::DeprecationWarning")  # (jupyter_client's own)
 @pytest.mark.parametrize("path", PAGES, ids=_id)
-def test_the_notebook_runs_in_a_kernel_and_shows_what_the_lesson_shows(
+def test_the_notebook_runs_in_a_kernel_and_prints_and_shows_what_the_lesson_shows(
         path: Path, kernel, jupyter, request: pytest.FixtureRequest, tmp_path: Path) -> None:
     lesson = tutorial.load(path)
     for req in tutorial_needs.needs(lesson):
@@ -157,23 +166,46 @@ def test_the_notebook_runs_in_a_kernel_and_shows_what_the_lesson_shows(
     ran = _run(kernel, jupyter, lesson, tmp_path)
     code = [c for c in ran.cells if c.cell_type == "code"]
     check, cells = code[0], code[1:]
-    assert _stdout(check).endswith("all installed.\n"), _stdout(check)
+    words = TUTORIAL_WORDS[tutorial_notebook.lesson_lang(lesson)]
+    assert _stdout(check).strip().endswith(words["check_ok"].split("{needs}")[1]), \
+        _stdout(check)
+    starts = {k + 2: block.code.start for k, block in enumerate(lesson.cells)}  # In[2], ...
+
+    def as_in_the_lesson(match: re.Match) -> str:  # In[57]:3: -> NN-name.md:<its line>:
+        return f"{path.name}:{starts[int(match[1])] + 1 + int(match[2])}:"
+
     shown: set[str] = set()
+    problems = []
     for k, (cell, block) in enumerate(zip(cells, lesson.cells, strict=True), 1):
-        printed = tutorial.normalise(LOCATION.sub("<line>:", _stdout(cell)))
-        expected = tutorial.normalise(LOCATION.sub("<line>:", block.expected))
-        assert printed == expected, f"{path}: block {k} printed in the kernel:\n{printed}"
+        printed = tutorial.normalise(CELL_LINE.sub(as_in_the_lesson, _stdout(cell)))
+        if printed != tutorial.normalise(block.expected):
+            diff = difflib.unified_diff(tutorial.normalise(block.expected).splitlines(),
+                                        printed.splitlines(), "the lesson shows",
+                                        "the notebook printed", lineterm="")
+            problems.append(f"{path}:{block.code.start + 1}: code block {k}:\n"
+                            + "\n".join(diff))
         for out in cell.outputs:
             if out.output_type in ("execute_result", "display_data"):
                 types = set(out.data) & RICH
-                assert types, f"{path}: block {k} left an object that shows only as text: " \
-                              f"{out.data.get('text/plain', '')[:200]!r}"
+                text = out.data.get("text/plain", "")
+                assert types or not _bare(text), \
+                    f"{path}: block {k} left an object that shows only as {text[:200]!r}"
                 shown |= types
+    assert not problems, "\n\n".join(problems) + (
+        "\n\nIf the new output is right, refresh the lesson with "
+        f"`python -m minigrad.teach.tutorial --update {path}` and reread its prose.")
     number = path.name[:2]
     assert SHOWN.get(number, set()) <= shown, f"{path}: its notebook showed only {shown}"
-    if any("at " in c.expected and ".md:" in c.expected for c in lesson.cells):
-        assert any(re.search(r"In\[\d+\]:\d+: ", _stdout(c)) for c in cells), \
+    if any(re.search(r"[\w-]+\.md:\d+: ", c.expected) for c in lesson.cells):
+        assert any(CELL_LINE.search(_stdout(c)) for c in cells), \
             "a traced line in a notebook names its cell, In[N]:line"
+
+
+def _bare(text: str) -> bool:
+    """A repr that says what an object is rather than showing it (a short number or string
+    shows itself well enough as text)."""
+    return text.startswith(("<", "[GradRow", "PosixPath(", "WindowsPath(", "Drawing(")) \
+        or len(text) > 1000
 
 
 def _stdout(cell) -> str:

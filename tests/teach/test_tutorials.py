@@ -1,12 +1,13 @@
 """The tutorials are tested: every lesson's code runs, and prints exactly what the lesson shows.
 
-Each lesson (English and Chinese) is run block by block in one namespace by
-`minigrad.teach.tutorial`; every ```python block must print what the ```text block after it shows.
-And the lessons teach only what is true of PyTorch: each lesson runs a second time on PyTorch
-(its blocks not fenced ```python minigrad-only, with `minigrad` renamed `torch`), and must
-print the same, but for the masks the block names, each listed in tutorials/differences.md.
-Also: every lesson exists in both languages, the index links them all in order, the runner
-itself notices wrong output, and a lesson written as a notebook is valid nbformat 4.
+That each lesson (English and Chinese) prints what its ```text blocks show is checked where
+students run it, in a Jupyter kernel: tests/teach/test_notebooks.py. Here: the lessons teach
+only what is true of PyTorch: each lesson runs on PyTorch, block by block in one namespace by
+`minigrad.teach.tutorial` (its blocks not fenced ```python minigrad-only, with `minigrad`
+renamed `torch`), and must print what the lesson shows, but for the masks the block names,
+each listed in tutorials/differences.md. Also: every lesson exists in both languages, says
+what it needs and that its blocks run in order, the index links them all in order, and the
+runner itself notices wrong output.
 """
 
 from __future__ import annotations
@@ -24,9 +25,6 @@ from minigrad.teach import tutorial_torch as on_torch
 ROOT = Path(__file__).resolve().parents[2] / "tutorials"
 LANGS = ("en", "zh")
 LESSONS = [p for lang in LANGS for p in tutorial.lessons(lang, ROOT)]
-# what a lesson needs (read from its own first lines) -> the conftest fixture that provides it
-# (skip locally when missing, fail under CI=true); hypothesis and matplotlib come with make test
-FIXTURES = {"dot": "dot_bin", "torch": "torch_mod"}
 # Lessons whose every block is minigrad-only, and why (all the others run on PyTorch too).
 MINIGRAD_ONLY_LESSONS = {
     "03": "drawing is minigrad's own (trace, to_dot, render)",
@@ -44,21 +42,6 @@ lesson_warnings = pytest.mark.filterwarnings("ignore::UserWarning",
 
 def _id(path: Path) -> str:
     return f"{path.parent.name}/{path.stem}"
-
-
-@lesson_warnings
-@pytest.mark.parametrize("path", LESSONS, ids=_id)
-def test_lesson_prints_what_it_shows(path: Path, request: pytest.FixtureRequest,
-                                     tmp_path: Path) -> None:
-    for req in tutorial_needs.needs(tutorial.load(path)):
-        if req.key in FIXTURES:
-            request.getfixturevalue(FIXTURES[req.key])
-    lesson = tutorial.run(tutorial.load(path), workdir=tmp_path)
-    assert lesson.cells, f"{path} has no ```python blocks"
-    problems = tutorial.failures(lesson)
-    assert not problems, "\n\n".join(problems) + (
-        "\n\nIf the new output is right, refresh the lesson with "
-        f"`python -m minigrad.teach.tutorial --update {path}` and reread its prose.")
 
 
 @lesson_warnings
