@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 
 from minigrad.printing import tensor_repr
+from minigrad.teach.phrases import PHRASES
 from minigrad.teach.trace import Trace
 
 __all__ = ["BucketAllReduce", "DistributedTrace", "is_ddp", "watch_buckets"]
@@ -154,13 +155,15 @@ class DistributedTrace(Trace):
         words = WORDS[lang]
         if self.allreduces is None:
             return "\n".join(text + [words["own_hook"]])
-        step_word = "step {i} " if lang == "en" else "第 {i} 步"
+        def step_line(i: int) -> str:  # ("  step 1 ", not the start of "  step 10")
+            return "  " + PHRASES[lang]["step"].format(i=i) + " "
+
         for entry in sorted(self.allreduces, key=lambda e: -e.after_step):
-            head = "  " + step_word.format(i=entry.after_step + 1)
-            at = next((k for k, line in enumerate(text) if line.startswith(head)), None)
+            at = next((k for k, line in enumerate(text)
+                       if line.startswith(step_line(entry.after_step + 1))), None)
             if at is None:  # after the last step: before the blank line that ends them
                 start = next(k for k, line in enumerate(text)
-                             if line.startswith("  " + step_word.format(i=entry.after_step)))
+                             if line.startswith(step_line(entry.after_step)))
                 at = next(k for k in range(start, len(text)) if not text[k].strip())
             text[at:at] = self._told(entry, words, timing)
         order = words["sep"].join(words["after"].format(i=e.index, step=e.after_step)
@@ -168,7 +171,7 @@ class DistributedTrace(Trace):
         summary = words["summary"].format(world=self.world_size, backend=self.backend,
                                           n=len(self.allreduces), order=order)
         leaves = next((k for k, line in enumerate(text)
-                       if line.startswith(("Leaves:", "叶子节点："))), len(text))
+                       if line.startswith(PHRASES[lang]["leaves"].strip())), len(text))
         text[leaves:leaves] = [summary, ""]
         return "\n".join(text)
 

@@ -235,9 +235,8 @@ class _Narrator:
             if self.trace.engine != "minigrad":  # an op of the recording engine minigrad lacks
                 return self.say("engine_rule", engine=self.trace.engine, name=node.name)
             return self.say("no_formula")
-        text = op_text.rule(node.name, node.formula, constant, self.lang)
-        if self.lang == "zh":
-            text = text.replace(" ;  ", self.p["semi"])
+        text = op_text.rule(node.name, node.formula, constant, self.lang)  # (a formula keeps
+        # its ASCII " ;  " between the inputs' parts in Chinese too: it is code, not prose)
         notes = []
         if node.name in op_text.TAKES_CONSTANTS and any(constant) and not all(constant):
             uses_c = op_text.uses_c(node.name, constant)

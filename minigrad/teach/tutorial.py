@@ -35,6 +35,7 @@ import linecache
 import os
 import re
 import sys
+import tempfile
 import traceback
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -291,7 +292,8 @@ def main(argv: list[str] | None = None) -> int:
     status = 0
     for name in args.files:
         if args.torch:
-            ran = run(torch_version(load(name)))
+            with tempfile.TemporaryDirectory() as work:  # (what the lesson writes goes there)
+                ran = run(torch_version(load(name)), workdir=work)
             problems = torch_failures(ran)
             for message in problems:
                 print(message, file=sys.stderr)
@@ -299,7 +301,8 @@ def main(argv: list[str] | None = None) -> int:
                   "blocks)")
             status = status or (1 if problems else 0)
             continue
-        lesson = run(load(name))
+        with tempfile.TemporaryDirectory() as work:
+            lesson = run(load(name), workdir=work)
         if args.update:
             try:
                 text = updated(lesson)

@@ -64,7 +64,7 @@ CLASSIC_ZH = """\
   第 3 步  MulBackward0   t1 = x * y
            源代码 player_traces.py:16: return minigrad.trace(lambda: (x * y).sum() * 3)
            传入梯度  d out/d t1 = tensor([3., 3., 3.])
-           求导法则  d(a*b)/da = b ； d(a*b)/db = a
+           求导法则  d(a*b)/da = b ;  d(a*b)/db = a
            传给 x    [3., 3., 3.] * y = tensor([12., 15., 18.])
            传给 y    [3., 3., 3.] * x = tensor([3., 6., 9.])
   第 4 步  AccumulateGrad x.grad = tensor([12., 15., 18.])   （原来为 None）

@@ -413,10 +413,10 @@ def test_every_rule_with_english_words_has_its_chinese_with_the_same_parts() -> 
                 if c.__module__.startswith("minigrad.") and c._node_class.formula}
     worded = sorted(f for f in formulas if ENGLISH_WORDS.search(f))
     assert len(worded) > 50  # (the pattern still finds them)
-    missing = [f for f in worded if f not in phrases.RULES_ZH]
-    assert not missing, "say these rules in Chinese in phrases.RULES_ZH:\n" + "\n".join(missing)
-    for en, zh in phrases.RULES_ZH.items():
-        assert en in formulas, f"RULES_ZH has a rule no op has (any more): {en!r}"
+    missing = [f for f in worded if f not in phrases.RULES["zh"]]
+    assert not missing, 'say these rules in Chinese in phrases.RULES["zh"]:\n' + "\n".join(missing)
+    for en, zh in phrases.RULES["zh"].items():
+        assert en in formulas, f"RULES has a rule no op has (any more): {en!r}"
         assert zh.count(";") == en.count(";"), (en, zh)
         assert re.search(r"[\u4e00-\u9fff]", zh) and not ENGLISH_WORDS.search(zh), zh
 
