@@ -39,20 +39,21 @@ def check_source(lesson: Any, lang: str | None = None) -> str:
         found = (f"importlib.util.find_spec({r.module!r})" if r.module is not None
                  else f"shutil.which({r.program!r})")
         rows.append(f"    ({r.name(lang)!r}, {found},\n     {r.install(lang)!r}),")
-    title = lesson.title
-    failure = words["check_missing"].format(title=title, what="{what}", install="{how}")
-    ok = words["check_ok"].format(title=title, needs=needs_text(reqs, lang))
+    name = lesson.title.split(" · ")[0]  # "Lesson 17", "第 17 课", "For teachers"
+    failure = words["check_missing"].format(lesson=name, what="{what}", install="{how}")
+    ok = words["check_ok"].format(lesson=name, needs=needs_text(reqs, lang))
     return "\n".join([
-        words["check_comment"].format(title=title),
+        words["check_comment"].format(title=lesson.title),
         "import importlib.util",
         "import shutil",
         "",
         "_missing = [(what, how) for what, found, how in [",
         *rows,
         "] if not found]",
+        f"_said = {failure!r}",
         "if _missing:",
-        f"    raise RuntimeError('; '.join({failure!r}.format(what=what, how=how)",
-        "                                 for what, how in _missing))",
+        f"    raise RuntimeError({words['check_sep']!r}.join(_said.format(what=what, how=how)",
+        "                                   for what, how in _missing))",
         f"print({ok!r})",
     ])
 

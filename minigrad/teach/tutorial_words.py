@@ -60,8 +60,9 @@ TUTORIAL_WORDS: dict[str, dict[str, str]] = {
         "check_comment": "# {title}\n# This cell checks that what the lesson needs is "
                          "installed (run the cells in order: each uses what the cells before "
                          "it made).",
-        "check_ok": "{title}: needs {needs}; all installed.",
-        "check_missing": "{title} needs {what}, not installed in this kernel: {install}",
+        "check_ok": "{lesson}: needs {needs}; all installed.",
+        "check_missing": "{lesson} needs {what}, not installed in this kernel: {install}",
+        "check_sep": "; ",
     },
     "zh": {
         "needs": "除 minigrad 外还需要：", "needs_sep": "、", "needs_end": "。",
@@ -75,7 +76,8 @@ TUTORIAL_WORDS: dict[str, dict[str, str]] = {
         "wrote_all": "已把 {n} 个笔记本写入 {folder}（用 jupyter lab {folder} 打开）",
         "check_comment": "# {title}\n# 这个单元格检查这一课需要的东西是否都已安装（请按顺序运行"
                          "各个单元格：后面的单元格要用到前面算出的变量）。",
-        "check_ok": "{title}：需要 {needs}，都已安装。",
-        "check_missing": "{title}：需要 {what}，这个内核里没有装。安装方法：{install}",
+        "check_ok": "{lesson}：需要 {needs}，都已安装。",
+        "check_missing": "{lesson}需要 {what}，这个内核里没有装。安装方法：{install}",
+        "check_sep": "；",
     },
 }

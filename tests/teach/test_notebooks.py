@@ -86,17 +86,19 @@ def test_the_check_cell_says_in_one_line_what_to_install(tmp_path: Path) -> None
                           timeout=120)
     assert done.returncode == 1 and done.stdout == ""
     last = done.stderr.strip().splitlines()[-1]
-    title = lesson.title
-    assert last == (f"RuntimeError: {title} needs PyTorch, not installed in this kernel: "
+    assert last == ("RuntimeError: Lesson 17 needs PyTorch, not installed in this kernel: "
                     "pip install torch==2.13.0 --index-url https://download.pytorch.org/whl/cpu"
                     " (the CPU build); "
-                    f"{title} needs matplotlib, not installed in this kernel: pip install "
+                    "Lesson 17 needs matplotlib, not installed in this kernel: pip install "
                     "matplotlib (or: pip install -e '.[plot]')")
     script.write_text(source, encoding="utf-8")
     done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
                           timeout=120)
-    assert done.stdout == (f"{title}: needs minigrad, PyTorch, matplotlib, graphviz's `dot` "
+    assert done.stdout == ("Lesson 17: needs minigrad, PyTorch, matplotlib, graphviz's `dot` "
                            "program; all installed.\n")
+    zh = check_source(tutorial.load(tutorial.find(17, "zh")))
+    assert "'第 17 课需要 {what}，这个内核里没有装。安装方法：{how}'" in zh
+    assert "第 17 课：需要 minigrad、PyTorch、matplotlib、graphviz 的 `dot` 程序，都已安装。" in zh
 
 
 def test_the_command_writes_every_lesson_and_the_teachers_page(tmp_path: Path, capsys) -> None:
