@@ -1,9 +1,11 @@
 # make setup | demo | test | bench        (make test PYTEST_ARGS='-k grad -x')
 #
-# Everything goes into .venv (use .venv/bin/python, or `. .venv/bin/activate`):
-#   demo   about a minute the first time: .venv + minigrad, numpy, graphviz (and dot by apt-get)
-#   test   several minutes the first time: + pytest, hypothesis, ruff, selenium, PyTorch 2.13
-#          (CPU, from /opt/wheels), Chromium and a Chinese font by apt-get; the run ~5 minutes
+# Everything goes into .venv (use .venv/bin/python, or `. .venv/bin/activate`); first-time
+# times measured from a fresh clone on 2 busy cores (README.md):
+#   demo   37 s: .venv + minigrad, numpy, graphviz (and dot by apt-get)
+#   setup  4 min 18 s: + pytest, hypothesis, ruff, selenium, a Jupyter kernel, matplotlib,
+#          PyTorch 2.13 (CPU, from /opt/wheels), Chromium and a Chinese font by apt-get
+#   test   setup, then ruff + the whole suite: TEST_TIME
 #   bench  + autograd, mygrad, micrograd; a few minutes
 SHELL := /bin/bash
 .SHELLFLAGS := -eo pipefail -c

@@ -2,10 +2,14 @@
 
 `trace_on_two_processes()` starts two processes (torch.multiprocessing, spawn), each joins a
 `gloo` process group on this machine (a rendezvous file, the loopback interface: no network,
-no port to pick), wraps the same small model in DDP with two gradient buckets, runs
-`compare.trace_torch` on its own batch, and rank 0 hands back what its trace says: the
-explanation (en and zh, without timings), each bucket's all-reduce, and its gradients. A
-process that hangs is stopped after `timeout` seconds.
+no port to pick), builds the same small model from its own seed (so that the weights differ
+until DDP, which broadcasts rank 0's at construction, makes them equal), wraps it in DDP with
+two gradient buckets, runs `compare.trace_torch` on its own batch under PyTorch's own profiler
+(`torch.profiler`), and hands back what its trace says: the explanation (en and zh, without
+timings), each bucket's all-reduce, its gradients, one weight before and after DDP, the
+backward nodes and all-reduce launches the profiler recorded, in order, and how many
+all-reduces DDP's documented `bucket_cap_mb` would have made. A process that hangs is stopped
+after `timeout` seconds.
 
 This is lesson 18's program (tutorials/en/18-distributed-backward.md).
 """
@@ -28,10 +32,28 @@ WORLD = 2
 BUCKET_BYTES = 160  # fc2 (8 + 1 floats) in one bucket, fc1 (32 + 8) in another
 
 
-def _model(torch: Any) -> Any:
+def _model(torch: Any, rank: int) -> Any:
     nn = torch.nn
-    torch.manual_seed(0)  # the same weights on every process (DDP also broadcasts rank 0's)
+    torch.manual_seed(rank)  # each process its own weights: DDP broadcasts rank 0's
     return nn.Sequential(nn.Linear(4, 8), nn.Tanh(), nn.Linear(8, 1))
+
+
+def _all_reduces_with_bucket_cap_mb(torch: Any, ddp: Any, x: Any) -> int:
+    """How many all-reduces one backward of the same model makes under DDP's documented
+    `bucket_cap_mb` of the same 160 bytes (as counted by PyTorch's profiler)."""
+    model = ddp(_model(torch, 0), bucket_cap_mb=BUCKET_BYTES / 2 ** 20)
+    with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CPU]) as prof:
+        model(x).sum().backward()
+    return sum(e.name == "c10d::allreduce_" for e in prof.events())
+
+
+def _profiled(profile: Any) -> list[str]:
+    """The backward nodes and the all-reduce launches the profiler saw, in the order they
+    began (`gloo:all_reduce`, which runs on gloo's own thread, left out: where it falls
+    among the steps changes from run to run)."""
+    events = sorted(profile.events(), key=lambda e: e.time_range.start)
+    return [e.name for e in events if e.name == "c10d::allreduce_" or (
+        e.name.endswith(("Backward0", "AccumulateGrad")) and "evaluate_function" not in e.name)]
 
 
 def ddp_step(rank: int, init_file: str, out_dir: str) -> None:
@@ -47,12 +69,20 @@ def ddp_step(rank: int, init_file: str, out_dir: str) -> None:
     dist.init_process_group("gloo", init_method=f"file://{init_file}", rank=rank,
                             world_size=WORLD, timeout=datetime.timedelta(seconds=30))
     try:
-        model = DDP(_model(torch), bucket_cap_mb_list=[BUCKET_BYTES / 2 ** 20])
+        net = _model(torch, rank)
+        before = net[0].weight[0, 0].item()
+        # bucket_cap_mb_list: an argument of DDP that its documentation does not mention; the
+        # documented bucket_cap_mb gives this model one bucket (`one_bucket` below checks it)
+        model = DDP(net, bucket_cap_mb_list=[BUCKET_BYTES / 2 ** 20])
         torch.manual_seed(1 + rank)  # each process its own batch
         x, y = torch.randn(4, 4), torch.randn(4, 1)
-        trace = compare.trace_torch(
-            lambda: torch.nn.functional.mse_loss(model(x), y), params=model)
+        with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CPU]) as prof:
+            trace = compare.trace_torch(
+                lambda: torch.nn.functional.mse_loss(model(x), y), params=model)
         result = {
+            "weight_before_ddp": before, "weight_after_ddp": net[0].weight[0, 0].item(),
+            "profiled": _profiled(prof),
+            "all_reduces_with_bucket_cap_mb": _all_reduces_with_bucket_cap_mb(torch, DDP, x),
             "rank": rank,
             "explanation": trace.explanation(timing=False),
             "explanation_zh": trace.explanation(lang="zh", timing=False),

@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 
 from minigrad.surface.printing import tensor_repr
+from minigrad.teach.phrases import PHRASES
 from minigrad.teach.trace import Trace
 
 __all__ = ["BucketAllReduce", "DistributedTrace", "is_ddp", "watch_buckets"]
@@ -112,7 +113,8 @@ WORDS = {
                    "to this backward, one per gradient bucket, each started as soon as its "
                    "bucket was ready ({order}); backward ended only when all were done, so "
                    "every process holds the same averaged .grad.",
-        "after": "bucket {i} after step {step}",
+        "after": "bucket {i} after step {step}", "sep": ", ", "params_sep": ", ",
+        "short": "shape {shape}, norm {norm:.4g}",
         "own_hook": "Distributed: this DDP model has its own communication hook "
                     "(register_comm_hook), so trace_torch could not watch its all-reduces.",
     },
@@ -124,17 +126,18 @@ WORDS = {
         "summary": "分布式：DDP 在 {world} 个进程上（{backend}）给这次反向传播加了 {n} 次 "
                    "all-reduce，每个梯度桶一次，桶一就绪就开始（{order}）；全部完成后反向传播"
                    "才结束，所以每个进程的 .grad 都是同一个平均值。",
-        "after": "第 {i} 个桶在第 {step} 步之后",
+        "after": "第 {i} 个桶在第 {step} 步之后", "sep": "，", "params_sep": "、",
+        "short": "形状 {shape}，范数 {norm:.4g}",
         "own_hook": "分布式：这个 DDP 模型有自己的通信钩子（register_comm_hook），"
                     "trace_torch 看不到它的 all-reduce。",
     },
 }
 
 
-def _short(a: np.ndarray) -> str:
+def _short(a: np.ndarray, words: dict[str, str]) -> str:
     if a.size <= 4:
         return " ".join(tensor_repr(a, []).split())
-    return f"shape {a.shape}, norm {np.linalg.norm(a):.4g}"
+    return words["short"].format(shape=a.shape, norm=np.linalg.norm(a))
 
 
 class DistributedTrace(Trace):
@@ -146,37 +149,40 @@ class DistributedTrace(Trace):
     rank = 0
     backend = ""
 
-    def explanation(self, lang: str = "en", timing: bool = True, lines: bool = False) -> str:
+    def explanation(self, lang: str = "en", timing: bool = True, lines: bool | None = None
+                    ) -> str:
         text = super().explanation(lang=lang, timing=timing, lines=lines).splitlines()
         words = WORDS[lang]
         if self.allreduces is None:
             return "\n".join(text + [words["own_hook"]])
-        step_word = "step {i} " if lang == "en" else "第 {i} 步"
+        def step_line(i: int) -> str:  # ("  step 1 ", not the start of "  step 10")
+            return "  " + PHRASES[lang]["step"].format(i=i) + " "
+
         for entry in sorted(self.allreduces, key=lambda e: -e.after_step):
-            head = "  " + step_word.format(i=entry.after_step + 1)
-            at = next((k for k, line in enumerate(text) if line.startswith(head)), None)
+            at = next((k for k, line in enumerate(text)
+                       if line.startswith(step_line(entry.after_step + 1))), None)
             if at is None:  # after the last step: before the blank line that ends them
                 start = next(k for k, line in enumerate(text)
-                             if line.startswith("  " + step_word.format(i=entry.after_step)))
+                             if line.startswith(step_line(entry.after_step)))
                 at = next(k for k in range(start, len(text)) if not text[k].strip())
             text[at:at] = self._told(entry, words, timing)
-        order = ", ".join(words["after"].format(i=e.index, step=e.after_step)
-                          for e in self.allreduces)
+        order = words["sep"].join(words["after"].format(i=e.index, step=e.after_step)
+                                  for e in self.allreduces)
         summary = words["summary"].format(world=self.world_size, backend=self.backend,
                                           n=len(self.allreduces), order=order)
         leaves = next((k for k, line in enumerate(text)
-                       if line.startswith(("Leaves:", "叶子节点："))), len(text))
+                       if line.startswith(PHRASES[lang]["leaves"].strip())), len(text))
         text[leaves:leaves] = [summary, ""]
         return "\n".join(text)
 
     def _told(self, entry: BucketAllReduce, words: dict, timing: bool) -> list[str]:
         out = ["          " + words["launched"].format(
-            i=entry.index, params=", ".join(entry.params), world=self.world_size,
+            i=entry.index, params=words["params_sep"].join(entry.params), world=self.world_size,
             backend=self.backend)]
         if timing and entry.done is not None:
             out.append("                      " + words["timing"].format(
                 launched=entry.launched * 1e3, done=entry.done * 1e3))
         for name, local, mean in zip(entry.params, entry.local, entry.mean):
             out.append("                      " + words["grad"].format(
-                name=name, local=_short(local), mean=_short(mean)))
+                name=name, local=_short(local, words), mean=_short(mean, words)))
         return out

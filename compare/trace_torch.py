@@ -105,7 +105,8 @@ def _trace(loss: Any, params: Any, gradient: Any, retain_graph: bool, inputs: di
             names.update(callable_names(loss, torch.Tensor))
         names.update((id(t), k) for k, t in leaves.items())
         watch = ModuleWatch(params) if isinstance(params, torch.nn.Module) else None
-        forward = _forward_recorder(torch, watch)
+        # (a string expression's ops all run inside its evaluator: no source lines)
+        forward = _forward_recorder(torch, watch, lines=not isinstance(loss, str))
         with watch or contextlib.nullcontext(), forward:
             loss = fn(**leaves)
         if not isinstance(loss, torch.Tensor):
@@ -155,7 +156,8 @@ def _distributed(made: Any, graph: TorchGraph, buckets: list | None, torch: Any)
 
 
 # -- the forward recorder --------------------------------------------------------------------
-def _forward_recorder(torch: Any, watch: ModuleWatch | None = None) -> Any:
+def _forward_recorder(torch: Any, watch: ModuleWatch | None = None, lines: bool = True
+                      ) -> Any:
     """A TorchFunctionMode noting, per node made, the call's args, its result and the line,
     and (given a `ModuleWatch`) the module whose forward was running.
 
@@ -182,7 +184,7 @@ def _forward_recorder(torch: Any, watch: ModuleWatch | None = None) -> Any:
             end = next_nr()
             if end == (self.ends[-1] if self.ends else self.first):
                 return result  # made no node: `x.dim()`, `x.shape`
-            line = self._user_line()
+            line = self._user_line() if lines else None
             self.ends.append(end)
             self.made.append((line, (self.watch.current() or "")
                               if self.watch is not None else ""))

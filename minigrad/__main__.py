@@ -29,19 +29,46 @@ from minigrad.teach.expr import ExpressionError
 from minigrad.teach.trace import Trace, trace
 from minigrad.teach.tutorial_cli import add_tutorial
 from minigrad.teach.viz import GraphvizNotFound, render
+from minigrad.teach.words import both, say
+
+# what the commands say, in the language of `--lang` (a phrase table: minigrad.teach.words)
+CLI_WORDS: dict[str, dict[str, str]] = {
+    "en": {
+        "error": "error: {message}",
+        "player": "Backward player written to {path} (open it in a browser).",
+        "no_dot": "\nCould not draw {path}: {error}\nWrote the DOT text to {fallback} instead; "
+                  "turn it into an SVG with `dot -Tsvg {fallback} -o {path}`.",
+        "drawn": "\nGraph drawn to {path} (open it in a browser).",
+        "ending": "--dot {path}: the file name must end in {endings} (the format is read from "
+                  "it)",
+        "no_folder": "--dot {path}: there is no folder {folder}",
+        "name_values": "inputs are written NAME=VALUES (like x=1,2,3), not {text!r}",
+        "reserved": "an input cannot be named {name!r}: it is one of trace()'s options "
+                    "({options}); choose another name",
+        "values": "cannot read the values of {name}: {shown!r} (write numbers separated by "
+                  "commas, or nested lists)",
+    },
+    "zh": {
+        "error": "错误：{message}",
+        "player": "反向传播逐步演示页已写入 {path}（用浏览器打开）。",
+        "no_dot": "\n没能画出 {path}：{error}\n改为把 DOT 文本写入了 {fallback}；"
+                  "用 `dot -Tsvg {fallback} -o {path}` 把它转成 SVG。",
+        "drawn": "\n计算图已画到 {path}（用浏览器打开）。",
+        "ending": "--dot {path}：文件名必须以 {endings} 之一结尾（格式由扩展名决定）",
+        "no_folder": "--dot {path}：文件夹 {folder} 不存在",
+        "name_values": "输入要写成 名字=数值（如 x=1,2,3），而不是 {text!r}",
+        "reserved": "输入不能叫 {name!r}：这是 trace() 自己的选项（{options}）；请换个名字",
+        "values": "读不懂 {name} 的数值：{shown!r}（请写用逗号隔开的数字，或嵌套列表）",
+    },
+}
 
 
 class InputError(ValueError):
     """A command-line input that cannot be used; `.zh` says it in Chinese."""
 
-    def __init__(self, message: str, zh: str) -> None:
+    def __init__(self, key: str, **values: Any) -> None:
+        message, self.zh = both(CLI_WORDS, key, **values)
         super().__init__(message)
-        self.zh = zh
-
-
-def say(lang: str, en: str, zh: str) -> str:
-    """The message in the command's language (`--lang`)."""
-    return zh if lang == "zh" else en
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -145,13 +172,11 @@ def explain_expression(trace_fn: Callable[..., Trace], args: argparse.Namespace,
         t = trace_fn(args.expression, **inputs)
     except errors as exc:
         message = str(exc).strip().splitlines() or [type(exc).__name__]
-        if args.lang == "zh":
-            # minigrad's own messages carry a Chinese version; an error of the computation is
-            # in PyTorch's words, which are English in PyTorch too
-            text = getattr(exc, "zh", None)
-            print(f"错误：{text.splitlines()[0] if text else message[0]}", file=sys.stderr)
-        else:
-            print(f"error: {message[0]}", file=sys.stderr)
+        # minigrad's own messages carry a Chinese version (`.zh`); an error of the computation
+        # is in PyTorch's words, which are English in PyTorch too
+        zh = getattr(exc, "zh", None) if args.lang == "zh" else None
+        print(say(CLI_WORDS, args.lang, "error",
+                  message=zh.splitlines()[0] if zh else message[0]), file=sys.stderr)
         return 2
     if getattr(args, "python", False):
         print(t.to_python(), end="")
@@ -178,8 +203,7 @@ def run_demo(args: argparse.Namespace) -> int:
     draw_to(t, out / "graph.svg", lang=args.lang, legend=True)
     t.to_html(out / "player.html", lang=args.lang)
     player = out / "player.html"
-    print(say(args.lang, f"Backward player written to {player} (open it in a browser).",
-              f"反向传播逐步演示页已写入 {player}（用浏览器打开）。"))
+    print(say(CLI_WORDS, args.lang, "player", path=player))
     return 0
 
 
@@ -191,13 +215,10 @@ def draw_to(t: Trace, path: Path, lang: str = "en", **options: Any) -> bool:
     except GraphvizNotFound as exc:
         fallback = path.with_suffix(".dot")
         render(t, fallback, lang=lang, **options)
-        print(say(lang, f"\nCould not draw {path}: {exc}\nWrote the DOT text to {fallback} "
-                        f"instead; turn it into an SVG with `dot -Tsvg {fallback} -o {path}`.",
-                  f"\n没能画出 {path}：{exc}\n改为把 DOT 文本写入了 {fallback}；"
-                  f"用 `dot -Tsvg {fallback} -o {path}` 把它转成 SVG。"), file=sys.stderr)
+        print(say(CLI_WORDS, lang, "no_dot", path=path, error=exc, fallback=fallback),
+              file=sys.stderr)
         return False
-    print(say(lang, f"\nGraph drawn to {path} (open it in a browser).",
-              f"\n计算图已画到 {path}（用浏览器打开）。"))
+    print(say(CLI_WORDS, lang, "drawn", path=path))
     return True
 
 
@@ -206,12 +227,9 @@ def check_drawing_path(path: Path) -> None:
     fmt = path.suffix.lstrip(".").lower()
     if fmt not in DRAW_FORMATS:
         endings = ", ".join("." + f for f in DRAW_FORMATS)
-        raise InputError(f"--dot {path}: the file name must end in {endings} (the format is "
-                         "read from it)",
-                         f"--dot {path}：文件名必须以 {endings} 之一结尾（格式由扩展名决定）")
+        raise InputError("ending", path=path, endings=endings)
     if not path.parent.is_dir():
-        raise InputError(f"--dot {path}: there is no folder {path.parent}",
-                         f"--dot {path}：文件夹 {path.parent} 不存在")
+        raise InputError("no_folder", path=path, folder=path.parent)
 
 
 def parse_input(text: str) -> tuple[str, Any]:
@@ -222,13 +240,9 @@ def parse_input(text: str) -> tuple[str, Any]:
     name, sep, values = text.partition("=")
     name = name.strip()
     if not sep or not name.isidentifier():
-        raise InputError(f"inputs are written NAME=VALUES (like x=1,2,3), not {text!r}",
-                         f"输入要写成 名字=数值（如 x=1,2,3），而不是 {text!r}")
+        raise InputError("name_values", text=text)
     if name in RESERVED:
-        raise InputError(f"an input cannot be named {name!r}: it is one of trace()'s options "
-                         f"({', '.join(RESERVED)}); choose another name",
-                         f"输入不能叫 {name!r}：这是 trace() 自己的选项（{', '.join(RESERVED)}）；"
-                         "请换个名字")
+        raise InputError("reserved", name=name, options=", ".join(RESERVED))
     values = values.strip()
     try:
         if values.startswith("["):
@@ -245,10 +259,7 @@ def parse_input(text: str) -> tuple[str, Any]:
             raise ValueError
     except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
         shown = values if len(values) <= 60 else values[:57] + "..."
-        raise InputError(f"cannot read the values of {name}: {shown!r} (write numbers "
-                         "separated by commas, or nested lists)",
-                         f"读不懂 {name} 的数值：{shown!r}"
-                         "（请写用逗号隔开的数字，或嵌套列表）") from None
+        raise InputError("values", name=name, shown=shown) from None
     return name, array
 
 

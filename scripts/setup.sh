@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Set up everything `make demo` / `make test` need. Idempotent; fast when all is in place.
 #
-#   bash scripts/setup.sh              # venv + .[dev,plot,compare] + dot + chromium + chromedriver
+#   bash scripts/setup.sh              # venv + .[dev,plot,compare] (dev: pytest, hypothesis,
+#                                      #   ruff, selenium, a Jupyter kernel and nbclient)
+#                                      #   + dot + chromium + chromedriver
 #                                      #   + a Chinese font (fonts-noto-cjk)
 #   bash scripts/setup.sh --demo-only  # venv + the package (numpy, graphviz) + dot
 #
@@ -18,7 +20,7 @@ for arg in "$@"; do
     case "$arg" in
         --demo-only) DEMO_ONLY=1 ;;
         -h | --help)
-            sed -n '2,10p' "$0" | sed 's/^# \{0,1\}//'
+            sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'
             exit 0
             ;;
         *)
@@ -84,7 +86,7 @@ want=()                  # extras wanted
 modules=(numpy graphviz) # must be importable afterwards
 if [[ $DEMO_ONLY == 0 ]]; then
     want+=(dev plot)   # (plot: matplotlib, for grad_report(...).plot() and its tests)
-    modules+=(pytest hypothesis selenium ruff matplotlib)
+    modules+=(pytest hypothesis selenium ruff matplotlib ipykernel nbclient nbformat)
     pytag="$("$PY" -c 'import sys; print(f"cp{sys.version_info[0]}{sys.version_info[1]}")')"
     if compgen -G "$WHEELS/torch-$TORCH_VERSION[+-]*$pytag*.whl" >/dev/null ||
         "$PY" -c "import importlib.metadata as m, sys; sys.exit(not m.version('torch').startswith('$TORCH_VERSION'))" 2>/dev/null; then

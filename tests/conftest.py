@@ -5,7 +5,8 @@ Tests that need an outside tool say so, in any of these ways:
     def test_grads_match(torch_mod): ...          # fixture: the imported torch module
     def test_render(dot_bin): ...                 # fixture: path of graphviz's `dot`
     def test_page(browser): ...                   # fixture: a headless Chromium webdriver
-    @pytest.mark.torch / .dot / .browser          # marker alone: same requirement check
+    def test_nb(jupyter): ...                     # fixture: ipykernel, nbclient, nbformat
+    @pytest.mark.torch / .dot / .browser / .jupyter  # marker alone: same requirement check
     torch = require("torch")                      # helper, anywhere in a test
 
 When the tool is missing, the test is skipped locally but FAILS under CI=true, so CI can never
@@ -18,6 +19,7 @@ Nothing here seeds numpy or any other global RNG: tests that need randomness mak
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import os
 import shutil
 import subprocess
@@ -71,6 +73,15 @@ def _find_dot() -> tuple[Any, str | None]:
     return path, None
 
 
+def _find_jupyter() -> tuple[Any, str | None]:
+    missing = [m for m in ("ipykernel", "nbclient", "nbformat", "IPython")
+               if importlib.util.find_spec(m) is None]
+    if missing:
+        return None, (f"notebook tests need {', '.join(missing)} (extra [dev]: a Jupyter "
+                      f"kernel, and what runs notebooks in it); {_SETUP_HINT}")
+    return importlib.import_module("nbclient"), None
+
+
 def _find_chromium() -> tuple[Any, str | None]:
     missing = []
     browser = shutil.which("chromium") or shutil.which("chromium-browser")
@@ -99,7 +110,8 @@ def _has_chinese_font() -> bool:
     return bool(found.stdout.strip())
 
 
-_FINDERS = {"torch": _find_torch, "dot": _find_dot, "chromium": _find_chromium}
+_FINDERS = {"torch": _find_torch, "dot": _find_dot, "chromium": _find_chromium,
+            "jupyter": _find_jupyter}
 _ALIASES = {"chromedriver": "chromium", "browser": "chromium", "graphviz": "dot"}
 
 
@@ -107,7 +119,8 @@ def require(tool: str) -> Any:
     """Return `tool` if present, else skip the test (locally) or fail it (under CI=true).
 
     tool: "torch" -> the torch module; "dot" -> path of the dot binary;
-    "chromium" (or "chromedriver", "browser") -> Chromium(chromium=path, chromedriver=path).
+    "chromium" (or "chromedriver", "browser") -> Chromium(chromium=path, chromedriver=path);
+    "jupyter" -> the nbclient module (ipykernel, nbformat and IPython importable too).
     """
     name = _ALIASES.get(tool, tool)
     if name not in _FINDERS:
@@ -130,6 +143,12 @@ def torch_mod():
 def dot_bin() -> str:
     """Path of graphviz's `dot` binary."""
     return require("dot")
+
+
+@pytest.fixture(scope="session")
+def jupyter() -> Any:
+    """nbclient, with a Jupyter kernel (ipykernel) and nbformat installed."""
+    return require("jupyter")
 
 
 @pytest.fixture(scope="session")
@@ -179,8 +198,9 @@ _MARKER_FOR_FIXTURE = {
     "dot_bin": "dot",
     "chromium_driver": "browser",
     "browser": "browser",
+    "jupyter": "jupyter",
 }
-_TOOL_FOR_MARKER = {"torch": "torch", "dot": "dot", "browser": "chromium"}
+_TOOL_FOR_MARKER = {"torch": "torch", "dot": "dot", "browser": "chromium", "jupyter": "jupyter"}
 
 
 def pytest_collection_modifyitems(config, items):

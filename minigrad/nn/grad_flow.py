@@ -15,11 +15,12 @@ from typing import Any
 
 import numpy as np
 
+from minigrad.nn.grad_display import figure
+
 __all__ = ["FlowData", "Trend", "flow_data", "flow_trend", "plot_flow"]
 
 TREND_LIMIT = 1e3  # how much the ratio must change from the last layer to the first
 STEADY = 0.7  # the share of layer-to-layer steps that must go the same way
-PLOT_HINT = "pip install matplotlib (or pip install -e '.[plot]')"
 
 
 @dataclass(frozen=True)
@@ -83,26 +84,14 @@ def flow_trend(rows: list) -> Trend | None:
     return Trend(kind, names[0], names[-1], first, last, len(ratios))
 
 
-def _matplotlib() -> Any:
-    try:
-        from matplotlib.figure import Figure
-    except ImportError as exc:
-        raise ModuleNotFoundError(f"plotting the gradient flow needs matplotlib: {PLOT_HINT}"
-                                  ) from exc
-    return Figure
-
-
 def plot_flow(reports: list, ax: Any = None, labels: list[str] | None = None) -> Any:
     """Draw each report's flow (solid: |grad| / |weight|, dashed: |grad|); return the Figure.
 
     Several reports (one per training step) are drawn from light to dark, so the picture
     shows how the flow changes as the model trains. `ax`: a matplotlib Axes to draw into.
     """
-    if ax is None:
-        fig = _matplotlib()(figsize=(8, 4.5), layout="constrained")
-        ax = fig.add_subplot()
-    else:
-        _matplotlib()
+    if ax is None:  # (a Figure that Jupyter shows inline: grad_display.figure)
+        ax = figure(figsize=(8, 4.5), layout="constrained").add_subplot()
     datas = [flow_data(r) for r in reports]
     if labels is None:
         labels = [""] if len(datas) == 1 else [f"step {i + 1}" for i in range(len(datas))]
@@ -115,11 +104,16 @@ def plot_flow(reports: list, ax: Any = None, labels: list[str] | None = None) ->
         ax.plot(x, data.grad_norms, "s--", color=orange, label=f"|grad| {label}".rstrip())
     layers = datas[-1].layers if datas else []
     ax.set_xticks(np.arange(len(layers)), layers, rotation=60, ha="right", fontsize=8)
-    ax.set_yscale("log")
+    # a log scale needs one positive number: with none (every gradient zero or missing) the
+    # figure could not be drawn at all, so the picture says so instead
+    drawable = any(np.isfinite(np.concatenate([d.ratios, d.grad_norms])).any() for d in datas)
+    if drawable:
+        ax.set_yscale("log")
     ax.set_xlabel("layer (input → output)")
     ax.set_ylabel("gradient size (log scale)")
     trend = flow_trend(reports[-1]) if reports else None
-    ax.set_title("gradient flow" + (f": {trend.kind}" if trend is not None else ""))
+    ax.set_title("gradient flow" + (f": {trend.kind}" if trend is not None else "")
+                 + ("" if drawable else ": no layer has a nonzero gradient"))
     ax.grid(True, which="major", alpha=0.3)
     ax.legend(fontsize=7, ncols=2 if len(datas) > 1 else 1)
     return ax.figure

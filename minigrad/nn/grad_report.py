@@ -30,13 +30,17 @@ from typing import Any, TextIO
 import numpy as np
 
 from minigrad.autograd.tensor import Tensor
+from minigrad.nn.grad_display import png, report_html
 from minigrad.nn.grad_flow import flow_trend, plot_flow
 
+# the table's column headings, in the report's language (same keys in every language)
 HEADERS = {
-    "en": ("name", "shape", "requires_grad", "grad norm", "grad mean", "max |grad|", "zeros",
-           "warning"),
-    "zh": ("参数名", "形状", "requires_grad", "梯度范数", "梯度均值", "最大|梯度|", "零值占比",
-           "提示"),
+    "en": {"name": "name", "shape": "shape", "requires_grad": "requires_grad",
+           "norm": "grad norm", "mean": "grad mean", "max": "max |grad|", "zeros": "zeros",
+           "warning": "warning"},
+    "zh": {"name": "参数名", "shape": "形状", "requires_grad": "requires_grad",
+           "norm": "梯度范数", "mean": "梯度均值", "max": "最大|梯度|", "zeros": "零值占比",
+           "warning": "提示"},
 }
 FLAGS = {
     "en": {"missing": "no grad", "frozen": "frozen", "vanishing": "vanishing",
@@ -197,18 +201,30 @@ def _number(value: float | None) -> str:
     return "-" if value is None else f"{value:.3e}"
 
 
+def _cells(rows: list[GradRow], lang: str) -> list[tuple[str, ...]]:
+    """Each row's cells as text, in the order of HEADERS."""
+    flags = FLAGS[lang]
+    return [(r.name, str(r.shape), str(r.requires_grad),
+             "None" if r.grad_norm is None and r.requires_grad else _number(r.grad_norm),
+             _number(r.grad_mean), _number(r.grad_max),
+             "-" if r.zero_fraction is None else f"{r.zero_fraction:.0%}",
+             ", ".join(flags[c] for c in r.warnings)) for r in rows]
+
+
+def _notes(rows: list[GradRow], lang: str) -> list[str]:
+    """Each warning as a sentence, then the trend across layers (if any) and the summary."""
+    bad = [r for r in rows if r.warnings]
+    notes = [f"{r.name}: {text}" for r in bad for text in r.messages]
+    trend = flow_trend(rows)
+    if trend is not None:
+        notes.append(MESSAGES[lang][f"{trend.kind}_trend"].format(**trend.words()))
+    key = "summary" if bad or trend is not None else "healthy"
+    return notes + [MESSAGES[lang][key].format(n=len(rows), bad=len(bad))]
+
+
 def format_grad_report(rows: list[GradRow], lang: str = "en") -> str:
     """The aligned table of `rows`, then each warning as a sentence, then a summary."""
-    flags = FLAGS[lang]
-    table = [HEADERS[lang]]
-    for r in rows:
-        table.append((
-            r.name, str(r.shape), str(r.requires_grad),
-            "None" if r.grad_norm is None and r.requires_grad else _number(r.grad_norm),
-            _number(r.grad_mean), _number(r.grad_max),
-            "-" if r.zero_fraction is None else f"{r.zero_fraction:.0%}",
-            ", ".join(flags[c] for c in r.warnings),
-        ))
+    table = [tuple(HEADERS[lang].values()), *_cells(rows, lang)]
     widths = [max(_width(line[i]) for line in table) for i in range(len(table[0]))]
     numeric = (3, 4, 5, 6)
     lines = []
@@ -216,22 +232,17 @@ def format_grad_report(rows: list[GradRow], lang: str = "en") -> str:
         cells = [" " * (widths[i] - _width(c)) + c if i in numeric and line is not table[0]
                  else _pad(c, widths[i]) for i, c in enumerate(line)]
         lines.append("  ".join(cells).rstrip())
-    bad = [r for r in rows if r.warnings]
-    if bad:
-        lines.append("")
-        lines.extend(f"{r.name}: {text}" for r in bad for text in r.messages)
-    lines.append("")
-    trend = flow_trend(rows)
-    if trend is not None:
-        lines.append(MESSAGES[lang][f"{trend.kind}_trend"].format(**trend.words()))
-    key = "summary" if bad or trend is not None else "healthy"
-    lines.append(MESSAGES[lang][key].format(n=len(rows), bad=len(bad)))
-    return "\n".join(lines)
+    notes = _notes(rows, lang)
+    warnings = notes[:sum(len(r.messages) for r in rows if r.warnings)]
+    if warnings:
+        lines += [""] + warnings
+    return "\n".join(lines + [""] + notes[len(warnings):])
 
 
 class GradReport(list):
     """The rows of `grad_report` (a list of GradRow), with the trend across layers and a
-    picture of the gradient flow."""
+    picture of the gradient flow. In Jupyter it shows itself as a table, suspects
+    highlighted (`_repr_html_`)."""
 
     lang = "en"
 
@@ -241,11 +252,21 @@ class GradReport(list):
         return flow_trend(self)
 
     def plot(self, ax: Any = None) -> Any:
-        """Per layer, |grad| and |grad| / |weight| on a log scale; returns the Figure."""
+        """Per layer, |grad| and |grad| / |weight| on a log scale; returns the Figure (which
+        Jupyter shows as a picture)."""
         return plot_flow([self], ax=ax)
 
     def __str__(self) -> str:
         return format_grad_report(list(self), self.lang)
+
+    def _repr_html_(self) -> str:
+        rows = list(self)
+        return report_html(rows, tuple(HEADERS[self.lang].values()), _cells(rows, self.lang),
+                           _notes(rows, self.lang))
+
+    def _repr_pretty_(self, printer: Any, cycle: bool) -> None:
+        """IPython's text form: the table, not a list of GradRow."""
+        printer.text(str(self))
 
 
 def grad_report(model: Any, lang: str = "en", *, vanishing: float = 1e-7,
@@ -269,7 +290,8 @@ def grad_report(model: Any, lang: str = "en", *, vanishing: float = 1e-7,
 
 class GradFlow:
     """Call it after each `backward()` (`flow()` or `flow.record()`); `flow.plot()` draws
-    every recorded step's flow in one picture. Works on minigrad and PyTorch models."""
+    every recorded step's flow in one picture. Works on minigrad and PyTorch models. In
+    Jupyter, a GradFlow left at the end of a cell shows that picture."""
 
     def __init__(self, model: Any) -> None:
         self.model = model
@@ -286,3 +308,9 @@ class GradFlow:
 
     def plot(self, ax: Any = None) -> Any:
         return plot_flow(self.reports, ax, [f"step {s}" for s in self.steps])
+
+    def _repr_png_(self) -> bytes | None:
+        return png(self.plot()) if self.reports else None
+
+    def __repr__(self) -> str:
+        return f"<GradFlow: {len(self.reports)} steps recorded>"

@@ -1,5 +1,6 @@
 """`minigrad.nn.utils`: gradient clipping, parameters as one vector (and back), and
-`grad_report` (every parameter's gradient at a glance, with warnings)."""
+`grad_report` (every parameter's gradient at a glance, with warnings) and `GradFlow` (the
+gradient flow over training steps, as a picture): minigrad's own, not PyTorch's."""
 
 from __future__ import annotations
 
@@ -11,10 +12,10 @@ import numpy as np
 from minigrad import ops
 from minigrad.autograd.grad_mode import no_grad
 from minigrad.autograd.tensor import Tensor
-from minigrad.nn.grad_report import GradRow, grad_report
+from minigrad.nn.grad_report import GradFlow, GradRow, grad_report
 
 __all__ = ["clip_grad_norm_", "clip_grad_value_", "parameters_to_vector",
-           "vector_to_parameters", "grad_report", "GradRow"]
+           "vector_to_parameters", "grad_report", "GradRow", "GradFlow"]
 
 
 def _grads(parameters: Tensor | Iterable[Tensor]) -> list[Tensor]:

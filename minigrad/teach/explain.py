@@ -43,16 +43,19 @@ def explain_trace(trace: Any, lang: str = "en", timing: bool = True, lines: bool
 
     `summary` (default: when there are more than SUMMARY_STEPS backward steps) opens it with
     the table of each module's gradient and groups the ops and steps under their modules;
-    `lines` (default: with the summary) shows the source line that made each op, in the
-    forward listing and in each backward step; `memory` (default: the summary line past
-    SUMMARY_STEPS steps) what the graph keeps: a line per step, and one in the ending.
+    `lines` shows the source line that made each op (`step.py:5: loss = (x * y).sum() * 3`),
+    in the forward listing and in each backward step: by default whenever the trace knows
+    them, that is when it watched the forward pass run (a traced callable or `with` block;
+    a Tensor traced after the fact, or a string expression, has none). `memory` (default: the
+    summary line past SUMMARY_STEPS steps) says what the graph keeps: a line per step, and one
+    in the ending.
     """
     if lang not in PHRASES:
         raise ValueError(f"explain(): lang must be one of {sorted(PHRASES)}, not {lang!r}")
     if summary is None:
         summary = len(trace.steps) > SUMMARY_STEPS
     if lines is None:
-        lines = summary
+        lines = summary or any(n.line for n in trace.nodes)
     narrator = _Narrator(trace, lang, grouped=summary and bool(trace.modules))
     if memory or memory is None and len(trace.steps) > SUMMARY_STEPS:
         narrator.memory, narrator.memory_steps = memory_report(trace), bool(memory)
@@ -244,9 +247,8 @@ class _Narrator:
             if self.trace.engine != "minigrad":  # an op of the recording engine minigrad lacks
                 return self.say("engine_rule", engine=self.trace.engine, name=node.name)
             return self.say("no_formula")
-        text = op_text.rule(node.name, node.formula, constant, self.lang)
-        if self.lang == "zh":
-            text = text.replace(" ;  ", self.p["semi"])
+        text = op_text.rule(node.name, node.formula, constant, self.lang)  # (a formula keeps
+        # its ASCII " ;  " between the inputs' parts in Chinese too: it is code, not prose)
         notes = []
         if node.name in op_text.TAKES_CONSTANTS and any(constant) and not all(constant):
             uses_c = op_text.uses_c(node.name, constant)

@@ -31,7 +31,8 @@ from minigrad.teach.expr_limits import (
     binary_size,
     call_size,
 )
-from minigrad.teach.phrases import KINDS_ZH, NESTED_TOO_DEEPLY
+from minigrad.teach.expr_words import EXPR_WORDS, KINDS
+from minigrad.teach.words import both
 
 __all__ = ["ExpressionError", "FUNCTIONS", "METHODS", "evaluate", "parse"]
 
@@ -62,14 +63,6 @@ _BINARY = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
 _UNARY = {ast.USub: operator.neg, ast.UAdd: operator.pos}
 _COMPARE = {ast.Lt: operator.lt, ast.Gt: operator.gt, ast.LtE: operator.le,
             ast.GtE: operator.ge, ast.Eq: operator.eq, ast.NotEq: operator.ne}
-_KINDS = {
-    ast.Lambda: "a lambda", ast.ListComp: "a list comprehension",
-    ast.SetComp: "a set comprehension", ast.DictComp: "a dict comprehension",
-    ast.GeneratorExp: "a generator expression", ast.Dict: "a dict", ast.Set: "a set",
-    ast.JoinedStr: "an f-string", ast.IfExp: "a conditional expression",
-    ast.BoolOp: "`and`/`or`", ast.NamedExpr: "an assignment (:=)", ast.Starred: "*-unpacking",
-    ast.Await: "await", ast.Yield: "yield", ast.YieldFrom: "yield",
-}
 class ExpressionError(ValueError):
     """A string expression that is not allowed (or does not parse); `.piece` is the culprit,
     `.zh` the message in Chinese (`python -m minigrad explain --lang zh` prints it)."""
@@ -79,6 +72,19 @@ class ExpressionError(ValueError):
         self.piece = piece
         self.zh = zh if zh is not None else message
 
+    @classmethod
+    def said(cls, key: str, piece: str = "", **values: Any) -> ExpressionError:
+        """The error whose words are `EXPR_WORDS[...][key]`, in English and Chinese."""
+        message, zh = both(EXPR_WORDS, key, piece=piece, **values)
+        return cls(message, piece, zh=zh)
+
+
+def _kind(node_type: type, default_key: str | None = None) -> dict[str, str]:
+    """The name of a kind of syntax in each language (`a lambda`, `lambda`)."""
+    name = node_type.__name__
+    return {lang: KINDS[lang].get(name, EXPR_WORDS[lang][default_key] if default_key
+                                  else f"`{name}`") for lang in KINDS}
+
 
 def parse(source: str, names: Iterable[str]) -> ast.Expression:
     """Check `source` against the whitelist; return its tree (`ast.Expression`).
@@ -86,25 +92,20 @@ def parse(source: str, names: Iterable[str]) -> ast.Expression:
     `names` are the input names the expression may use.
     """
     if not isinstance(source, str):
-        raise ExpressionError(f"an expression must be a string, not {type(source).__name__}",
-                              zh=f"表达式必须是字符串，而不是 {type(source).__name__}")
+        raise ExpressionError.said("not_string", type=type(source).__name__)
     if len(source) > MAX_LENGTH:
-        raise ExpressionError(f"expression too long ({len(source)} characters; at most "
-                              f"{MAX_LENGTH})",
-                              zh=f"表达式太长（{len(source)} 个字符；最多 {MAX_LENGTH} 个）")
+        raise ExpressionError.said("too_long", n=len(source), limit=MAX_LENGTH)
     try:
         tree = ast.parse(source.strip(), mode="eval")
     except SyntaxError as exc:
-        raise ExpressionError(f"not a valid expression: {exc.msg} in {source!r}",
-                              zh=f"{source!r} 不是合法的表达式：{exc.msg}") from None
+        raise ExpressionError.said("syntax", msg=exc.msg, source=source) from None
     except (RecursionError, MemoryError, ValueError) as exc:
-        raise ExpressionError(f"cannot read the expression: {exc}",
-                              zh=f"无法读取这个表达式：{exc}") from None
+        raise ExpressionError.said("unreadable", error=exc) from None
     checker = _Checker(source.strip(), frozenset(names))
     try:
         checker.expr(tree.body)
     except RecursionError:
-        raise ExpressionError(NESTED_TOO_DEEPLY[0], zh=NESTED_TOO_DEEPLY[1]) from None
+        raise ExpressionError.said("nested") from None
     return tree
 
 
@@ -120,19 +121,18 @@ def evaluate(source: str | ast.Expression, inputs: Mapping[str, Any]) -> Tensor:
         try:
             _Checker(text, frozenset(inputs)).expr(tree.body)
         except RecursionError:
-            raise ExpressionError(NESTED_TOO_DEEPLY[0], zh=NESTED_TOO_DEEPLY[1]) from None
+            raise ExpressionError.said("nested") from None
     else:
         tree, text = parse(source, inputs), source
     try:
         value = _Evaluator(dict(inputs), text.strip()).expr(tree.body)
     except RecursionError:
-        raise ExpressionError(NESTED_TOO_DEEPLY[0], zh=NESTED_TOO_DEEPLY[1]) from None
+        raise ExpressionError.said("nested") from None
     if isinstance(value, Tensor):
         return value
     if isinstance(value, bool | int | float):
         return Tensor(value)
-    raise ExpressionError(f"the expression gives a {type(value).__name__}, not a tensor",
-                          zh=f"表达式的结果是 {type(value).__name__}，而不是张量")
+    raise ExpressionError.said("gives", type=type(value).__name__)
 
 
 def _piece(source: str, node: ast.AST) -> str:
@@ -149,46 +149,40 @@ class _Checker:
     def __init__(self, source: str, names: frozenset[str]) -> None:
         self.source, self.names = source, names
 
-    def refuse(self, node: ast.AST, why: str, zh: str) -> ExpressionError:
+    def refuse(self, node: ast.AST, key: str, **values: Any) -> ExpressionError:
+        """"refused `x.__class__`: ..." with the reason `EXPR_WORDS[...][key]`."""
         piece = _piece(self.source, node)
-        return ExpressionError(f"refused `{piece}`: {why}", piece, zh=f"不接受 `{piece}`：{zh}")
+        why = dict(zip(("en", "zh"), both(EXPR_WORDS, key, **values)))
+        return ExpressionError.said("refused", piece, why=why)
 
     def expr(self, node: ast.AST) -> None:
         if isinstance(node, ast.Constant):
             if node.value is None or node.value is Ellipsis or type(node.value) in (
                     int, float, bool):
                 return
-            raise self.refuse(node, f"only numbers are allowed as constants, not "
-                                    f"{type(node.value).__name__}",
-                              f"常量只能是数字，不能是 {type(node.value).__name__}")
+            raise self.refuse(node, "constant", type=type(node.value).__name__)
         if isinstance(node, ast.Name):
             if node.id in self.names:
                 return
             if node.id in FUNCTIONS:
-                raise self.refuse(node, f"`{node.id}` is a function: call it, as in "
-                                        f"{node.id}(x)",
-                                  f"`{node.id}` 是函数，要调用它，比如 {node.id}(x)")
+                raise self.refuse(node, "call_it", name=node.id)
             names = ", ".join(sorted(self.names))
-            raise self.refuse(node, f"`{node.id}` is not one of the inputs "
-                                    f"({names or 'none given'})",
-                              f"`{node.id}` 不是输入之一（输入有：{names or '无'}）")
+            raise self.refuse(node, "not_input" if names else "no_inputs", name=node.id,
+                              names=names)
         if isinstance(node, ast.BinOp):
             if type(node.op) not in _BINARY:
-                raise self.refuse(node, "only + - * / // % ** @ are allowed between values",
-                                  "值之间只能用 + - * / // % ** @")
+                raise self.refuse(node, "binary")
             self.expr(node.left)
             self.expr(node.right)
             return
         if isinstance(node, ast.UnaryOp):
             if type(node.op) not in _UNARY:
-                raise self.refuse(node, "only unary minus and plus are allowed",
-                                  "一元运算只能用负号和正号")
+                raise self.refuse(node, "unary")
             self.expr(node.operand)
             return
         if isinstance(node, ast.Compare):
             if len(node.ops) != 1 or type(node.ops[0]) not in _COMPARE:
-                raise self.refuse(node, "only one comparison (< > <= >= == !=) at a time",
-                                  "一次只能做一个比较（< > <= >= == !=）")
+                raise self.refuse(node, "compare")
             self.expr(node.left)
             self.expr(node.comparators[0])
             return
@@ -198,11 +192,7 @@ class _Checker:
         if isinstance(node, ast.Attribute):
             self.receiver(node.value)
             if node.attr not in ATTRIBUTES:
-                raise self.refuse(node, f"attribute `.{node.attr}` is not allowed (only Tensor "
-                                        "methods such as x.sum(), x.T, and .values/.indices "
-                                        "of max(dim=...))",
-                                  f"不允许使用属性 `.{node.attr}`（只能用 Tensor 的方法，如 "
-                                  "x.sum()、x.T，以及 max(dim=...) 结果的 .values/.indices）")
+                raise self.refuse(node, "attribute", attr=node.attr)
             return
         if isinstance(node, ast.Subscript):
             self.receiver(node.value)
@@ -212,16 +202,12 @@ class _Checker:
             for item in node.elts:
                 self.expr(item)
             return
-        kind = _KINDS.get(type(node), f"`{type(node).__name__}`")
-        kind_zh = KINDS_ZH.get(type(node).__name__, f"`{type(node).__name__}`")
-        raise self.refuse(node, f"{kind} is not allowed in an expression",
-                          f"表达式里不允许出现{kind_zh}")
+        raise self.refuse(node, "kind", kind=_kind(type(node)))
 
     def receiver(self, node: ast.AST) -> None:
         """What a method, attribute or subscript is applied to: a tensor expression."""
         if isinstance(node, ast.Constant | ast.Tuple | ast.List):
-            raise self.refuse(node, "methods, attributes and subscripts apply to tensors only",
-                              "方法、属性和下标只能用在张量上")
+            raise self.refuse(node, "receiver")
         self.expr(node)
 
     def index(self, node: ast.AST) -> None:
@@ -240,37 +226,27 @@ class _Checker:
         func = node.func
         if isinstance(func, ast.Name):
             if func.id not in FUNCTIONS:
-                raise self.refuse(func, f"`{func.id}` is not a function you may call here; "
-                                        f"allowed: {', '.join(sorted(FUNCTIONS))}",
-                                  f"这里不能调用 `{func.id}`；可以调用的有："
-                                  f"{', '.join(sorted(FUNCTIONS))}")
+                raise self.refuse(func, "not_here", name=func.id,
+                                  allowed=", ".join(sorted(FUNCTIONS)))
         elif isinstance(func, ast.Attribute):
             if isinstance(func.value, ast.Name) and func.value.id in NAMESPACES and \
                     func.value.id not in self.names:
                 if func.attr not in FUNCTIONS:
-                    raise self.refuse(func, f"`{func.attr}` is not an allowed function",
-                                      f"`{func.attr}` 不是允许调用的函数")
+                    raise self.refuse(func, "not_function", name=func.attr)
             else:
                 self.receiver(func.value)
                 if func.attr not in METHODS:
-                    raise self.refuse(func, f"method `.{func.attr}()` is not allowed; allowed "
-                                            f"Tensor methods: {', '.join(sorted(METHODS))}",
-                                      f"不允许调用方法 `.{func.attr}()`；可以用的 Tensor 方法有："
-                                      f"{', '.join(sorted(METHODS))}")
+                    raise self.refuse(func, "method", name=func.attr,
+                                      allowed=", ".join(sorted(METHODS)))
         else:
-            raise self.refuse(func, f"{_KINDS.get(type(func), 'this')} cannot be called: only "
-                                    "minigrad functions and Tensor methods can",
-                              f"{KINDS_ZH.get(type(func).__name__, '这个东西')}不能调用："
-                              "只能调用 minigrad 的函数和 Tensor 的方法")
+            raise self.refuse(func, "not_callable", kind=_kind(type(func), "this"))
         for arg in node.args:
             self.expr(arg)
         for kw in node.keywords:
             if kw.arg is None:
-                raise self.refuse(kw, "**-unpacking is not allowed", "不允许用 ** 解包")
+                raise self.refuse(kw, "unpacking")
             if kw.arg not in KEYWORDS:
-                allowed = ", ".join(sorted(KEYWORDS))
-                raise self.refuse(kw, f"keyword `{kw.arg}=` is not allowed; allowed: {allowed}",
-                                  f"不允许使用关键字参数 `{kw.arg}=`；可以用的有：{allowed}")
+                raise self.refuse(kw, "keyword", name=kw.arg, allowed=", ".join(sorted(KEYWORDS)))
             self.expr(kw.value)
 
 
@@ -287,10 +263,8 @@ class _Evaluator:
             raise
         except (TypeError, ValueError, ZeroDivisionError, OverflowError, AttributeError,
                 KeyError) as exc:
-            piece = _piece(self.source, node)
-            raise ExpressionError(f"`{piece}` failed: {type(exc).__name__}: {exc}",
-                                  piece,
-                                  zh=f"`{piece}` 出错了：{type(exc).__name__}: {exc}") from exc
+            raise ExpressionError.said("failed", _piece(self.source, node),
+                                       error=f"{type(exc).__name__}: {exc}") from exc
 
     def _expr(self, node: ast.AST) -> Any:
         if isinstance(node, ast.Constant):
@@ -319,35 +293,26 @@ class _Evaluator:
                 return self.tensor(node.value).T
             value = self.expr(node.value)
             if not isinstance(value, ValuesIndices):
-                piece = _piece(self.source, node)
-                raise ExpressionError(f"`{piece}`: .{node.attr} belongs to what max(dim=...) "
-                                      "and min(dim=...) return", piece,
-                                      zh=f"`{piece}`：.{node.attr} 只属于 max(dim=...) 和 "
-                                      "min(dim=...) 的返回值")
+                raise ExpressionError.said("values_only", _piece(self.source, node),
+                                           attr=node.attr)
             return getattr(value, node.attr)
         if isinstance(node, ast.Subscript):
             return self.tensor(node.value)[self.index(node.slice)]
         if isinstance(node, ast.Call):
             return self.call(node)
-        piece = _piece(self.source, node)  # (parse() checked it: not reached)
-        raise ExpressionError(f"refused `{piece}`", piece, zh=f"不接受 `{piece}`")
+        # (parse() checked it: not reached)
+        raise ExpressionError.said("refused_piece", _piece(self.source, node))
 
     def check_size(self, node: ast.AST, size: int) -> None:
         """Refuse, before computing it, a result that would be too big."""
         if size > MAX_ELEMENTS:
-            piece = _piece(self.source, node)
-            raise ExpressionError(f"`{piece}` would make {size:,} elements; an expression may "
-                                  f"make at most {MAX_ELEMENTS:,}", piece,
-                                  zh=f"`{piece}` 会产生 {size:,} 个元素；一个表达式最多只能产生 "
-                                  f"{MAX_ELEMENTS:,} 个")
+            raise ExpressionError.said("elements", _piece(self.source, node), size=size,
+                                       limit=MAX_ELEMENTS)
 
     def check_items(self, node: ast.AST, items: int) -> None:
         if items > MAX_ITEMS:
-            piece = _piece(self.source, node)
-            raise ExpressionError(f"`{piece}` would make a list of {items:,} items; at most "
-                                  f"{MAX_ITEMS:,}", piece,
-                                  zh=f"`{piece}` 会产生一个 {items:,} 项的列表；"
-                                  f"最多 {MAX_ITEMS:,} 项")
+            raise ExpressionError.said("items", _piece(self.source, node), items=items,
+                                       limit=MAX_ITEMS)
 
     def bounded(self, node: ast.AST, value: Any) -> Any:
         """`value`, if it is within the limits (a tensor's elements, a list's items)."""
@@ -356,17 +321,14 @@ class _Evaluator:
         elif isinstance(value, list | tuple):
             self.check_items(node, len(value))
         elif isinstance(value, int) and not isinstance(value, bool) and abs(value) > 2 ** 64:
-            piece = _piece(self.source, node)
-            raise ExpressionError(f"`{piece}` is a number too large for an expression", piece,
-                                  zh=f"`{piece}` 这个数太大，不能用在表达式里")
+            raise ExpressionError.said("too_large", _piece(self.source, node))
         return value
 
     def tensor(self, node: ast.AST) -> Tensor:
         value = self.expr(node)
         if not isinstance(value, Tensor):
-            piece = _piece(self.source, node)
-            raise ExpressionError(f"`{piece}` is a {type(value).__name__}, not a tensor", piece,
-                                  zh=f"`{piece}` 是 {type(value).__name__}，而不是张量")
+            raise ExpressionError.said("not_tensor", _piece(self.source, node),
+                                       type=type(value).__name__)
         return value
 
     def index(self, node: ast.AST) -> Any:

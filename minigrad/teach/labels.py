@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import linecache
 import os
+import sys
 from collections.abc import Callable
 from typing import Any
 
@@ -29,12 +30,23 @@ def user_frame(frame: Any, user_files: frozenset[str] = frozenset()) -> Any:
 
 
 def source_line(frame: Any) -> str | None:
-    """`file.py:12: y = x * w`: where `frame` is, and that line of source (None: no frame)."""
+    """`file.py:12: y = x * w`: where `frame` is, and that line of source (None: no frame).
+    In a Jupyter notebook, the cell as its prompt numbers it: `In[3]:2: y = x * w`."""
     if frame is None:
         return None
     filename = frame.f_code.co_filename
     code = linecache.getline(filename, frame.f_lineno).strip()
-    return f"{os.path.basename(filename)}:{frame.f_lineno}: {code}"
+    return f"{_cell_name(filename) or os.path.basename(filename)}:{frame.f_lineno}: {code}"
+
+
+def _cell_name(filename: str) -> str | None:
+    """`In[3]` when `filename` is the code of a notebook cell (IPython compiles cell 3 under
+    a name like `/tmp/ipykernel_80/3883176065.py` and keeps the number in its compiler's
+    `_filename_map`, which its own tracebacks read: "Cell In[3], line 2"); else None."""
+    ipython = sys.modules.get("IPython")  # (only looked at where IPython already runs)
+    shell = ipython.get_ipython() if ipython is not None else None
+    number = getattr(getattr(shell, "compile", None), "_filename_map", {}).get(filename)
+    return f"In[{number}]" if isinstance(number, int) and number > 0 else None
 
 
 def frame_names(frame: Any, tensor_type: type = Tensor) -> dict[int, str]:

@@ -30,7 +30,7 @@ import numpy as np
 
 import minigrad.ops  # noqa: F401 - every op of minigrad is defined once it is imported
 from minigrad.autograd.function import Function
-from minigrad.teach.phrases import NOTES, RULES_ZH
+from minigrad.teach.phrases import NOTES, RULES
 
 Attrs = Mapping[str, Any]
 
@@ -258,9 +258,9 @@ def uses_c(name: str, constant: list[bool]) -> bool:
 
 def rule(name: str, formula: str, constant: list[bool], lang: str = "en") -> str:
     """The node's formula, keeping only the parts for inputs that get a gradient; in `lang`
-    (a rule with English words in it is said in Chinese from `phrases.RULES_ZH`)."""
+    (a rule with English words in it is said in Chinese from `phrases.RULES["zh"]`)."""
     if lang == "zh":
-        formula = RULES_ZH.get(formula, formula)
+        formula = RULES["zh"].get(formula, formula)
     if not any(constant) or all(constant):
         return formula
     if uses_c(name, constant):

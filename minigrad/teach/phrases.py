@@ -55,7 +55,7 @@ PHRASES: dict[str, dict[str, str]] = {
         "summary": "Summary: {ops} operation{ops:|s}, {steps} backward step{steps:|s}, "
                    "{leaves} lea{leaves:f|ves}",
         "took": "; backward took {ms} ms",
-        "open": "(", "close": ")", "semi": " ;  ",
+        "open": "(", "close": ")",
     },
     "zh": {
         "forward": "前向传播{engine}：共 {n} 个运算",
@@ -91,7 +91,7 @@ PHRASES: dict[str, dict[str, str]] = {
         "sep": "，",
         "summary": "小结：{ops} 个运算，{steps} 个反向步骤，{leaves} 个叶子节点",
         "took": "；反向传播用时 {ms} 毫秒",
-        "open": "（", "close": "）", "semi": " ； ",
+        "open": "（", "close": "）",
     },
 }
 
@@ -164,9 +164,10 @@ NOTES: dict[str, dict[str, str]] = {
 
 # Derivative rules whose formula has English words in it (`view: grad reshaped back to the
 # input's shape`), in Chinese: `op_words.rule(..., lang="zh")` reads them. Keyed by the formula
-# itself; the `;` parts stay in the same order, since `rule` keeps only the parts of inputs
-# that get a gradient. A rule written only in symbols (`d(a*b)/da = b`) needs no entry.
-RULES_ZH: dict[str, str] = {
+# itself, which is the English (so the table lists "zh" only; `minigrad.teach.words`); the `;`
+# parts stay in the same order, since `rule` keeps only the parts of inputs that get a
+# gradient. A rule written only in symbols (`d(a*b)/da = b`) needs no entry.
+RULES: dict[str, dict[str, str]] = {"zh": {
     "d softplus(a)/da = sigmoid(beta * a)  (1 where beta * a > threshold)":
         "d softplus(a)/da = sigmoid(beta * a)  （beta * a > threshold 处为 1）",
     "d elu(a)/da = scale if a > 0 else scale * alpha * input_scale * exp(input_scale * a)":
@@ -315,11 +316,11 @@ RULES_ZH: dict[str, str] = {
     "d floor(a/b)/da: not implemented (0 almost everywhere, as in PyTorch)":
         "d floor(a/b)/da：没有实现（几乎处处为 0，PyTorch 也没有实现）",
     "d(to(a))/da = 1 (converted back to a's dtype)": "d(to(a))/da = 1（再转换回 a 的 dtype）",
-}
+}}
 _NORM = ("x_hat = (x - mean) / sqrt(var + eps), y = x_hat * weight + bias ;  dx = (1/std) * "
          "(gh - mean(gh) - x_hat * mean(gh * x_hat)), gh = grad * weight ;  "
          "dweight = sum(grad * x_hat) ;  dbias = sum(grad)   ")
-RULES_ZH.update({
+RULES["zh"].update({
     _NORM + "(means over each group's channels and positions)":
         _NORM + "（均值取自每组的各通道和各位置）",
     _NORM + "(means over the normalised last dims; sums over the rest)":
@@ -330,17 +331,8 @@ RULES_ZH.update({
         "当作常数）",
 })
 
-# What `python -m minigrad explain` refuses in an expression, in Chinese (by `ast` class name).
-KINDS_ZH: dict[str, str] = {
-    "Lambda": "lambda", "ListComp": "列表推导式", "SetComp": "集合推导式", "DictComp": "字典推导式",
-    "GeneratorExp": "生成器表达式", "Dict": "字典", "Set": "集合", "JoinedStr": "f 字符串",
-    "IfExp": "条件表达式", "BoolOp": "`and`/`or`", "NamedExpr": "赋值表达式（:=）",
-    "Starred": "* 解包", "Await": "await", "Yield": "yield", "YieldFrom": "yield",
-}
-NESTED_TOO_DEEPLY = ("the expression is nested too deeply", "表达式嵌套得太深了")
-
 # the nodes of an in-place op through a view (ops/view_rebase.py)
-RULES_ZH.update({
+RULES["zh"].update({
     "d (a.flat[p])/da = 1 at the positions p, 0 elsewhere (summed where p repeats)":
         "d (a.flat[p])/da = 在位置 p 处为 1，其余为 0（p 重复时累加）",
     "d (a.flat[p] = v)/da = 1 outside p, 0 at p ;  /dv = 1 at p":

@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+from minigrad.teach.display import iframe
 from minigrad.teach.explain import PHRASES, SMALL, fast_repr, number, width
 from minigrad.teach.player_assets import SCRIPT, STYLE
 from minigrad.teach.player_assets.memory_bar import MEMORY_SCRIPT, MEMORY_STYLE
@@ -90,10 +91,9 @@ def page(trace: Any, svg: str | None = None, lang: str = "en") -> str:
 
 
 def jupyter(trace: Any, height: int = 760) -> str:
-    """The page inside an iframe (its own document: its ids, styles and keys stay its own)."""
-    return (f'<iframe srcdoc="{html.escape(page(trace), quote=True)}" sandbox="allow-scripts" '
-            f'style="width: 100%; height: {height}px; border: 1px solid #ddd; border-radius: 6px"'
-            ' title="minigrad backward player"></iframe>')
+    """The page inside a sandboxed iframe (its own document: its ids, styles and keys stay
+    its own)."""
+    return iframe(page(trace), height)
 
 
 # -- the drawing ------------------------------------------------------------------------------

@@ -45,7 +45,7 @@ UI: dict[str, dict[str, str]] = {
         "zoom": "缩放", "zoom_whole": "全图", "zoom_width": "适应宽度",
         "zoom_step": "当前步附近", "zoom_actual": "原始大小",
         "before": "反向传播开始前", "step": "第 {k} 步（共 {n} 步）", "of": "/ {n}",
-        "start": "尚未执行任何节点。按「下一步」（或 →）执行第一步。",
+        "start": "还没有执行任何节点。按“下一步”（或 →）执行第一步。",
         "finished": "反向传播完成：所有步骤均已执行。",
         "no_steps": "这次没有运行反向传播，因此没有可以逐步查看的步骤。",
         "leaves": "叶子节点当前的 .grad",

@@ -67,10 +67,12 @@ class _Live:
 class Recorder:
     """An events listener that keeps what the records need, then `build()`s them."""
 
-    def __init__(self, params: Any = None, user_files: Iterable[str] = ()) -> None:
+    def __init__(self, params: Any = None, user_files: Iterable[str] = (),
+                 lines: bool = True) -> None:
         self.module_calls = ModuleCalls(params)
         # files inside the minigrad package whose lines count as the user's (the demo's own)
         self.user_files = frozenset(user_files)
+        self.with_lines = lines  # note the source line of each forward op
         if params is not None and hasattr(params, "named_parameters"):
             params = dict(params.named_parameters())
         self.params = {id(t): name for name, t in (params or {}).items()}
@@ -129,7 +131,8 @@ class Recorder:
                 live.consts[i] = arg
             elif nxt not in self.live and _is_leaf(nxt):
                 self._register(nxt)  # (the leaf's value as this op read it)
-        live.line = self._caller_line()
+        if self.with_lines:
+            live.line = self._caller_line()
         live.call = self.module_calls.innermost()
 
     def _caller_line(self) -> str | None:

@@ -26,6 +26,7 @@ from minigrad.autograd import events
 from minigrad.autograd.tensor import Tensor
 from minigrad.teach import expr as expressions
 from minigrad.teach import player, program, viz
+from minigrad.teach.display import Drawing, PlayerPage
 from minigrad.teach.explain import explain_trace
 from minigrad.teach.focus import focus as focus_on
 from minigrad.teach.labels import callable_names, frame_names, user_frame
@@ -154,12 +155,13 @@ class Trace(TraceRecords):
                     summary: bool | None = None, memory: bool | None = None) -> str:
         """The narration `explain()` prints: forward graph, each backward step, the leaves.
 
-        `timing=False` leaves the time out of the summary (for snapshots); `lines=True` also
-        shows the source line that ran each op (in the forward listing and in each step);
+        `timing=False` leaves the time out of the summary (for snapshots); `lines` shows the
+        source line that ran each op (in the forward listing and in each step), by default
+        whenever the trace watched the forward pass (a traced callable or `with` block);
         `summary=True` opens with a table of each module's gradient, suspects first, and
-        groups the ops and steps by module. Both are on by default past 50 backward steps;
-        `memory=True` says at each step what the graph keeps and frees (`self.memory`), and
-        sums it up in one line (that line alone by default past 50 steps).
+        groups the ops and steps by module (by default past 50 backward steps); `memory=True`
+        says at each step what the graph keeps and frees (`self.memory`), and sums it up in
+        one line (that line alone by default past 50 steps).
         """
         return explain_trace(self, lang=lang, timing=timing, lines=lines, summary=summary,
                              memory=memory)
@@ -194,18 +196,20 @@ class Trace(TraceRecords):
         return focus_on(self, modules)
 
     def render(self, path: str | os.PathLike, format: str | None = None, **options: Any
-               ) -> Path:
-        """Draw to `path` as "svg" or "png" (from the suffix by default); needs graphviz."""
+               ) -> Drawing:
+        """Draw to `path` as "svg" or "png" (from the suffix by default); needs graphviz.
+        Returns the path as a `Drawing`, which a notebook shows as the picture."""
         return viz.render(self, path, format=format, **options)
 
     def _repr_svg_(self) -> str | None:
         return viz.svg_or_none(self.to_dot(legend=True))
 
     def to_html(self, path: str | os.PathLike | None = None, svg: str | None = None,
-                lang: str = "en") -> str:
+                lang: str = "en") -> PlayerPage:
         """The backward player: one self-contained HTML page that steps through the backward
-        pass on the graph (`minigrad.teach.player`). Written to `path` when given; returned."""
-        page = player.page(self, svg=svg, lang=lang)
+        pass on the graph (`minigrad.teach.player`). Written to `path` when given; returned
+        as a `PlayerPage`: a str that a notebook shows as the player itself."""
+        page = PlayerPage(player.page(self, svg=svg, lang=lang))
         if path is not None:
             Path(path).write_text(page, encoding="utf-8")
         return page
@@ -257,7 +261,9 @@ def trace(expr: Any = None, /, *, gradient: Any = None, retain_graph: bool | Non
             raise TypeError("trace() with inputs needs an expression: trace('x*y', x=..., y=...)")
         return Trace(params=params)
     code = getattr(expr, "__code__", None)  # (a callable's own lines are the user's code)
-    recorder = Recorder(params, [code.co_filename] if code is not None else [])
+    # (a string expression's ops all run on the line that called trace(): no source lines)
+    recorder = Recorder(params, [code.co_filename] if code is not None else [],
+                        lines=not isinstance(expr, str))
     made = Trace(params=params)
     names = frame_names(user_frame(sys._getframe(1)))  # the caller's variable names
     with events.listen(recorder):

@@ -16,12 +16,13 @@ print what the lesson shows, except a block fenced ```python minigrad-only (it u
 own tools, or shows where minigrad differs: tutorials/differences.md says where). A block may
 name masks (```python torch-mask=random): parts of the output that differ by design, blanked
 on both sides before comparing; each mask is in `tutorial_torch.MASKS` and listed in the
-differences page. `python -m minigrad tutorial` and what each lesson needs are in `tutorial_cli`.
+differences page. `python -m minigrad tutorial` is `tutorial_cli`; what a lesson needs is read
+from the lesson by `tutorial_needs`.
 
 Only stdout is captured: warnings and anomaly-mode tracebacks go to stderr, so they never make
 a lesson's output unstable. The code is compiled under the Markdown file's own name and line
-numbers, so a traceback points at the lesson's line. A notebook is nbformat 4 JSON, written
-directly (no Jupyter packages needed).
+numbers, so a traceback points at the lesson's line (and a trace's source lines name it:
+`02-reading-the-graph.md:250: ...`). Notebooks are written by `tutorial_notebook`.
 """
 
 from __future__ import annotations
@@ -30,16 +31,17 @@ import argparse
 import contextlib
 import difflib
 import io
-import json
 import linecache
 import os
 import re
 import sys
+import tempfile
 import traceback
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from minigrad.teach.tutorial_notebook import write_notebook
 from minigrad.teach.tutorial_torch import torch_failures, torch_version
 
 TUTORIALS = Path(__file__).resolve().parents[2] / "tutorials"
@@ -243,74 +245,30 @@ def updated(lesson: Lesson) -> str:
     return "\n".join(lines) + "\n"
 
 
-# -- Jupyter ------------------------------------------------------------------------------------
-def notebook(lesson: Lesson) -> dict[str, Any]:
-    """The lesson as an nbformat 4.5 notebook: prose as markdown cells, each python block as a
-    code cell whose output is the lesson's recorded output block."""
-    outputs = {id(c.output): c for c in lesson.cells if c.output is not None}
-    cells: list[dict[str, Any]] = []
-    prose: list[str] = []
-
-    def flush() -> None:
-        text = "\n".join(prose).strip("\n")
-        prose.clear()
-        if text.strip():
-            cells.append({"cell_type": "markdown", "id": f"cell-{len(cells) + 1}",
-                          "metadata": {}, "source": _source(text)})
-
-    code_blocks = {id(c.code): c for c in lesson.cells}
-    for b in lesson.blocks:
-        if id(b) in outputs:
-            continue  # becomes the output of its code cell
-        cell = code_blocks.get(id(b))
-        if cell is None:
-            prose.append("\n".join(lesson.lines[b.start:b.end]))
-            continue
-        flush()
-        out = []
-        if cell.output is not None and cell.output.text:
-            out = [{"name": "stdout", "output_type": "stream",
-                    "text": _source(cell.output.text + "\n")}]
-        cells.append({"cell_type": "code", "execution_count": None, "id": f"cell-{len(cells) + 1}",
-                      "metadata": {}, "outputs": out, "source": _source(b.text)})
-    flush()
-    return {
-        "cells": cells,
-        "metadata": {
-            "kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"},
-            "language_info": {"name": "python"},
-        },
-        "nbformat": 4,
-        "nbformat_minor": 5,
-    }
-
-
-def _source(text: str) -> list[str]:
-    """Jupyter's multi-line string: a list of lines, each but the last ending in a newline."""
-    return text.splitlines(keepends=True)
-
-
-def write_notebook(lesson: Lesson, path: str | os.PathLike) -> Path:
-    path = Path(path)
-    path.write_text(json.dumps(notebook(lesson), indent=1, ensure_ascii=False) + "\n",
-                    encoding="utf-8")
-    return path
-
-
 # -- finding lessons ---------------------------------------------------------------------------
+TEACHERS = "teachers"  # tutorials/LANG/teachers.md: run and exported like a lesson
+
+
 def lessons(lang: str = "en", root: str | os.PathLike | None = None) -> list[Path]:
-    """The lesson files of one language, in order (`NN-name.md`)."""
+    """The lesson files of one language, in order (`NN-name.md`), found in the folder."""
     folder = Path(root or TUTORIALS) / lang
     return sorted(folder.glob("[0-9][0-9]-*.md"))
 
 
-def find(number: int, lang: str = "en", root: str | os.PathLike | None = None) -> Path:
-    for path in lessons(lang, root):
-        if int(path.name[:2]) == number:
+def pages(lang: str = "en", root: str | os.PathLike | None = None) -> list[Path]:
+    """Every page that runs like a lesson: the lessons in order, then the teacher's page."""
+    teachers = Path(root or TUTORIALS) / lang / f"{TEACHERS}.md"
+    return lessons(lang, root) + ([teachers] if teachers.exists() else [])
+
+
+def find(number: int | str, lang: str = "en", root: str | os.PathLike | None = None) -> Path:
+    """Lesson `number` (or "teachers", the teacher's page) in language `lang`."""
+    for path in pages(lang, root):
+        if path.stem == number or (path.name[:2].isdigit() and int(path.name[:2]) == number):
             return path
     available = ", ".join(str(int(p.name[:2])) for p in lessons(lang, root)) or "none"
     raise FileNotFoundError(f"there is no lesson {number} in {Path(root or TUTORIALS) / lang} "
-                            f"(lessons: {available})")
+                            f"(lessons: {available}, {TEACHERS})")
 
 
 # -- the checker's command line ---------------------------------------------------------------
@@ -334,7 +292,8 @@ def main(argv: list[str] | None = None) -> int:
     status = 0
     for name in args.files:
         if args.torch:
-            ran = run(torch_version(load(name)))
+            with tempfile.TemporaryDirectory() as work:  # (what the lesson writes goes there)
+                ran = run(torch_version(load(name)), workdir=work)
             problems = torch_failures(ran)
             for message in problems:
                 print(message, file=sys.stderr)
@@ -342,7 +301,8 @@ def main(argv: list[str] | None = None) -> int:
                   "blocks)")
             status = status or (1 if problems else 0)
             continue
-        lesson = run(load(name))
+        with tempfile.TemporaryDirectory() as work:
+            lesson = run(load(name), workdir=work)
         if args.update:
             try:
                 text = updated(lesson)

@@ -1,113 +1,76 @@
-"""`python -m minigrad tutorial`, and what each lesson needs besides minigrad.
+"""`python -m minigrad tutorial`: list the lessons, run one, or write them as notebooks.
 
-    python -m minigrad tutorial [N] [--lang zh] [--notebook PATH]
+    python -m minigrad tutorial                         # list the lessons (and what each needs)
+    python -m minigrad tutorial 2 [--lang zh]           # run lesson 2, block by block
+    python -m minigrad tutorial teachers                # the teacher's page, run the same way
+    python -m minigrad tutorial 2 --notebook l02.ipynb  # lesson 2 as a Jupyter notebook
+    python -m minigrad tutorial --notebook lessons/     # every lesson and teachers.md
 
-`REQUIREMENTS` says, by lesson number, what a lesson needs besides minigrad (numpy, graphviz's
-Python package); `tutorial N` says in one line what to install when it is missing, instead of
-failing halfway through the lesson, and tutorials/README.md says the same (a test checks).
+The lessons are found in the tutorials folder (`tutorial.lessons`), and what each needs is read
+from the lesson itself (`tutorial_needs`): a lesson whose requirement is missing says so in one
+line instead of failing halfway through. The words are in `tutorial_words`.
 """
 
 from __future__ import annotations
 
 import argparse
-import importlib.util
-import shutil
 import sys
-from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
-from minigrad.teach.tutorial import find, lessons, load, run, write_notebook
+from minigrad.teach.tutorial import TEACHERS, find, lessons, load, pages, run
+from minigrad.teach.tutorial_needs import missing, needs, needs_text
+from minigrad.teach.tutorial_notebook import write_notebook
+from minigrad.teach.tutorial_words import TUTORIAL_WORDS
 
 
-# -- what a lesson needs ------------------------------------------------------------------------
-@dataclass(frozen=True)
-class Requirement:
-    """Something a lesson needs besides minigrad (and numpy, graphviz's Python package)."""
-
-    what: str  # as a learner would name it
-    module: str | None  # a Python module to find, or
-    program: str | None  # a program to find on PATH
-    install: str  # how to install it
-    what_zh: str = ""  # its name in Chinese, where it differs
-    install_zh: str = ""  # how to install it, said in Chinese
-
-    def name(self, lang: str = "en") -> str:
-        return self.what_zh if lang == "zh" and self.what_zh else self.what
-
-    def present(self) -> bool:
-        if self.module is not None:
-            return importlib.util.find_spec(self.module) is not None
-        return shutil.which(self.program or "") is not None
-
-
-DOT = Requirement("graphviz's `dot` program", None, "dot",
-                  "sudo apt-get install graphviz (macOS: brew install graphviz)",
-                  "graphviz 的 `dot` 程序",
-                  "sudo apt-get install graphviz（macOS 上：brew install graphviz）")
-HYPOTHESIS = Requirement("hypothesis", "hypothesis", None,
-                         "pip install hypothesis (or: pip install -e '.[dev]')",
-                         install_zh="pip install hypothesis（或者 pip install -e '.[dev]'）")
-TORCH = Requirement("PyTorch", "torch", None,
-                    "pip install torch==2.13.0 (or: pip install -e '.[compare]')",
-                    install_zh="pip install torch==2.13.0（或者 pip install -e '.[compare]'）")
-MATPLOTLIB = Requirement("matplotlib", "matplotlib", None,
-                         "pip install matplotlib (or: pip install -e '.[plot]')",
-                         install_zh="pip install matplotlib（或者 pip install -e '.[plot]'）")
-# lesson number -> what it needs (tutorials/README.md says the same; a test checks it)
-REQUIREMENTS: dict[int, tuple[Requirement, ...]] = {
-    3: (DOT,), 10: (HYPOTHESIS,), 11: (TORCH,), 16: (TORCH,), 17: (TORCH, MATPLOTLIB),
-    18: (TORCH,), 19: (HYPOTHESIS, TORCH), 25: (TORCH,)}
-
-
-def missing(number: int) -> list[Requirement]:
-    """What lesson `number` needs and is not installed here."""
-    return [req for req in REQUIREMENTS.get(number, ()) if not req.present()]
-
-
-# -- command lines -----------------------------------------------------------------------------
 def add_tutorial(commands: Any) -> None:
     """The `python -m minigrad tutorial` subcommand."""
     p = commands.add_parser(
-        "tutorial", help="run a lesson of the tutorial (or write it as a notebook)",
+        "tutorial", help="run a lesson of the tutorial (or write lessons as notebooks)",
         description="Run lesson N's code blocks in order and print what they print.",
-        epilog="example: python -m minigrad tutorial 2 --lang zh")
-    p.add_argument("number", nargs="?", type=int, help="the lesson number (omit to list them)")
+        epilog="examples: python -m minigrad tutorial 2 --lang zh; "
+               "python -m minigrad tutorial --notebook lessons/")
+    p.add_argument("number", nargs="?", type=_lesson_name,
+                   help=f"the lesson number, or {TEACHERS} (omit to list them, or with "
+                        "--notebook to write them all)")
     p.add_argument("--lang", choices=("en", "zh"), default="en",
                    help="the lesson's language (zh: Chinese)")
     p.add_argument("--notebook", metavar="PATH",
-                   help="write the lesson as a Jupyter notebook to PATH instead of running it")
+                   help="write the lesson as a Jupyter notebook to PATH instead of running it "
+                        "(without a lesson number: every lesson, into the folder PATH)")
     p.set_defaults(run=run_tutorial)
 
 
-def run_tutorial(args: argparse.Namespace) -> int:
-    zh = args.lang == "zh"
-    if args.number is None:
-        for path in lessons(args.lang):
-            needs = ", ".join(req.name(args.lang)
-                              for req in REQUIREMENTS.get(int(path.name[:2]), ()))
-            note = (f"  （需要 {needs}）" if zh else f"  (needs {needs})") if needs else ""
-            print(f"{int(path.name[:2]):3d}  {load(path).title}{note}")
-        print(f"\n运行其中一课：python -m minigrad tutorial N --lang {args.lang}" if zh else
-              f"\nRun one with: python -m minigrad tutorial N --lang {args.lang}")
-        return 0
+def _lesson_name(text: str) -> int | str:
+    if text == TEACHERS:
+        return text
     try:
-        lesson = load(find(args.number, args.lang))
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a lesson number: {text!r}") from None
+
+
+def run_tutorial(args: argparse.Namespace) -> int:
+    lang, words = args.lang, TUTORIAL_WORDS[args.lang]
+    if args.number is None:
+        return _write_all(args.notebook, lang) if args.notebook else _list(lang)
+    try:
+        lesson = load(find(args.number, lang))
     except FileNotFoundError:
-        available = ", ".join(str(int(p.name[:2])) for p in lessons(args.lang))
-        print(f"错误：没有第 {args.number} 课（已有的课：{available}）" if zh else
-              f"error: there is no lesson {args.number} (lessons: {available})", file=sys.stderr)
+        available = ", ".join(str(int(p.name[:2])) for p in lessons(lang))
+        print(words["no_lesson"].format(number=args.number, available=available),
+              file=sys.stderr)
         return 2
     if args.notebook:
         path = write_notebook(lesson, args.notebook)
-        print(f"已写入 {path}（{lesson.title}）" if zh else f"Wrote {path} ({lesson.title})")
+        print(words["wrote"].format(path=path, title=lesson.title))
         return 0
-    absent = missing(args.number)
+    absent = missing(needs(lesson))
+    for req in absent:
+        print(words["missing"].format(number=args.number, what=req.name(lang),
+                                      install=req.install(lang)), file=sys.stderr)
     if absent:
-        for req in absent:
-            print(f"错误：第 {args.number} 课需要 {req.name('zh')}，但这里没有安装；"
-                  f"安装方法：{req.install_zh}" if zh else
-                  f"error: lesson {args.number} needs {req.what}, which is not installed here; "
-                  f"install it with: {req.install}", file=sys.stderr)
         return 2
     print(f"# {lesson.title}\n# ({lesson.path})")
     run(lesson, echo=True)
@@ -115,8 +78,25 @@ def run_tutorial(args: argparse.Namespace) -> int:
         return 1
     changed = [k for k, c in enumerate(lesson.cells, 1) if not c.ok]
     if changed:
-        blocks = ", ".join(map(str, changed))
-        print(f"\n注意：第 {blocks} 段代码打印的内容和课文里的不一样" if zh else
-              f"\nnote: block(s) {blocks} printed something else than the lesson shows",
-              file=sys.stderr)
+        print(words["changed"].format(blocks=", ".join(map(str, changed))), file=sys.stderr)
+    return 0
+
+
+def _list(lang: str) -> int:
+    words = TUTORIAL_WORDS[lang]
+    for path in lessons(lang):
+        lesson = load(path)
+        reqs = needs(lesson)
+        note = words["listed_needs"].format(needs=needs_text(reqs, lang)) if reqs else ""
+        print(f"{int(path.name[:2]):3d}  {lesson.title}{note}")
+    print(words["run_one"].format(lang=lang))
+    return 0
+
+
+def _write_all(folder: str, lang: str) -> int:
+    """Every lesson of `lang`, and the teacher's page, as notebooks in `folder`."""
+    out = Path(folder)
+    out.mkdir(parents=True, exist_ok=True)
+    written = [write_notebook(load(path), out / f"{path.stem}.ipynb") for path in pages(lang)]
+    print(TUTORIAL_WORDS[lang]["wrote_all"].format(n=len(written), folder=out))
     return 0

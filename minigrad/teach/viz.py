@@ -16,12 +16,12 @@ from __future__ import annotations
 import html
 import os
 import sys
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from minigrad.autograd.tensor import Tensor
+from minigrad.teach.display import Drawing
 from minigrad.teach.drawing_parts import COLORS, compact, edge_gradients, fit, shape_text
 from minigrad.teach.labels import frame_names, user_frame
 from minigrad.teach.make_dot import make_dot  # torchviz's drawing, as torchviz draws it
@@ -172,9 +172,10 @@ def add_legend(dot: Any, words: dict[str, str], modules: bool, steps: bool = Tru
 
 
 def render(tensor_or_trace: Any, path: str | os.PathLike, format: str | None = None,
-           **options: Any) -> Path:
-    """Draw into `path` as "svg", "png", ... (from the suffix by default), or "dot" text."""
-    path = Path(path)
+           **options: Any) -> Drawing:
+    """Draw into `path` as "svg", "png", ... (from the suffix by default), or "dot" text.
+    Returns the path as a `Drawing`, which a notebook shows as the picture."""
+    path = Drawing(path)
     fmt = (format or path.suffix.lstrip(".") or "svg").lower()
     graph = tensor_or_trace
     if not hasattr(graph, "pipe"):

@@ -38,8 +38,10 @@ def test_every_bucket_all_reduce_is_named_after_its_step(ranks):
             assert "step" not in text[step_line + 10:after].replace("AccumulateGrad", "")
         assert "Distributed: DDP on 2 processes (gloo) added 2 all-reduces to this backward" \
             in text and "(bucket 0 after step 5, bucket 1 after step 10)" in text
-        assert "all-reduce  第 1 个桶（module.0.weight, module.0.bias）" in \
-            result["explanation_zh"]
+        zh = result["explanation_zh"]
+        assert "all-reduce  第 1 个桶（module.0.weight、module.0.bias）" in zh
+        assert "（第 0 个桶在第 5 步之后，第 1 个桶在第 10 步之后）" in zh  # no ASCII comma
+        assert "module.0.weight.grad：本进程 形状 (8, 4)，范数 " in zh
 
 
 def test_the_all_reduce_averages_the_two_processes_gradients(ranks):

@@ -15,20 +15,24 @@ from minigrad.teach.trace import Trace, TraceBackward, TraceLeaf, TraceNode, Tra
 
 CLASSIC_EN = """\
 Forward pass: 3 operations
+  (at player_traces.py:16: return minigrad.trace(lambda: (x * y).sum() * 3))
   t1   = x * y        MulBackward0    shape (3,)  tensor([ 4., 10., 18.])
   t2   = t1.sum()     SumBackward0    shape ()    tensor(32.)
   out  = t2 * 3       MulBackward0    shape ()    tensor(96.)
 
 Backward pass from out (seed gradient 1, since out is a scalar): 5 steps
   step 1  MulBackward0   out = t2 * 3
+          at player_traces.py:16: return minigrad.trace(lambda: (x * y).sum() * 3)
           incoming  d out/d out = tensor(1.)
           rule      d(a*c)/da = c   (c = 3 is a constant: no gradient for it)
           to t2     1. * 3 = tensor(3.)
   step 2  SumBackward0   t2 = t1.sum()
+          at player_traces.py:16: return minigrad.trace(lambda: (x * y).sum() * 3)
           incoming  d out/d t2 = tensor(3.)
           rule      d(sum a)/da_i = 1   (the gradient is copied to every element)
           to t1     tensor([3., 3., 3.])
   step 3  MulBackward0   t1 = x * y
+          at player_traces.py:16: return minigrad.trace(lambda: (x * y).sum() * 3)
           incoming  d out/d t1 = tensor([3., 3., 3.])
           rule      d(a*b)/da = b ;  d(a*b)/db = a
           to x      [3., 3., 3.] * y = tensor([12., 15., 18.])
@@ -41,22 +45,26 @@ Summary: 3 operations, 5 backward steps, 2 leaves"""
 
 CLASSIC_ZH = """\
 前向传播：共 3 个运算
+  （源代码 player_traces.py:16: return minigrad.trace(lambda: (x * y).sum() * 3)）
   t1   = x * y        MulBackward0    形状 (3,)  tensor([ 4., 10., 18.])
   t2   = t1.sum()     SumBackward0    形状 ()    tensor(32.)
   out  = t2 * 3       MulBackward0    形状 ()    tensor(96.)
 
 反向传播：从 out 出发（out 是标量，初始梯度为 1），共 5 步
   第 1 步  MulBackward0   out = t2 * 3
+           源代码 player_traces.py:16: return minigrad.trace(lambda: (x * y).sum() * 3)
            传入梯度  d out/d out = tensor(1.)
            求导法则  d(a*c)/da = c   （c = 3 是常数，不需要梯度）
            传给 t2   1. * 3 = tensor(3.)
   第 2 步  SumBackward0   t2 = t1.sum()
+           源代码 player_traces.py:16: return minigrad.trace(lambda: (x * y).sum() * 3)
            传入梯度  d out/d t2 = tensor(3.)
            求导法则  d(sum a)/da_i = 1   （梯度原样复制给每个元素）
            传给 t1   tensor([3., 3., 3.])
   第 3 步  MulBackward0   t1 = x * y
+           源代码 player_traces.py:16: return minigrad.trace(lambda: (x * y).sum() * 3)
            传入梯度  d out/d t1 = tensor([3., 3., 3.])
-           求导法则  d(a*b)/da = b ； d(a*b)/db = a
+           求导法则  d(a*b)/da = b ;  d(a*b)/db = a
            传给 x    [3., 3., 3.] * y = tensor([12., 15., 18.])
            传给 y    [3., 3., 3.] * x = tensor([3., 6., 9.])
   第 4 步  AccumulateGrad x.grad = tensor([12., 15., 18.])   （原来为 None）
@@ -315,17 +323,29 @@ def broadcast_and_hook() -> minigrad.Trace:
 
 
 def test_broadcasting_hooks_and_matrices_snapshot():
-    assert broadcast_and_hook().explanation(timing=False) == BROADCAST_HOOK_EN
+    assert broadcast_and_hook().explanation(timing=False, lines=False) == BROADCAST_HOOK_EN
     zh = broadcast_and_hook().explanation("zh", timing=False)
     assert "钩子      张量钩子 double 改变了梯度：\n" in zh
     assert "改变前 tensor([[0.1667" in zh and "改变后 tensor([[0.3333" in zh
 
 
-def test_source_lines_on_request():
-    text = broadcast_and_hook().explanation(lines=True, timing=False)
+def test_source_lines_by_default_for_a_traced_callable_or_with_block():
+    text = broadcast_and_hook().explanation(timing=False)
     assert "  (at test_explain.py:" in text and ": h = a * b)\n" in text
     assert ": return h.mean())\n" in text
-    assert "（源代码 test_explain.py:" in broadcast_and_hook().explanation("zh", lines=True)
+    assert "（源代码 test_explain.py:" in broadcast_and_hook().explanation("zh")
+    x = minigrad.tensor([1.0, 2.0], requires_grad=True, name="x")
+    with minigrad.trace() as t:
+        loss = (x * x).sum()  # the line the listing names
+        loss.backward()
+    assert "  (at test_explain.py:" in t.explanation(timing=False)
+    assert ": loss = (x * x).sum()  # the line the listing names)" in t.explanation()
+    assert "(at " not in t.explanation(lines=False)  # on request, without
+    after_the_fact = minigrad.trace((x * x).sum())  # the forward ran before trace() looked
+    expression = minigrad.trace("sum(x * x)", x=[1.0, 2.0])  # every op on trace()'s line
+    for untold in (after_the_fact, expression):
+        assert all(n.line is None for n in untold.nodes)
+        assert " at " not in untold.explanation() and "(at " not in untold.explanation()
 
 
 def test_remainder_and_floor_division_read_as_code_with_their_rules():

@@ -80,13 +80,14 @@ def test_each_step_has_the_narration_of_explain_in_both_languages():
                             "5 steps"]
     assert en["steps"][2].split("\n") == [
         "MulBackward0   t1 = x * y",
+        "at player_traces.py:16: return minigrad.trace(lambda: (x * y).sum() * 3)",
         "incoming  d out/d t1 = tensor([3., 3., 3.])",
         "rule      d(a*b)/da = b ;  d(a*b)/db = a",
         "to x      [3., 3., 3.] * y = tensor([12., 15., 18.])",
         "to y      [3., 3., 3.] * x = tensor([3., 6., 9.])"]
     assert en["steps"][3] == "AccumulateGrad x.grad = tensor([12., 15., 18.])   (was None)"
     assert en["ending"].startswith("Leaves: x.grad = tensor([12., 15., 18.])")
-    assert zh["steps"][2].split("\n")[1] == "传入梯度  d out/d t1 = tensor([3., 3., 3.])"
+    assert zh["steps"][2].split("\n")[2] == "传入梯度  d out/d t1 = tensor([3., 3., 3.])"
     assert zh["passes"][0].startswith("反向传播")
     # every line of every step is the explanation's own line, cut at the same column
     for lang, cut in (("en", text["en"]), ("zh", text["zh"])):

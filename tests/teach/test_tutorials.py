@@ -1,12 +1,13 @@
 """The tutorials are tested: every lesson's code runs, and prints exactly what the lesson shows.
 
-Each lesson (English and Chinese) is run block by block in one namespace by
-`minigrad.teach.tutorial`; every ```python block must print what the ```text block after it shows.
-And the lessons teach only what is true of PyTorch: each lesson runs a second time on PyTorch
-(its blocks not fenced ```python minigrad-only, with `minigrad` renamed `torch`), and must
-print the same, but for the masks the block names, each listed in tutorials/differences.md.
-Also: every lesson exists in both languages, the index links them all in order, the runner
-itself notices wrong output, and a lesson written as a notebook is valid nbformat 4.
+That each lesson (English and Chinese) prints what its ```text blocks show is checked where
+students run it, in a Jupyter kernel: tests/teach/test_notebooks.py. Here: the lessons teach
+only what is true of PyTorch: each lesson runs on PyTorch, block by block in one namespace by
+`minigrad.teach.tutorial` (its blocks not fenced ```python minigrad-only, with `minigrad`
+renamed `torch`), and must print what the lesson shows, but for the masks the block names,
+each listed in tutorials/differences.md. Also: every lesson exists in both languages, says
+what it needs and that its blocks run in order, the index links them all in order, and the
+runner itself notices wrong output.
 """
 
 from __future__ import annotations
@@ -18,17 +19,12 @@ from pathlib import Path
 import pytest
 
 from minigrad.__main__ import main as minigrad_main
-from minigrad.teach import tutorial, tutorial_cli
+from minigrad.teach import tutorial, tutorial_needs
 from minigrad.teach import tutorial_torch as on_torch
 
 ROOT = Path(__file__).resolve().parents[2] / "tutorials"
 LANGS = ("en", "zh")
 LESSONS = [p for lang in LANGS for p in tutorial.lessons(lang, ROOT)]
-# lessons that need an outside tool: the conftest fixture that provides it (skip locally when
-# missing, fail under CI=true)
-NEEDS = {"03": "dot_bin", "11": "torch_mod", "16": "torch_mod", "17": "torch_mod",
-         "18": "torch_mod",
-         "19": "torch_mod", "25": "torch_mod"}
 # Lessons whose every block is minigrad-only, and why (all the others run on PyTorch too).
 MINIGRAD_ONLY_LESSONS = {
     "03": "drawing is minigrad's own (trace, to_dot, render)",
@@ -46,20 +42,6 @@ lesson_warnings = pytest.mark.filterwarnings("ignore::UserWarning",
 
 def _id(path: Path) -> str:
     return f"{path.parent.name}/{path.stem}"
-
-
-@lesson_warnings
-@pytest.mark.parametrize("path", LESSONS, ids=_id)
-def test_lesson_prints_what_it_shows(path: Path, request: pytest.FixtureRequest,
-                                     tmp_path: Path) -> None:
-    if path.name[:2] in NEEDS:
-        request.getfixturevalue(NEEDS[path.name[:2]])
-    lesson = tutorial.run(tutorial.load(path), workdir=tmp_path)
-    assert lesson.cells, f"{path} has no ```python blocks"
-    problems = tutorial.failures(lesson)
-    assert not problems, "\n\n".join(problems) + (
-        "\n\nIf the new output is right, refresh the lesson with "
-        f"`python -m minigrad.teach.tutorial --update {path}` and reread its prose.")
 
 
 @lesson_warnings
@@ -315,39 +297,6 @@ def test_unclosed_fence_is_an_error() -> None:
         tutorial.parse("```python\nprint(1)\n")
 
 
-# -- notebooks --------------------------------------------------------------------------------
-@pytest.mark.parametrize("path", LESSONS, ids=_id)
-def test_notebook_is_valid_nbformat_4(path: Path, tmp_path: Path) -> None:
-    lesson = tutorial.load(path)
-    out = tutorial.write_notebook(lesson, tmp_path / "lesson.ipynb")
-    nb = json.loads(out.read_text(encoding="utf-8"))
-    assert nb["nbformat"] == 4 and nb["nbformat_minor"] >= 5
-    assert nb["metadata"]["kernelspec"]["language"] == "python"
-    assert set(nb) == {"cells", "metadata", "nbformat", "nbformat_minor"}
-    ids = [c["id"] for c in nb["cells"]]
-    assert len(set(ids)) == len(ids) and all(re.fullmatch(r"[a-zA-Z0-9-_]{1,64}", i)
-                                              for i in ids)
-    for cell in nb["cells"]:
-        assert isinstance(cell["source"], list) and all(isinstance(s, str)
-                                                        for s in cell["source"])
-        if cell["cell_type"] == "code":
-            assert set(cell) == {"cell_type", "execution_count", "id", "metadata", "outputs",
-                                 "source"}
-            for o in cell["outputs"]:
-                assert o["output_type"] == "stream" and o["name"] == "stdout"
-        else:
-            assert cell["cell_type"] == "markdown"
-            assert set(cell) == {"cell_type", "id", "metadata", "source"}
-    code = ["".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "code"]
-    assert code == [c.code.text for c in lesson.cells]  # all the code, in order
-    outputs = ["".join(o["text"]) for c in nb["cells"] if c["cell_type"] == "code"
-               for o in c["outputs"]]
-    assert outputs == [c.expected + "\n" for c in lesson.cells if c.expected]
-    markdown = "".join("".join(c["source"]) for c in nb["cells"]
-                       if c["cell_type"] == "markdown")
-    assert lesson.title in markdown and nb["cells"][0]["cell_type"] == "markdown"
-
-
 # -- the command line -------------------------------------------------------------------------
 def test_command_runs_a_lesson(capsys: pytest.CaptureFixture[str]) -> None:
     assert minigrad_main(["tutorial", "1"]) == 0
@@ -393,8 +342,8 @@ def test_node_hook_receives_tuples_like_pytorch() -> None:
 
 def test_a_lesson_whose_requirement_is_missing_says_in_one_line_what_to_install(
         capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
-    real = tutorial_cli.importlib.util.find_spec
-    monkeypatch.setattr(tutorial_cli.importlib.util, "find_spec",
+    real = tutorial_needs.importlib.util.find_spec
+    monkeypatch.setattr(tutorial_needs.importlib.util, "find_spec",
                         lambda name, *a: None if name == "hypothesis" else real(name, *a))
     assert minigrad_main(["tutorial", "10"]) == 2
     captured = capsys.readouterr()
@@ -415,14 +364,42 @@ def test_the_index_says_what_each_lesson_needs_installed() -> None:
     for lang in LANGS:
         for p in tutorial.lessons(lang, ROOT):
             line = next(x for x in index.splitlines() if f"({lang}/{p.name})" in x)
-            needs = tutorial_cli.REQUIREMENTS.get(int(p.name[:2]), ())
+            needs = tutorial_needs.needs(tutorial.load(p))
             if lang == "en":
-                expected = ("*needs " + ", ".join(r.what for r in needs) + "*") if needs \
+                expected = ("*needs " + ", ".join(r.name() for r in needs) + "*") if needs \
                     else "*minigrad only*"
             else:
                 expected = ("*需要 " + "、".join(r.name("zh") for r in needs) + "*") if needs \
                     else "*只需 minigrad*"
             assert line.rstrip().endswith(expected), (line, expected)
+    table = index[index.index("## What each lesson needs installed"):]
+    table = table[:table.index("\n## ")]
+    for req in tutorial_needs.REQUIREMENTS.values():  # a row per requirement: its lessons
+        lessons = [int(p.name[:2]) for p in tutorial.lessons("en", ROOT)
+                   if req in tutorial_needs.needs(tutorial.load(p))]
+        row = next((x for x in table.splitlines() if f"| {req.name()} |" in x), None)
+        if not lessons:
+            assert row is None, f"the index lists {req.name()}, which no lesson needs"
+            continue
+        assert row is not None, f"the index's table has no row for {req.name()}"
+        assert row.startswith(f"| {', '.join(map(str, lessons))} |"), (row, lessons)
+        assert req.install().split(" (")[0] in row, (row, req.install())
+
+
+@pytest.mark.parametrize("path", [p for lang in LANGS for p in tutorial.pages(lang, ROOT)],
+                         ids=_id)
+def test_every_page_says_its_blocks_run_in_order_and_what_it_needs(path: Path) -> None:
+    """Lesson 14's step 3 copied alone fails with NameError: each page says, before anything
+    else, that its blocks share their variables, and what it needs (the same in both
+    languages)."""
+    lesson = tutorial.load(path)
+    intro = " ".join(lesson.lines[2:6])
+    said = ("Run the blocks in order, top to bottom" if path.parent.name == "en"
+            else "请从上往下依次运行各段代码")
+    assert intro.startswith("*" + said), f"{path}: line 3 should begin {said!r}"
+    other = tutorial.load(path.parents[1] / ("zh" if path.parent.name == "en" else "en")
+                          / path.name)
+    assert tutorial_needs.needs(lesson) == tutorial_needs.needs(other)
 
 
 # -- Chinese rules: explain(lang="zh") must not print English words in a rule -----------------
@@ -436,10 +413,10 @@ def test_every_rule_with_english_words_has_its_chinese_with_the_same_parts() -> 
                 if c.__module__.startswith("minigrad.") and c._node_class.formula}
     worded = sorted(f for f in formulas if ENGLISH_WORDS.search(f))
     assert len(worded) > 50  # (the pattern still finds them)
-    missing = [f for f in worded if f not in phrases.RULES_ZH]
-    assert not missing, "say these rules in Chinese in phrases.RULES_ZH:\n" + "\n".join(missing)
-    for en, zh in phrases.RULES_ZH.items():
-        assert en in formulas, f"RULES_ZH has a rule no op has (any more): {en!r}"
+    missing = [f for f in worded if f not in phrases.RULES["zh"]]
+    assert not missing, 'say these rules in Chinese in phrases.RULES["zh"]:\n' + "\n".join(missing)
+    for en, zh in phrases.RULES["zh"].items():
+        assert en in formulas, f"RULES has a rule no op has (any more): {en!r}"
         assert zh.count(";") == en.count(";"), (en, zh)
         assert re.search(r"[\u4e00-\u9fff]", zh) and not ENGLISH_WORDS.search(zh), zh
 

@@ -1,0 +1,214 @@
+"""The sentences of the tutorials that say what PyTorch does and sit next to no block that shows
+it, each listed with the check that runs it on torch (`pytorch_checks`), or the command that
+checks it by hand, or why it says nothing PyTorch does. tests/teach/test_pytorch_claims.py
+finds every such sentence and fails on one that is not listed here.
+
+A quote is (page, a fragment of the sentence), the page relative to tutorials/.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytorch_checks as check
+
+
+@dataclass(frozen=True)
+class Claim:
+    quotes: tuple[tuple[str, str], ...]
+    check: Callable[[Any, Path], None] | None = None  # run on torch by the test
+    command: str = ""  # what checks it by hand (it needs the network)
+    not_a_claim: str = ""  # why the sentence says nothing PyTorch does
+
+
+DIFF = "differences.md"
+INDEX = "README.md"
+
+
+def both(page: str, en: str, zh: str) -> tuple[tuple[str, str], tuple[str, str]]:
+    """The same sentence on the English page and on the Chinese one."""
+    if page == DIFF:  # differences.md, differences.zh.md
+        return (page, en), (page.replace(".md", ".zh.md"), zh)
+    return (f"en/{page}", en), (f"zh/{page}", zh)
+
+
+TESTS = "says how the tests keep the lessons true of PyTorch, not what PyTorch does"
+
+CLAIMS: list[Claim] = [
+    # -- the index
+    Claim(((INDEX, "questions learners bring from PyTorch blog posts"),
+           (INDEX, "回答大家从 PyTorch 博客里带来的那些问题")),
+          not_a_claim="what the lessons answer"),
+    Claim(((INDEX, "the CPU build, a 190 MB download, 750 MB installed"),
+           (INDEX, "On Linux a plain `pip install torch==2.13.0` fetches the CUDA build"),
+           (INDEX, "PyTorch 请装 CPU 版")),
+          command="ls -l /opt/wheels/torch-2.13.0+cpu-*.whl (191,794,682 bytes) and du -sh "
+                  ".venv/lib/python3.11/site-packages/torch (754M) on the project machine; on "
+                  "Linux, uv pip install --dry-run torch==2.13.0 lists torch and 15 nvidia-* "
+                  "wheels, about 2.8 GB, and with --index-url https://download.pytorch.org/whl/"
+                  "cpu only torch==2.13.0+cpu, 192 MB (kyutai-labs/pocket-tts#219)"),
+    Claim(((INDEX, "The teacher's page needs hypothesis and PyTorch"),
+           (INDEX, "`make test` installs all of them into `.venv`"),
+           (INDEX, "其余几课：第 3、17 课需要"), (INDEX, "教师页和第 19 课一样")),
+          not_a_claim="what a lesson needs installed"),
+    Claim(((INDEX, "Every lesson is also run on PyTorch by the tests"),
+           (INDEX, "测试会把每一课在 PyTorch 上也跑一遍"),
+           (INDEX, "every other block must print the same on PyTorch"),
+           (INDEX, "A sentence that says what PyTorch does sits next to a block")),
+          not_a_claim=TESTS),
+    # -- the differences pages: how they are kept
+    Claim((*both(DIFF, "minigrad mirrors PyTorch 2.13's API", "minigrad 的 API 照着 PyTorch 2.13"),
+           *both(DIFF, "Each line was checked by running", "每一条都在 torch 2.13.0"),
+           *both(DIFF, "Every lesson runs twice in the tests", "测试会把每一课运行两遍"),
+           *both(DIFF, "On PyTorch each block must print", "在 PyTorch 上，每段代码打印的"),
+           *both(DIFF, "it is not run on PyTorch, and the lesson's prose says why",
+                 "它不在 PyTorch 上运行，课文会说明原因"),
+           *both(DIFF, "And a sentence of a lesson, or of this page",
+                 "此外，课文或本页里凡是讲 PyTorch"),
+           *both(DIFF, "| minigrad | what it is | nearest thing in PyTorch |",
+                 "| minigrad | 是什么 | PyTorch 里最接近的东西 |"),
+           *both(DIFF, "it is the bridge to PyTorch", "它就是通往 PyTorch 的桥"),
+           *both(DIFF, "There is no `torch.compile` and no `torch.jit`",
+                 "没有 `torch.compile`，也没有 `torch.jit`")),
+          not_a_claim=TESTS + "; what minigrad is for, or lacks"),
+    Claim(both(DIFF, "an object's memory address changes on every run",
+               "对象的内存地址每次运行都不一样"), check.an_address_is_the_objects_own),
+    Claim((*both(DIFF, "minigrad.manual_seed(0) seeds numpy's generator, not PyTorch's",
+                 "设的是 numpy 随机数生成器的种子，不是 PyTorch 的"),
+           *both(DIFF, "give other numbers than PyTorch's after `torch.manual_seed(0)`",
+                 "都和 `torch.manual_seed(0)` 之后 PyTorch 给出的不同"),
+           *both(DIFF, "The distributions are PyTorch's", "分布和 PyTorch 相同")),
+          check.minigrad_seeds_numpy_not_torch),
+    # -- minigrad's own tools
+    Claim((*both(DIFF, "does it for a real PyTorch backward",
+                 "能对 PyTorch 真实的反向传播做同样的讲解"),
+           *both(DIFF, "Careful: `torch.trace(A)` is something else",
+                 "注意：`torch.trace(A)` 是另一回事"),
+           *both(DIFF, "none: PyTorch's engine runs in C++", "没有：PyTorch 的引擎用 C++ 写成")),
+          check.pytorch_has_no_recorder_and_trace_is_a_diagonal_sum),
+    Claim(both(DIFF, "none (PyTorch ignores the attribute)", "没有（PyTorch 会忽略这个属性）"),
+          check.pytorch_ignores_a_functions_formula),
+    Claim(both(DIFF, "`torch.tensor` has no `name=`", "`torch.tensor` 没有 `name=`"),
+          check.torch_tensor_has_no_name),
+    Claim(both(DIFF, "none (it also reads PyTorch models)", "没有（它也能读 PyTorch 模型）"),
+          check.pytorch_has_no_grad_report_and_minigrads_reads_torch),
+    Claim(both(DIFF, "`torch.profiler` records the same order", "`torch.profiler` 记下的顺序相同"),
+          check.the_profiler_records_the_same_order_as_the_ddp_trace),
+    Claim((*both(DIFF, "`torch.autograd.gradcheck`, called the same way",
+                 "`torch.autograd.gradcheck`，调用方式相同"),
+           *both("07-custom-function.md", "PyTorch's is `torch.autograd.gradcheck`, called the",
+                 "PyTorch 里对应的是 `torch.autograd.gradcheck`")),
+          check.gradcheck_is_called_the_same_way_and_says_less),
+    # -- differences on purpose, and not yet
+    Claim(both(DIFF, "PyTorch keeps the gradients accumulated before the error",
+               "PyTorch 则会留着出错之前已经累加的梯度"),
+          check.pytorch_keeps_the_gradients_of_a_failed_backward),
+    Claim((*both(DIFF, "`x.numpy()` returns it (the same memory, as in PyTorch)",
+                 "`x.numpy()` 返回它（共享同一块内存，和 PyTorch 一样）"),
+           *both(DIFF, "PyTorch tensors have no `.array`", "PyTorch 的张量没有 `.array`"),
+           *both(DIFF, "`x.data` is a Tensor, as in PyTorch",
+                 "`x.data` 是一个 Tensor，和 PyTorch 一样"),
+           *both(DIFF, "`.cuda()` fails as on a CPU-only PyTorch",
+                 "`.cuda()` 会像只装了 CPU 版的 PyTorch")),
+          check.numpy_data_and_cuda_are_as_said),
+    Claim((*both(DIFF, "float32 by default, as PyTorch", "默认 float32，和 PyTorch 一样"),
+           *both(DIFF, "may add in another order than PyTorch's kernels",
+                 "相加的顺序可能和 PyTorch 的底层实现不同")),
+          check.float32_is_the_default_and_sums_differ_in_the_last_bits),
+    Claim(both(DIFF, "As PyTorch's, it runs each node once",
+               "和 PyTorch 一样， 每个节点只执行一次"),
+          check.each_node_runs_once_after_all_its_gradients),
+    Claim(both(DIFF, "PyTorch has only `torch.autograd.Function`",
+               "PyTorch 只有 `torch.autograd.Function`"), check.pytorch_has_only_autograd_function),
+    Claim(both(DIFF, "anomaly mode is process-wide, both as in PyTorch",
+               "异常检测模式对整个进程有效，两者都和 PyTorch 一样"),
+          check.grad_mode_is_per_thread_and_anomaly_mode_per_process),
+    Claim(both(DIFF, "but PyTorch has already called `h.retain_grad()`",
+               "但 PyTorch 这时已经对 `h` 调用过 `retain_grad()`"),
+          check.a_refused_backward_has_called_retain_grad),
+    Claim((*both(DIFF, "`ones(2**25, 3).mean(0)` is 1, as in PyTorch",
+                 "`ones(2**25, 3).mean(0)` 是 1，和 PyTorch 一样"),
+           *both(DIFF, "In two cases PyTorch 2.13 loses precision",
+                 "有两种情况 PyTorch 2.13 会丢精度而 minigrad 不会"),
+           (DIFF.replace(".md", ".zh.md"), "在 PyTorch 上打印 `tensor(1.2303e+08)`")),
+          check.long_float32_sums_in_pytorch),
+    Claim((*both(DIFF, "Where PyTorch has an error message, minigrad uses its words",
+                 "PyTorch 有报错信息的地方，minigrad 用的是它的原话"),
+           *both(DIFF, "names the op and both shapes before PyTorch's sentence",
+                 "会在 PyTorch 的那句话前面写出运算名和两个形状")),
+          check.messages_are_pytorchs_words),
+    Claim(both(DIFF, "Where PyTorch silently returns `inf` or `nan`",
+               "在 PyTorch 默默返回 `inf` 或 `nan` 的地方"),
+          check.pytorch_returns_inf_and_nan_silently),
+    Claim((*both(DIFF, "PyTorch warns (\"Full backward hook is firing",
+                 "PyTorch 会发出警告（“Full backward hook is"),
+           *both(DIFF, "PyTorch's performance note for `Conv2d(..., padding=\"same\")`",
+                 "PyTorch 有一条性能提示")),
+          check.pytorch_warns_for_hooks_and_even_same_padding),
+    Claim(both(DIFF, "PyTorch names the node of the new `.grad`",
+               "PyTorch 把新 `.grad` 的节点叫做"),
+          check.create_graph_names_copy_backwards_and_warns_once),
+    Claim(both(DIFF, "PyTorch shows `AsStridedBackward0` there",
+               "PyTorch 显示的是 `AsStridedBackward0`"),
+          check.a_view_changed_under_no_grad_reads_as_strided),
+    Claim((*both(DIFF, "PyTorch writes one record per storage",
+                 "PyTorch 则每个存储（storage）写一条"),
+           *both(DIFF, "`minigrad.load` keeps the sharing when it reads PyTorch's files",
+                 "读 PyTorch 写的文件时，`minigrad.load` 会保留这种共用关系")),
+          check.pytorch_saves_a_record_per_storage),
+    Claim(both(DIFF, "error messages follow PyTorch's for the operations in `compare/`'s table",
+               "报错信息都和 PyTorch 一致"),
+          command="python -m pytest tests/compare tests/ops (every op of the shared table: "
+                  "values, gradients, node names and next_functions against torch 2.13)"),
+    # -- the lessons
+    Claim(both("03-drawing-the-graph.md", "in PyTorch terms, the `AccumulateGrad` nodes",
+               "在 PyTorch 里它们是 `AccumulateGrad` 节点"),
+          check.leaves_are_reached_through_accumulate_grad),
+    Claim((*both("03-drawing-the-graph.md", "in one node, as PyTorch's `Linear` does",
+                 "和 PyTorch 的 `Linear` 一样"),
+           *both("13-training-end-to-end.md", "Each `Linear` is two nodes, as in PyTorch",
+                 "和 PyTorch 一样，每个 `Linear` 是两个节点")),
+          check.linear_is_a_transpose_and_an_addmm),
+    Claim((*both("03-drawing-the-graph.md", "PyTorch users draw with the separate torchviz",
+                 "PyTorch 用户用另一个包 torchviz 画图"),
+           *both("10-property-based-checks.md", "To compare with PyTorch as well (lesson 11)",
+                 "如果还想和 PyTorch 对答案（第 11 课）"),
+           *both("13-training-end-to-end.md", "why the random numbers differ from PyTorch's",
+                 "以及随机数为什么和 PyTorch 不同"),
+           *both("15-data-and-a-cnn.md", "Every block but the traces runs on PyTorch",
+                 "除了两段 trace，每段代码都能在 PyTorch 上运行"),
+           *both("19-your-first-op-graded.md", "the second derivative (lesson 12) and PyTorch",
+                 "检查二阶导数（第 12 课），再和 PyTorch 对照"),
+           *both("19-your-first-op-graded.md", "The grader checks forward, backward",
+                 "评分程序检查前向、反向"),
+           *both("teachers.md", "in a PyTorch-shaped API", "能不能让学生用和 PyTorch 一样的 API"),
+           *both("teachers.md", "(itself tested against PyTorch)",
+                 "（它本身已经和 PyTorch 对照过）"),
+           *both("teachers.md", "values and gradients against torch's, when PyTorch is installed",
+                 "装了 PyTorch 时，数值和梯度与 torch 的对照")),
+          not_a_claim="what minigrad's tools, tests and grader do, or a pointer to another page"),
+    Claim(both("07-custom-function.md", "as in PyTorch's `gradcheck`",
+               "和 PyTorch 的 `gradcheck` 一样"), check.gradcheck_prints_a_row_per_input_element),
+    Claim(both("08-controlling-backward.md", "hooks, `detach` and `no_grad` are PyTorch's",
+               "hook、`detach` 和 `no_grad` 则是 PyTorch 的 API"),
+          check.hooks_detach_and_no_grad_are_pytorchs),
+    Claim(both("10-property-based-checks.md", "multiplying a bool tensor by a Python float",
+               "bool 张量乘以 Python 浮点数得到的是 float32"),
+          check.a_bool_tensor_times_a_float_is_float32),
+    Claim(both("14-your-pytorch-program.md", "PyTorch's own backward of the real `torch` model",
+               "如果你想看的是真正的 `torch` 模型在 PyTorch 里的反向传播"),
+          check.trace_torch_explains_a_real_torch_model),
+    Claim((*both("14-your-pytorch-program.md", "A PyTorch or d2l program runs on minigrad",
+                 "PyTorch 或 d2l 的程序，只要把 import 改掉"),
+           ("en/14-your-pytorch-program.md", "with `minigrad` for `torch` in the names of types")),
+          command="python -m pytest tests/programs (35 learner programs, each run on minigrad "
+                  "and on PyTorch, print the same lines)"),
+    Claim(both("15-data-and-a-cnn.md", "yields batches, as in PyTorch",
+               "一批一批地给出数据，和 PyTorch 一样"), check.data_loader_yields_batches),
+    Claim(both("19-your-first-op-graded.md", "The engines would quietly do that sum for you",
+               "其实引擎会悄悄替你做这个求和"),
+          check.the_engine_sums_a_broadcast_gradient_a_function_returns),
+]
