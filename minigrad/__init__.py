@@ -23,7 +23,7 @@ from minigrad.autograd.grad_mode import (
 from minigrad.autograd.tensor import Tensor
 from minigrad.ops import *  # noqa: F403 (every op module's __all__)
 from minigrad.serialization import load, save
-from minigrad.surface import backends, cuda
+from minigrad.surface import accelerator, backends, cuda, random
 from minigrad.surface.devices import device
 from minigrad.surface.dtypes import (
     bool,
@@ -60,10 +60,8 @@ from minigrad.surface.factories import (
     full_like,
     linspace,
     logspace,
-    manual_seed,
     ones,
     ones_like,
-    seed,
     tensor,
     zeros,
     zeros_like,
@@ -78,6 +76,15 @@ from minigrad.surface.legacy_tensors import (
     IntTensor,
     LongTensor,
     ShortTensor,
+)
+from minigrad.surface.random import (
+    Generator,
+    default_generator,
+    get_rng_state,
+    initial_seed,
+    manual_seed,
+    seed,
+    set_rng_state,
 )
 from minigrad.surface.random_factories import (
     normal,

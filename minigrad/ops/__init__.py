@@ -19,6 +19,7 @@ from minigrad.ops import (
     logical,
     products,
     reduce,
+    sampling,
     selection,
     shaping,
     softmaxes,
@@ -54,6 +55,8 @@ from minigrad.ops.products import *  # noqa: F403
 from minigrad.ops.products import linear
 from minigrad.ops.reduce import *  # noqa: F403
 from minigrad.ops.reduce import sum_to_size
+from minigrad.ops.sampling import *  # noqa: F403
+from minigrad.ops.sampling import fill_bernoulli
 from minigrad.ops.selection import *  # noqa: F403
 from minigrad.ops.shaping import *  # noqa: F403
 from minigrad.ops.softmaxes import *  # noqa: F403
@@ -76,7 +79,8 @@ from minigrad.ops.views import (
 __all__ = [*arithmetic.__all__, *index.__all__, *products.__all__,
            *reduce.__all__, *selection.__all__, *softmaxes.__all__, *unary.__all__,
            *views.__all__, *elementwise.__all__, *statistics.__all__, *cumulative.__all__,
-           *logical.__all__, *shaping.__all__, *gathering.__all__, *sorting.__all__]
+           *logical.__all__, *shaping.__all__, *gathering.__all__, *sorting.__all__,
+           *sampling.__all__]
 
 # the layers' ops (their functions are in nn.functional): imported so that every op is defined
 from minigrad.ops import convolution, embedding, normalization, pooling, unfolding  # noqa: E402,F401

@@ -259,8 +259,13 @@ class TensorMethods:
     def clamp_(self, min: Any = None, max: Any = None) -> Any:
         return ops.inplace(self, ops.clamp_to, (min, max))
 
-    def normal_(self, mean: float = 0.0, std: float = 1.0) -> Any:
-        return ops.inplace(self, ops.fill_random, ("normal", mean, std))
+    def normal_(self, mean: float = 0.0, std: float = 1.0, *, generator: Any = None) -> Any:
+        return ops.inplace(self, ops.fill_random, ("normal", mean, std, generator))
 
-    def uniform_(self, a: float = 0.0, b: float = 1.0) -> Any:
-        return ops.inplace(self, ops.fill_random, ("uniform", a, b))
+    def uniform_(self, from_: float = 0.0, to: float = 1.0, *, generator: Any = None) -> Any:
+        return ops.inplace(self, ops.fill_random, ("uniform", from_, to, generator))
+
+    def bernoulli_(self, p: Any = 0.5, *, generator: Any = None) -> Any:
+        return ops.inplace(self, ops.fill_bernoulli, (p, generator))
+
+    bernoulli, multinomial = ops.bernoulli, ops.multinomial
