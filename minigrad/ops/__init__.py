@@ -12,10 +12,12 @@ what Tensor's methods call besides. (No module is named like a function it holds
 
 from minigrad.ops import (
     arithmetic,
+    contractions,
     cumulative,
     elementwise,
     gathering,
     index,
+    linalg,
     logical,
     products,
     reduce,
@@ -33,6 +35,7 @@ from minigrad.ops.arithmetic import *  # noqa: F403
 # what Tensor's methods and operators call besides (not re-exported by minigrad)
 from minigrad.ops.arithmetic import compare, divide, multiply, negative, rsub, subtract, true_divide
 from minigrad.ops.base import as_operand, cast, constant
+from minigrad.ops.contractions import *  # noqa: F403
 from minigrad.ops.cumulative import *  # noqa: F403
 from minigrad.ops.elementwise import *  # noqa: F403
 from minigrad.ops.floor_mod import floor_divide, remainder
@@ -50,6 +53,7 @@ from minigrad.ops.in_place import (
 )
 from minigrad.ops.index import *  # noqa: F403
 from minigrad.ops.index import concatenate, getitem
+from minigrad.ops.linalg import *  # noqa: F403
 from minigrad.ops.logical import *  # noqa: F403
 from minigrad.ops.products import *  # noqa: F403
 from minigrad.ops.products import linear
@@ -80,7 +84,8 @@ __all__ = [*arithmetic.__all__, *index.__all__, *products.__all__,
            *reduce.__all__, *selection.__all__, *softmaxes.__all__, *unary.__all__,
            *views.__all__, *elementwise.__all__, *statistics.__all__, *cumulative.__all__,
            *logical.__all__, *shaping.__all__, *gathering.__all__, *sorting.__all__,
-           *sampling.__all__]
+           *sampling.__all__, *contractions.__all__,
+           *linalg.__all__]
 
 # the layers' ops (their functions are in nn.functional): imported so that every op is defined
 from minigrad.ops import convolution, embedding, normalization, pooling, unfolding  # noqa: E402,F401

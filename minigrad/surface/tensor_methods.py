@@ -153,7 +153,7 @@ class TensorMethods:
     sum, mean, max, min, norm = ops.sum, ops.mean, ops.max, ops.min, ops.norm
     amax, amin, argmax, argmin = ops.amax, ops.amin, ops.argmax, ops.argmin
     sum_to_size = ops.sum_to_size
-    mm, mv, dot, bmm = ops.mm, ops.mv, ops.dot, ops.bmm
+    mm, mv, dot, bmm, matrix_exp = ops.mm, ops.mv, ops.dot, ops.bmm, ops.matrix_exp
     view, reshape, view_as, reshape_as = ops.view, ops.reshape, ops.view_as, ops.reshape_as
     flatten, t, transpose, swapaxes, permute = (ops.flatten, ops.t, ops.transpose,
                                                 ops.transpose, ops.permute)
