@@ -114,7 +114,9 @@ class NodeFacts:
 
 def read(facts: NodeFacts, is_tensor: Callable[[Any], bool]) -> Reading:
     """minigrad's reading of one torch node (see the module docstring)."""
-    reading = Reading(formula=formula_for(facts.name, facts.saved) or facts.formula)
+    # (a reentrant checkpoint's node says what trace_torch cannot see: its words come first)
+    own = facts.formula if facts.name == "CheckpointFunctionBackward" else ""
+    reading = Reading(formula=own or formula_for(facts.name, facts.saved) or facts.formula)
     settings = SETTINGS.get(facts.name)
     if settings is not None:
         try:

@@ -20,6 +20,7 @@ import string
 from typing import Any
 
 from minigrad.ops.arithmetic import mul
+from minigrad.ops.calls import calling
 from minigrad.ops.diagonals import diagonal
 from minigrad.ops.products import bmm, mm
 from minigrad.ops.reduce import sum as _sum
@@ -50,7 +51,8 @@ def einsum(*args: Any) -> Any:
         equation, operands = args[0], args[1:]
     if len(operands) == 1 and isinstance(operands[0], list | tuple):
         operands = tuple(operands[0])
-    return _einsum(equation, list(operands))
+    with calling("einsum", repr(equation), operands):
+        return _einsum(equation, list(operands))
 
 
 def _subscript(n: Any) -> str:
@@ -283,6 +285,11 @@ def sumproduct_pair(left: Any, right: Any, sum_dims: list[int]) -> Any:
 def tensordot(a: Any, b: Any, dims: Any = 2, out: Any = None) -> Any:
     """Sum of products over `dims` dims: the last `dims` of a with the first of b, or the two
     lists `([dims of a], [dims of b])`; a permute, reshape, mm, reshape (PyTorch's graph)."""
+    with calling("tensordot", "", (a, b)):
+        return _tensordot(a, b, dims)
+
+
+def _tensordot(a: Any, b: Any, dims: Any) -> Any:
     if isinstance(dims, bool) or not isinstance(dims, int | list | tuple) and \
             not hasattr(dims, "array"):
         raise RuntimeError("tensordot expects dims to be int or tuple[list[int], list[int]] or "

@@ -29,8 +29,9 @@ from minigrad.autograd import tensor as _tensor
 from minigrad.autograd.function import Function
 from minigrad.autograd.grad_mode import enable_grad, no_grad
 from minigrad.autograd.graph import saved_tensors_hooks
+from minigrad.ops.calls import calling
 from minigrad.surface import random
-from minigrad.utils.checkpoint_frame import CheckpointError, Frame
+from minigrad.utils.checkpoint_frame import CheckpointError, Frame, again, block_name
 
 __all__ = ["checkpoint", "checkpoint_sequential", "CheckpointError", "CheckpointFunction",
            "noop_context_fn"]
@@ -74,9 +75,11 @@ class CheckpointFunction(Function):
     """the checkpointed block, run again in backward (use_reentrant=True)"""
 
     formula = r"recompute block(inputs) with grad on, then backward through it"
+    source = staticmethod(lambda args, attrs, shape: f"checkpoint({attrs.get('block', 'block')}"
+                          f", {', '.join(args)})")
 
     @staticmethod
-    def forward(ctx, *tensors, run_function, preserve_rng_state, args):
+    def forward(ctx, *tensors, run_function, preserve_rng_state, args, block):
         ctx.run_function, ctx.preserve_rng_state = run_function, preserve_rng_state
         if preserve_rng_state:
             ctx.fwd_cpu_state = random.get_rng_state()
@@ -92,17 +95,18 @@ class CheckpointFunction(Function):
         with random.fork_rng(enabled=ctx.preserve_rng_state):
             if ctx.preserve_rng_state:
                 random.set_rng_state(ctx.fwd_cpu_state)
-            detached = tuple(t.detach().requires_grad_(t.requires_grad)
-                             for t in ctx.saved_tensors)
-            with enable_grad():
+            detached = tuple(again(t) for t in ctx.saved_tensors)
+            with enable_grad(), calling("recompute", block_name(ctx.run_function), detached):
                 outputs = ctx.run_function(*_fill(ctx.inputs, detached))
         outputs = (outputs,) if _is_tensor(outputs) else outputs
         pairs = [(o, g) for o, g in zip(outputs, grads) if _is_tensor(o) and o.requires_grad]
         if not pairs:
             raise RuntimeError("none of output has requires_grad=True, this checkpoint() is not "
                                "necessary")
-        _backward([o for o, _ in pairs], [g for _, g in pairs])
+        with calling("recompute", block_name(ctx.run_function), detached):
+            _backward([o for o, _ in pairs], [g for _, g in pairs])
         return tuple(t.grad for t in detached)
+
 
 
 def _fill(args: tuple, tensors: tuple) -> tuple:
@@ -135,8 +139,10 @@ def checkpoint(function: Callable, *args: Any, use_reentrant: bool | None = None
             warnings.warn("None of the inputs have requires_grad=True. Gradients will be None",
                           stacklevel=2)
         template = tuple(_TENSOR if _is_tensor(a) else a for a in args)
-        return CheckpointFunction.apply(*tensors, run_function=function,
-                                        preserve_rng_state=preserve, args=template)
+        with calling("checkpoint", block_name(function), tensors, reentrant=True):
+            return CheckpointFunction.apply(*tensors, run_function=function,
+                                            preserve_rng_state=preserve, args=template,
+                                            block=block_name(function))
     if determinism_check not in ("default", "none"):
         raise ValueError(f"determinism_check should be one of ['default', 'none'], but got "
                          f"{determinism_check}")
@@ -144,7 +150,8 @@ def checkpoint(function: Callable, *args: Any, use_reentrant: bool | None = None
         raise ValueError("debug=True is incompatible with non-default context_fn")
     forward_ctx, recompute_ctx = context_fn()
     frame = Frame(function, args, kwargs, preserve, recompute_ctx, determinism_check)
-    with saved_tensors_hooks(frame.pack, frame.unpack), forward_ctx:
+    with saved_tensors_hooks(frame.pack, frame.unpack), forward_ctx, calling(
+            "checkpoint", block_name(function), [a for a in args if _is_tensor(a)]):
         return function(*args, **kwargs)
 
 

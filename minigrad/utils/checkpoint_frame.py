@@ -9,6 +9,7 @@ from typing import Any
 from minigrad.autograd import tensor as _tensor
 from minigrad.autograd.grad_mode import enable_grad
 from minigrad.autograd.graph import saved_tensors_hooks
+from minigrad.ops.calls import calling
 from minigrad.surface import random
 
 DEBUG_TIP = (
@@ -16,6 +17,18 @@ DEBUG_TIP = (
     "`torch.utils.checkpoint.checkpoint(...)` or wrap the code block\n"
     "with `with torch.utils.checkpoint.set_checkpoint_debug_enabled(True):` to\n"
     "enable checkpoint\u2011debug mode globally.\n")
+
+
+def again(t: Any) -> Any:
+    """An input of the block, for its run in backward: the same values, a leaf of its own
+    (named after the input with a prime, for the explanation)."""
+    copy = t.detach().requires_grad_(t.requires_grad)
+    copy.name = f"{t.name}'" if t.name else None
+    return copy
+
+
+def block_name(function: Any) -> str:
+    return getattr(function, "__name__", type(function).__name__)
 
 
 class CheckpointError(RuntimeError):
@@ -58,12 +71,12 @@ class Frame:
             saved.append(tensor.detach() if tensor.requires_grad else tensor)
             return None
 
-        args = tuple(a.detach().requires_grad_(a.requires_grad)
-                     if isinstance(a, _tensor.Tensor) else a for a in self.args)
+        args = tuple(again(a) if isinstance(a, _tensor.Tensor) else a for a in self.args)
         with random.fork_rng(enabled=self.preserve):
             if self.preserve:
                 random.set_rng_state(self.state)
-            with enable_grad(), saved_tensors_hooks(keep, lambda _: None), self.recompute_ctx:
+            with enable_grad(), saved_tensors_hooks(keep, lambda _: None), self.recompute_ctx, \
+                    calling("recompute", block_name(self.function), args):
                 self.function(*args, **self.kwargs)
         if self.check:
             self._check(saved)

@@ -49,6 +49,16 @@ NOT_IDENTICAL.update({
                  "F.cross_entropy(x, probabilities)")
 })
 
+NOT_IDENTICAL.update({name: "minigrad's own recording knows which call made the nodes and "
+                      "heads them (`▸ einsum('ij,jk->ik', A, B): ...`, the checkpointed block "
+                      "and what its backward reruns); PyTorch's nodes do not say, so a trace of "
+                      "PyTorch's backward lists the same steps and gradients without the headings"
+                      for name in (
+    "torch.einsum('ij,jk->ik', A, B)", "torch.einsum('bhqd,bhkd->bhqk', q, k) (attention scores)",
+    "torch.einsum('ii', S) (trace)", "torch.einsum('i,j->ij', x, y) (outer)",
+    "torch.einsum('ij,jk,kl->il', A, B, C)", "torch.tensordot(T, U, dims=2)",
+    "checkpoint(block, x, use_reentrant=True)", "checkpoint(block, x, use_reentrant=False)")})
+
 
 # trace_torch writes a layer node as the PyTorch call with its settings, read off the node
 # (`conv2d(x, w, b, stride=2, padding=1)`); minigrad's own source forms write some settings in
