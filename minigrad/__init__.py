@@ -22,6 +22,7 @@ from minigrad.autograd.grad_mode import (
 )
 from minigrad.autograd.tensor import Tensor
 from minigrad.ops import *  # noqa: F403 (every op module's __all__)
+from minigrad.ops.weight_norms import _weight_norm  # noqa: F401 (torch._weight_norm)
 from minigrad.serialization import load, save
 from minigrad.surface import accelerator, backends, cuda, random
 from minigrad.surface.devices import device

@@ -29,6 +29,7 @@ from minigrad.ops import (
     statistics,
     unary,
     views,
+    weight_norms,
 )
 from minigrad.ops.arithmetic import *  # noqa: F403
 
@@ -79,13 +80,22 @@ from minigrad.ops.views import (
     view,
     view_as,
 )
+from minigrad.ops.weight_norms import *  # noqa: F403
+from minigrad.ops.weight_norms import _weight_norm  # noqa: F401
 
 __all__ = [*arithmetic.__all__, *index.__all__, *products.__all__,
            *reduce.__all__, *selection.__all__, *softmaxes.__all__, *unary.__all__,
            *views.__all__, *elementwise.__all__, *statistics.__all__, *cumulative.__all__,
            *logical.__all__, *shaping.__all__, *gathering.__all__, *sorting.__all__,
            *sampling.__all__, *contractions.__all__,
-           *linalg.__all__]
+           *linalg.__all__, *weight_norms.__all__]
 
 # the layers' ops (their functions are in nn.functional): imported so that every op is defined
-from minigrad.ops import convolution, embedding, normalization, pooling, unfolding  # noqa: E402,F401
+from minigrad.ops import (  # noqa: E402,F401
+    convolution,
+    embedding,
+    normalization,
+    packing,
+    pooling,
+    unfolding,
+)

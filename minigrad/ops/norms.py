@@ -93,6 +93,32 @@ class Norm(Function):
         return norm_backward(a, ctx.p, grad, ctx.output, ctx)
 
 
+class AtenNorm(Norm):
+    """the p-norm of all elements, as PyTorch's C++ code computes it (`at::norm`)"""
+
+    node_name = "NormBackward0"
+    formula = Norm.formula
+    source = "{0}.norm()"
+    gradients = ()
+
+
+class AtenNormDim(Norm):
+    """the p-norm along dims, as PyTorch's C++ code computes it (`at::norm(p, dim)`)"""
+
+    node_name = "NormBackward1"
+    formula = Norm.formula
+    source = "{0}.norm({dims})"
+    gradients = ()
+
+
+def aten_norm(input: Any, p: float, dim: int | None = None) -> Any:
+    """What `at::norm` records (NormBackward0, or NormBackward1 along a dim), for the ops
+    PyTorch builds from it in C++ (norm_except_dim); `Tensor.norm` is LinalgVectorNorm's."""
+    if dim is None:
+        return AtenNorm.apply(input, p=float(p), dims=None, keepdim=False)
+    return AtenNormDim.apply(input, p=float(p), dims=reduce_dims(input, dim), keepdim=False)
+
+
 class Dist(Function):
     """the p-norm of a - b"""
 

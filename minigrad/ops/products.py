@@ -19,7 +19,7 @@ from minigrad.ops.base import as_operand, is_tensor, shape_of, unwrap
 from minigrad.ops.views import expand, reshape, squeeze_dims, t, unsafe_view, unsqueeze, view
 
 # the public functions: minigrad.bmm, ... (re-exported by ops/ and minigrad/)
-__all__ = ["bmm", "dot", "matmul", "mm", "mv"]
+__all__ = ["bmm", "dot", "matmul", "mm", "mv", "vdot"]
 
 
 def _check(op: str, a: Any, b: Any, ok: bool) -> None:
@@ -46,6 +46,18 @@ class Dot(Function):
         a, b = ctx.saved_tensors
         need_a, need_b = ctx.needs_input_grad
         return grad * b if need_a else None, grad * a if need_b else None
+
+
+class Vdot(Function):
+    """inner product of two vectors, the first conjugated (for real ones: dot)"""
+
+    node_name = "VdotBackward0"
+    formula = r"d(conj(a).b)/da = b ;  d(conj(a).b)/db = a"
+    source = "{0}.vdot({1})"
+    gradients = ("{g} * {1}", "{g} * {0}")
+
+    forward = Dot.forward
+    backward = Dot.backward
 
 
 class Mm(Function):
@@ -208,6 +220,18 @@ def _batched(a: Any, b: Any) -> Any:
     if unwrap(b).ndim == 1:
         out = squeeze_dims(out, (-1,))
     return out
+
+
+def vdot(input: Any, other: Any) -> Any:
+    if input.array.ndim != 1 or other.array.ndim != 1:
+        raise RuntimeError(f"1D tensors expected, but got {input.array.ndim}D and "
+                           f"{other.array.ndim}D tensors")
+    n, m = input.array.size, other.array.size
+    if n != m:
+        raise RuntimeError(f"inconsistent tensor size, expected tensor [{n}] and src [{m}] to "
+                           f"have the same number of elements, but got {n} and {m} elements "
+                           "respectively")
+    return Vdot.apply(input, other)
 
 
 def mm(input: Any, mat2: Any) -> Any:

@@ -18,7 +18,7 @@ from minigrad.ops.base import as_operand, binary, cast, constant, promote_tensor
 from minigrad.surface.dtypes import result_type
 
 # the public functions: minigrad.clamp, ... (re-exported by ops/ and minigrad/)
-__all__ = ["clamp", "clip", "maximum", "minimum", "where"]
+__all__ = ["clamp", "clamp_max", "clamp_min", "clip", "maximum", "minimum", "where"]
 
 
 def _share_of_a(a: Any, b: Any, a_wins: np.ndarray) -> tuple:
@@ -150,6 +150,44 @@ class Clamp(Function):
         return choose(inside, grad, 0.0)
 
 
+class ClampMin(Function):
+    """a limited from below: max(a, min)"""
+
+    node_name = "ClampMinBackward0"
+    formula = r"d clamp_min(a)/da = 1 where a >= min, else 0"
+    source = "{0}.clamp_min({lo})"
+    gradients = ()
+
+    @staticmethod
+    def forward(ctx, a, lo):
+        ctx.save_for_backward(a)
+        return np.maximum(unwrap(a), lo)
+
+    @staticmethod
+    def backward(ctx, grad):
+        (a,) = ctx.saved_tensors
+        return choose(a.array >= ctx.settings["lo"], grad, 0.0)
+
+
+class ClampMax(Function):
+    """a limited from above: min(a, max)"""
+
+    node_name = "ClampMaxBackward0"
+    formula = r"d clamp_max(a)/da = 1 where a <= max, else 0"
+    source = "{0}.clamp_max({hi})"
+    gradients = ()
+
+    @staticmethod
+    def forward(ctx, a, hi):
+        ctx.save_for_backward(a)
+        return np.minimum(unwrap(a), hi)
+
+    @staticmethod
+    def backward(ctx, grad):
+        (a,) = ctx.saved_tensors
+        return choose(a.array <= ctx.settings["hi"], grad, 0.0)
+
+
 class ClampTensor(Function):
     """a limited to [min, max], where the bounds are tensors (either may be None)"""
 
@@ -229,6 +267,20 @@ def clamp(input: Any, min: Any = None, max: Any = None) -> Any:
 
 
 clip = clamp
+
+
+def clamp_min(input: Any, min: Any) -> Any:
+    """input limited from below (ClampMinBackward0; a tensor bound: clamp's)"""
+    if _is_tensor(min) or input.array.dtype.kind != "f":
+        return clamp(input, min=min)
+    return ClampMin.apply(input, lo=min)
+
+
+def clamp_max(input: Any, max: Any) -> Any:
+    """input limited from above (ClampMaxBackward0; a tensor bound: clamp's)"""
+    if _is_tensor(max) or input.array.dtype.kind != "f":
+        return clamp(input, max=max)
+    return ClampMax.apply(input, hi=max)
 
 
 def _is_tensor(x: Any) -> bool:

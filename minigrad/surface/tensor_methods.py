@@ -150,6 +150,7 @@ class TensorMethods:
     tanh, sigmoid, relu, sin, cos, tan = (ops.tanh, ops.sigmoid, ops.relu, ops.sin, ops.cos,
                                           ops.tan)
     maximum, minimum, clamp, clip = ops.maximum, ops.minimum, ops.clamp, ops.clip
+    clamp_min, clamp_max, vdot = ops.clamp_min, ops.clamp_max, ops.vdot
     sum, mean, max, min, norm = ops.sum, ops.mean, ops.max, ops.min, ops.norm
     amax, amin, argmax, argmin = ops.amax, ops.amin, ops.argmax, ops.argmin
     sum_to_size = ops.sum_to_size

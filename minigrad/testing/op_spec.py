@@ -173,6 +173,11 @@ LAYER_SHAPES: dict[str, tuple[tuple[tuple[int, ...], ...], ...]] = {
     "square_batch": (((3, 3),), ((2, 2, 2),), ((1, 1),)),
     "tensordot_pair": (((2, 3, 2), (3, 2, 2)), ((3, 1, 2), (1, 2, 2))),
     "tensordot_lists": (((3, 2, 2), (2, 2, 3)), ((2, 1, 3), (3, 2, 2))),
+    # packed sequences, weight norm, vdot (op_table_nn_utils.py)
+    "sequences": (((3, 4, 2),), ((3, 3, 2),)),
+    "weight_norm": (((2, 3), (2, 1)), ((4, 2), (4, 1))),
+    "weight_norm_3d": (((2, 3, 2), (1, 3, 1)),),
+    "vector_same": (((3,), (3,)), ((5,), (5,))),
 }
 
 SHAPE_RULES.update({kind: (lambda *s, kind=kind: tuple(s) in LAYER_SHAPES[kind])
