@@ -284,8 +284,8 @@ SETTINGS: dict[str, Callable[[NodeFacts], dict[str, Any]]] = {
     "PowBackward0": lambda f: {"p": f.saved["exponent"]},
     "PowBackward2": lambda f: {"base": f.saved["self"]},
     "ClampBackward1": lambda f: {"lo": f.saved.get("min"), "hi": f.saved.get("max")},
-    "ClampMinBackward0": lambda f: {"lo": f.saved["min"]},
-    "ClampMaxBackward0": lambda f: {"hi": f.saved["max"]},
+    "ClampMinBackward0": lambda f: {"bound": f.saved["min"]},
+    "ClampMaxBackward0": lambda f: {"bound": f.saved["max"]},
     "NormBackward1": _reduced,
     "WeightNormInterfaceBackward0": lambda f: {"dim": f.saved["dim"]},
     "PackPaddedSequenceBackward0": lambda f: {"batch_sizes": tuple(

@@ -141,19 +141,24 @@ class RNNBase(Module):
                     raise RuntimeError(f"Expected {which} size {shape}, got {list(state.shape)}")
         return states[0], (states[1] if self.mode == "LSTM" else None)
 
-    def _layers(self, input: Tensor, h0: Tensor, c0: Tensor | None) -> tuple:
+    def _layers(self, input: Tensor, h0: Tensor, c0: Tensor | None, run: Any = None,
+                cat_dim: int = 2) -> tuple:
+        """Every layer and direction: (the last layer's output, h_n, c_n). `run(inputs, h, c,
+        weights, reverse)` is one layer in one direction (`_direction`, or rnn_packed's for
+        a PackedSequence, whose outputs are joined on dim 1)."""
+        run = run or self._direction
         directions = 2 if self.bidirectional else 1
         layer_input, last_h, last_c = input, [], []
         for layer in range(self.num_layers):
             outputs = []
             for direction in range(directions):
                 k = layer * directions + direction
-                out, h, c = self._direction(layer_input, h0[k], None if c0 is None else c0[k],
-                                            self._weights(layer, direction), direction == 1)
+                out, h, c = run(layer_input, h0[k], None if c0 is None else c0[k],
+                                self._weights(layer, direction), direction == 1)
                 outputs.append(out)
                 last_h.append(h)
                 last_c.append(c)
-            layer_input = outputs[0] if directions == 1 else ops.cat(outputs, dim=2)
+            layer_input = outputs[0] if directions == 1 else ops.cat(outputs, dim=cat_dim)
             if self.dropout > 0 and self.training and layer < self.num_layers - 1:
                 layer_input = F.dropout(layer_input, self.dropout, training=True)
         h_n = ops.stack(last_h, 0)

@@ -12,7 +12,6 @@ from typing import Any
 
 from minigrad import ops
 from minigrad.autograd.tensor import Tensor
-from minigrad.nn import functional as F
 
 
 def run(module: Any, packed: Any, hx: Any, cell_step: Any) -> tuple:
@@ -22,31 +21,21 @@ def run(module: Any, packed: Any, hx: Any, cell_step: Any) -> tuple:
 
     data, batch_sizes, sorted_indices, unsorted_indices = packed
     sizes = batch_sizes.array.tolist()
-    directions = 2 if module.bidirectional else 1
     if data.shape[-1] != module.input_size:
         raise RuntimeError(f"input.size(-1) must be equal to input_size. Expected "
                            f"{module.input_size}, got {data.shape[-1]}")
     h0, c0 = module._initial_state(sizes[0], data.dtype, _permuted(hx, sorted_indices), True)
-    layer_input, last_h, last_c = data, [], []
-    for layer in range(module.num_layers):
-        outputs = []
-        for direction in range(directions):
-            k = layer * directions + direction
-            c = None if c0 is None else c0[k]
-            step = (_backward_steps if direction == 1 else _forward_steps)
-            out, h, c = step(cell_step, module.mode, layer_input, sizes, h0[k], c,
-                             module._weights(layer, direction))
-            outputs.append(out)
-            last_h.append(h)
-            last_c.append(c)
-        layer_input = outputs[0] if directions == 1 else ops.cat(outputs, dim=1)
-        if module.dropout > 0 and module.training and layer < module.num_layers - 1:
-            layer_input = F.dropout(layer_input, module.dropout, training=True)
-    h_n = _permuted(ops.stack(last_h, 0), unsorted_indices)
-    output = PackedSequence(layer_input, batch_sizes, sorted_indices, unsorted_indices)
-    if c0 is None:
+
+    def run_direction(x: Tensor, h: Tensor, c: Any, weights: tuple, reverse: bool) -> tuple:
+        steps = _backward_steps if reverse else _forward_steps
+        return steps(cell_step, module.mode, x, sizes, h, c, weights)
+
+    output, h_n, c_n = module._layers(data, h0, c0, run_direction, cat_dim=1)
+    h_n = _permuted(h_n, unsorted_indices)
+    output = PackedSequence(output, batch_sizes, sorted_indices, unsorted_indices)
+    if c_n is None:
         return output, h_n
-    return output, (h_n, _permuted(ops.stack(last_c, 0), unsorted_indices))
+    return output, (h_n, _permuted(c_n, unsorted_indices))
 
 
 def _permuted(hx: Any, order: Tensor | None) -> Any:

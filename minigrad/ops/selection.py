@@ -155,37 +155,29 @@ class ClampMin(Function):
 
     node_name = "ClampMinBackward0"
     formula = r"d clamp_min(a)/da = 1 where a >= min, else 0"
-    source = "{0}.clamp_min({lo})"
+    source = "{0}.clamp_min({bound})"
     gradients = ()
+    _limit, _passes = np.maximum, np.greater_equal  # (ClampMax: the other side)
 
     @staticmethod
-    def forward(ctx, a, lo):
+    def forward(ctx, a, bound):
         ctx.save_for_backward(a)
-        return np.maximum(unwrap(a), lo)
+        return ctx._function._limit(unwrap(a), bound)
 
     @staticmethod
     def backward(ctx, grad):
         (a,) = ctx.saved_tensors
-        return choose(a.array >= ctx.settings["lo"], grad, 0.0)
+        return choose(ctx._function._passes(a.array, ctx.settings["bound"]), grad, 0.0)
 
 
-class ClampMax(Function):
+class ClampMax(ClampMin):
     """a limited from above: min(a, max)"""
 
     node_name = "ClampMaxBackward0"
     formula = r"d clamp_max(a)/da = 1 where a <= max, else 0"
-    source = "{0}.clamp_max({hi})"
+    source = "{0}.clamp_max({bound})"
     gradients = ()
-
-    @staticmethod
-    def forward(ctx, a, hi):
-        ctx.save_for_backward(a)
-        return np.minimum(unwrap(a), hi)
-
-    @staticmethod
-    def backward(ctx, grad):
-        (a,) = ctx.saved_tensors
-        return choose(a.array <= ctx.settings["hi"], grad, 0.0)
+    _limit, _passes = np.minimum, np.less_equal
 
 
 class ClampTensor(Function):
@@ -273,14 +265,14 @@ def clamp_min(input: Any, min: Any) -> Any:
     """input limited from below (ClampMinBackward0; a tensor bound: clamp's)"""
     if _is_tensor(min) or input.array.dtype.kind != "f":
         return clamp(input, min=min)
-    return ClampMin.apply(input, lo=min)
+    return ClampMin.apply(input, bound=min)
 
 
 def clamp_max(input: Any, max: Any) -> Any:
     """input limited from above (ClampMaxBackward0; a tensor bound: clamp's)"""
     if _is_tensor(max) or input.array.dtype.kind != "f":
         return clamp(input, max=max)
-    return ClampMax.apply(input, hi=max)
+    return ClampMax.apply(input, bound=max)
 
 
 def _is_tensor(x: Any) -> bool:

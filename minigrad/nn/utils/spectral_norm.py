@@ -11,6 +11,7 @@ from minigrad.autograd.grad_mode import no_grad
 from minigrad.autograd.tensor import Tensor
 from minigrad.nn import functional as F
 from minigrad.nn.module import Module, Parameter
+from minigrad.nn.utils.weight_norm import remove_hook
 
 __all__ = ["SpectralNorm", "remove_spectral_norm", "spectral_norm"]
 
@@ -86,10 +87,4 @@ def spectral_norm(module: Module, name: str = "weight", n_power_iterations: int 
 
 def remove_spectral_norm(module: Module, name: str = "weight") -> Module:
     """Back to one parameter `<name>`, the normalized weight."""
-    for entry in module._forward_pre_hooks:  # (minigrad keeps (hook, with_kwargs) pairs)
-        hook = entry[0]
-        if isinstance(hook, SpectralNorm) and hook.name == name:
-            hook.remove(module)
-            module._forward_pre_hooks.remove(entry)
-            return module
-    raise ValueError(f"spectral_norm of '{name}' not found in {module}")
+    return remove_hook(module, SpectralNorm, name, "spectral_norm")

@@ -64,10 +64,16 @@ def weight_norm(module: Module, name: str = "weight", dim: int = 0) -> Module:
 
 def remove_weight_norm(module: Module, name: str = "weight") -> Module:
     """Back to one parameter `<name>`, with the value the hook last computed."""
+    return remove_hook(module, WeightNorm, name, "weight_norm")
+
+
+def remove_hook(module: Module, kind: type, name: str, what: str) -> Module:
+    """Take the `kind` pre-hook of tensor `name` off `module` (its `remove` restores the
+    parameter); PyTorch's error when there is none."""
     for entry in module._forward_pre_hooks:  # (minigrad keeps (hook, with_kwargs) pairs)
         hook = entry[0]
-        if isinstance(hook, WeightNorm) and hook.name == name:
+        if isinstance(hook, kind) and hook.name == name:
             hook.remove(module)
             module._forward_pre_hooks.remove(entry)
             return module
-    raise ValueError(f"weight_norm of '{name}' not found in {module}")
+    raise ValueError(f"{what} of '{name}' not found in {module}")
