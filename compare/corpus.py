@@ -31,6 +31,7 @@ from compare.cases import (
 from compare.cases import cases as _cases
 from compare.corpus_layers import LAYERS
 from compare.corpus_math import MATH
+from compare.corpus_nn_utils import NN_UTILS
 from compare.corpus_shaping import SHAPING
 
 V = {"x": normal(3), "y": normal(3)}
@@ -315,7 +316,7 @@ NETS = _cases("small nets", {}, [
 
 CORPUS: list[Case] = [*ELEMENTWISE, *BROADCASTING, *REDUCTIONS, *MATMUL, *SHAPES, *INDEXING,
                       *SOFTMAX_LOSSES, *IN_PLACE_AND_DTYPES, *STRINGS, *NETS, *MATH,
-                      *SHAPING, *LAYERS]
+                      *SHAPING, *LAYERS, *NN_UTILS]
 
 
 def by_name(name: str) -> Case:

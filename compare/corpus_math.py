@@ -121,4 +121,35 @@ IN_PLACE = _cases("in-place and dtypes", X, [
      {"x": normal(3), "y": normal(3)}),
 ])
 
-MATH: list[Case] = [*FLOAT_MATH, *STATISTICS, *IN_PLACE]
+AB = {"A": normal(2, 3), "B": normal(3, 4)}
+CONTRACTIONS = _cases("matmul", AB, [
+    ("torch.einsum('ij,jk->ik', A, B)", lambda A, B, torch: torch.einsum("ij,jk->ik", A, B)),
+    ("torch.einsum('bhqd,bhkd->bhqk', q, k) (attention scores)",
+     lambda q, k, torch: torch.einsum("bhqd,bhkd->bhqk", q, k),
+     {"q": normal(2, 2, 3, 4), "k": normal(2, 2, 5, 4)}),
+    ("torch.einsum('ii', S) (trace)", lambda S, torch: torch.einsum("ii", S), {"S": normal(3, 3)}),
+    ("torch.einsum('i,j->ij', x, y) (outer)", lambda x, y, torch: torch.einsum("i,j->ij", x, y),
+     {"x": normal(3), "y": normal(2)}),
+    ("torch.einsum('ij,jk,kl->il', A, B, C)",
+     lambda A, B, C, torch: torch.einsum("ij,jk,kl->il", A, B, C),
+     {"A": normal(2, 3), "B": normal(3, 4), "C": normal(4, 2)}),
+    ("torch.tensordot(T, U, dims=2)", lambda T, U, torch: torch.tensordot(T, U, dims=2),
+     {"T": normal(2, 3, 4), "U": normal(3, 4, 2)}),
+    ("torch.matrix_exp(S)", lambda S, torch: torch.matrix_exp(S), {"S": normal(3, 3)}),
+])
+
+CHECKPOINTS = _cases("small nets", {"x": normal(2, 3), "w": normal(3, 3)}, [
+    ("checkpoint(block, x, use_reentrant=True)", lambda x, w, torch: _checkpoint(
+        torch, x, w, True)),
+    ("checkpoint(block, x, use_reentrant=False)", lambda x, w, torch: _checkpoint(
+        torch, x, w, False)),
+])
+
+
+def _checkpoint(torch, x, w, reentrant):
+    import importlib
+
+    cp = importlib.import_module(f"{torch.__name__}.utils.checkpoint")
+    return cp.checkpoint(lambda a: (a @ w).tanh() * a.sum(), x, use_reentrant=reentrant)
+
+MATH: list[Case] = [*FLOAT_MATH, *STATISTICS, *IN_PLACE, *CONTRACTIONS, *CHECKPOINTS]

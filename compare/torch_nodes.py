@@ -114,7 +114,9 @@ class NodeFacts:
 
 def read(facts: NodeFacts, is_tensor: Callable[[Any], bool]) -> Reading:
     """minigrad's reading of one torch node (see the module docstring)."""
-    reading = Reading(formula=formula_for(facts.name, facts.saved) or facts.formula)
+    # (a reentrant checkpoint's node says what trace_torch cannot see: its words come first)
+    own = facts.formula if facts.name == "CheckpointFunctionBackward" else ""
+    reading = Reading(formula=own or formula_for(facts.name, facts.saved) or facts.formula)
     settings = SETTINGS.get(facts.name)
     if settings is not None:
         try:
@@ -286,6 +288,13 @@ SETTINGS: dict[str, Callable[[NodeFacts], dict[str, Any]]] = {
     "PowBackward0": lambda f: {"p": f.saved["exponent"]},
     "PowBackward2": lambda f: {"base": f.saved["self"]},
     "ClampBackward1": lambda f: {"lo": f.saved.get("min"), "hi": f.saved.get("max")},
+    "ClampMinBackward0": lambda f: {"bound": f.saved["min"]},
+    "ClampMaxBackward0": lambda f: {"bound": f.saved["max"]},
+    "NormBackward1": _reduced,
+    "WeightNormInterfaceBackward0": lambda f: {"dim": f.saved["dim"]},
+    "PackPaddedSequenceBackward0": lambda f: {"batch_sizes": tuple(
+        int(n) for n in np.asarray(f.saved["result1"]).ravel()),
+        "batch_first": f.saved["batch_first"]},
     "SumBackward1": _reduced,
     "MeanBackward1": _reduced,
     "AmaxBackward0": _reduced,

@@ -81,8 +81,9 @@ def _node_record(graph: Any, node: Any) -> TraceNode:
         [None if nxt is None else graph.ids[nxt] for nxt, _ in node.next_functions],
         args, reading.attrs, graph.line.get(node), _saved(graph, node, args),
         graph.module.get(node, ""),
-        {i: graph.snapshot(v) if isinstance(v, graph.torch.Tensor) else v  # (their values)
-         for i, v in reading.consts.items()}, saved_memory(graph, node, args))
+        constants={i: graph.snapshot(v) if isinstance(v, graph.torch.Tensor) else v  # (values)
+                   for i, v in reading.consts.items()},
+        memory=saved_memory(graph, node, args))
 
 
 def _layer_inputs(graph: Any, node: Any, args: list[str]) -> dict[str, Any]:

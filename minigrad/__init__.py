@@ -22,8 +22,9 @@ from minigrad.autograd.grad_mode import (
 )
 from minigrad.autograd.tensor import Tensor
 from minigrad.ops import *  # noqa: F403 (every op module's __all__)
+from minigrad.ops.weight_norms import _weight_norm  # noqa: F401 (torch._weight_norm)
 from minigrad.serialization import load, save
-from minigrad.surface import backends, cuda, return_types
+from minigrad.surface import accelerator, backends, cuda, random, return_types
 from minigrad.surface.devices import device
 from minigrad.surface.dtypes import (
     bool,
@@ -60,10 +61,8 @@ from minigrad.surface.factories import (
     full_like,
     linspace,
     logspace,
-    manual_seed,
     ones,
     ones_like,
-    seed,
     tensor,
     zeros,
     zeros_like,
@@ -78,6 +77,15 @@ from minigrad.surface.legacy_tensors import (
     IntTensor,
     LongTensor,
     ShortTensor,
+)
+from minigrad.surface.random import (
+    Generator,
+    default_generator,
+    get_rng_state,
+    initial_seed,
+    manual_seed,
+    seed,
+    set_rng_state,
 )
 from minigrad.surface.random_factories import (
     normal,

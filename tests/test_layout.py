@@ -49,7 +49,7 @@ ENGINE_MODULES = ("tensor", "function", "node", "engine", "ready_queue", "broadc
                   "saved_tensor_hooks", "forward_ad", "jvp_apply")
 SURFACE_MODULES = ("dtypes", "devices", "size", "printing", "summation", "tensor_info",
                    "tensor_methods", "factories", "random_factories", "legacy_tensors",
-                   "type_info", "return_types", "cuda", "backends")
+                   "type_info", "return_types", "cuda", "backends", "accelerator", "random")
 # What the engine may import from the surface: values, not the API built on Tensor.
 SURFACE_VALUES = ("dtypes", "devices", "size", "printing", "summation")
 

@@ -29,6 +29,18 @@ __all__ = ["Function", "Variable", "backward", "backward_steps", "detect_anomaly
            "is_anomaly_check_nan_enabled", "is_anomaly_enabled", "graph"]
 
 NO_GRAD_MESSAGE = "element {} of tensors does not require grad and does not have a grad_fn"
+# one entry per running backward()/grad(), innermost last: was it told its `inputs`?
+_TARGETED: list[bool] = []
+
+
+def is_checkpoint_valid() -> bool:
+    """False inside a backward that was given its inputs (`grad()`, `backward(inputs=...)`),
+    where a reentrant checkpoint cannot run (PyTorch's `torch.autograd._is_checkpoint_valid`).
+    """
+    return not _TARGETED or not _TARGETED[-1]
+
+
+_is_checkpoint_valid = is_checkpoint_valid
 
 
 def backward(tensors: Any, grad_tensors: Any = None, retain_graph: bool | None = None,
@@ -45,7 +57,11 @@ def backward(tensors: Any, grad_tensors: Any = None, retain_graph: bool | None =
         for t in only:  # a non-leaf input keeps its gradient in .grad, as in PyTorch
             t.retain_grad()
         targets, needed = _prune(roots, only)
-    drain(engine.execute(roots, seeds, retain_graph, create_graph, targets, needed))
+    _TARGETED.append(targets is not None)
+    try:
+        drain(engine.execute(roots, seeds, retain_graph, create_graph, targets, needed))
+    finally:
+        _TARGETED.pop()
 
 
 def grad(outputs: Any, inputs: Any, grad_outputs: Any = None, retain_graph: bool | None = None,
@@ -60,8 +76,12 @@ def grad(outputs: Any, inputs: Any, grad_outputs: Any = None, retain_graph: bool
     if not all(t._requires_grad for t in inputs):
         raise RuntimeError("One of the differentiated Tensors does not require grad")
     targets, needed = _prune(roots, inputs)
-    captured = drain(engine.execute(roots, seeds, retain_graph, create_graph, targets, needed,
-                                    capture=True))
+    _TARGETED.append(True)
+    try:
+        captured = drain(engine.execute(roots, seeds, retain_graph, create_graph, targets,
+                                        needed, capture=True))
+    finally:
+        _TARGETED.pop()
     result = []
     for i, (t, g) in enumerate(zip(inputs, captured)):
         if g is None:

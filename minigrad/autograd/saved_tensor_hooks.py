@@ -1,9 +1,15 @@
 """Saved-tensor hooks at work: each tensor a node saves goes through the innermost `pack` hook,
 and comes back through its `unpack` when read (autograd/graph.py's `saved_tensors_hooks`
-pushes and pops the pairs; node.py calls `pack` and `unpack`)."""
+pushes and pops the pairs; node.py calls `pack` and `unpack`).
+
+What unpack gives back has the hook's data and the saved tensor's place in the graph (its
+node, or its leaf's AccumulateGrad), as in PyTorch: a hook that packs a detached copy still
+leaves a double backward (`create_graph=True`) its path to the inputs.
+"""
 
 from __future__ import annotations
 
+import weakref
 from typing import Any
 
 from minigrad.autograd import tensor as _tensor
@@ -31,14 +37,35 @@ def pack(value: Any) -> tuple | None:
             "to pack hook cannot be modified by in-place operations as this can lead to "
             "unexpected side-effects. Please open an issue if you need to perform in-place "
             "operations on the input to a pack hook.")
-    return unpack_hook, packed
+    return unpack_hook, packed, _place(value)
+
+
+def _place(value: Any) -> tuple | None:
+    """Where `value` is in the graph: (its node, weakly: a node may save its own output; its
+    output number; a leaf's AccumulateGrad), or None when it needs no gradient."""
+    if not value._requires_grad:
+        return None
+    if value.grad_fn is not None:
+        return weakref.ref(value.grad_fn), value._output_nr, None
+    return None, 0, value._accumulator()
 
 
 def unpack(packed: tuple) -> Any:
-    """What the unpack hook gives back for `packed` (a tensor, or PyTorch's error)."""
-    unpack_hook, value = packed
+    """What the unpack hook gives back for `packed` (a tensor, or PyTorch's error), in the
+    saved tensor's place in the graph."""
+    unpack_hook, value, place = packed
     out = unpack_hook(value)
     if not isinstance(out, _tensor.Tensor):
         raise TypeError("Output of saved tensor unpack_hook expected to be a Tensor but got "
                         f"result of type {type(out).__name__}")
-    return out
+    if place is None:
+        return out
+    node_ref, output_nr, accumulator = place
+    node = node_ref() if node_ref is not None else None
+    if (node is not None and out.grad_fn is node and out._output_nr == output_nr) or (
+            accumulator is not None and out._grad_acc is accumulator):
+        return out  # (the hook gave the saved tensor itself back)
+    placed = _tensor.make(out.array, node, output_nr, out._shared_version())
+    if accumulator is not None:
+        placed._requires_grad, placed._grad_acc = True, accumulator
+    return placed

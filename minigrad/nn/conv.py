@@ -114,8 +114,9 @@ class Conv2d(_ConvNd):
 
     def forward(self, input: Tensor) -> Tensor:
         params = self._parameters  # (read directly: see Linear.forward)
-        return FC.conv2d(input, params["weight"], params["bias"], self.stride, self.padding,
-                         self.dilation, self.groups)
+        return FC.conv2d(input, params["weight"] if "weight" in params else self.weight,
+                         params["bias"] if "bias" in params else self.bias, self.stride,
+                         self.padding, self.dilation, self.groups)
 
 
 class ConvTranspose2d(_ConvNd):

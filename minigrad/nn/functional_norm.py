@@ -12,8 +12,17 @@ from minigrad.autograd.grad_mode import no_grad
 from minigrad.autograd.tensor import Tensor
 from minigrad.ops.embedding import Embedding
 from minigrad.ops.normalization import NativeBatchNorm, NativeGroupNorm, NativeLayerNorm
+from minigrad.ops.out import write_out
 
-__all__ = ["batch_norm", "layer_norm", "group_norm", "embedding"]
+__all__ = ["batch_norm", "layer_norm", "group_norm", "embedding", "normalize"]
+
+
+def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12,
+              out: Tensor | None = None) -> Tensor:
+    """input / max(||input||_p, eps) along `dim`: each slice scaled to norm 1 (PyTorch's graph:
+    norm, clamp_min, expand, div)."""
+    denom = input.norm(p, dim, keepdim=True).clamp_min(eps).expand_as(input)
+    return write_out(input / denom, out, "div")
 
 
 def _array(t: Any) -> np.ndarray | None:

@@ -1,7 +1,7 @@
 """`minigrad.nn.init`: fill weights in place, with PyTorch's formulas and names.
 
-All draw from `minigrad.factories.generator()`, so `minigrad.manual_seed(0)` makes a model's
-initial weights reproducible. None of them is recorded in the graph.
+All draw from `generator=` or `minigrad.default_generator`, so `minigrad.manual_seed(0)` makes
+a model's initial weights reproducible. None of them is recorded in the graph.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ import numpy as np
 from minigrad.autograd.grad_mode import no_grad
 from minigrad.autograd.tensor import Tensor
 from minigrad.ops.base import constant
-from minigrad.surface import factories
+from minigrad.surface import random
 
 _LINEAR = ("linear", "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d",
            "conv_transpose3d", "sigmoid")
@@ -42,10 +42,9 @@ def calculate_gain(nonlinearity: str, param: float | None = None) -> float:
     raise ValueError(f"Unsupported nonlinearity {nonlinearity}")
 
 
-def _check_generator(generator: Any) -> None:
-    if generator is not None:
-        raise NotImplementedError("minigrad.nn.init draws from the global generator only "
-                                  "(seed it with minigrad.manual_seed); generator= must be None")
+def _rng(generator: Any, op: str) -> np.random.Generator:
+    """numpy's generator inside `generator` (a minigrad.Generator; None: the default one)."""
+    return random.numpy_rng(generator, op)
 
 
 def _write(tensor: Tensor, values: np.ndarray) -> Tensor:
@@ -72,17 +71,15 @@ def _fan(tensor: Tensor, mode: str) -> int:
 
 def uniform_(tensor: Tensor, a: float = 0.0, b: float = 1.0, generator: Any = None) -> Tensor:
     """Fill with U(a, b)."""
-    _check_generator(generator)
     with no_grad():
-        return tensor.uniform_(a, b)
+        return tensor.uniform_(a, b, generator=generator)
 
 
 def normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0, generator: Any = None
             ) -> Tensor:
     """Fill with N(mean, std^2)."""
-    _check_generator(generator)
     with no_grad():
-        return tensor.normal_(mean, std)
+        return tensor.normal_(mean, std, generator=generator)
 
 
 def constant_(tensor: Tensor, val: float) -> Tensor:
@@ -143,11 +140,10 @@ def trunc_normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0, a: float 
     """N(mean, std^2) restricted to [a, b], by rejection as PyTorch does: redraw the normal
     values outside (when [a, b] holds > 30% of the mass), else draw uniformly in [a, b] and
     accept with the normal density."""
-    _check_generator(generator)
     if mean < a - 2 * std or mean > b + 2 * std:
         warnings.warn("mean is more than 2 std from [a, b] in nn.init.trunc_normal_. The "
                       "distribution of values may be incorrect.", stacklevel=2)
-    rng, shape = factories.generator(), tensor.shape
+    rng, shape = _rng(generator, "trunc_normal_"), tensor.shape
 
     def cdf(x: float) -> float:
         return (1.0 + math.erf(x / math.sqrt(2.0))) / 2.0
@@ -196,14 +192,13 @@ def dirac_(tensor: Tensor, groups: int = 1) -> Tensor:
 def orthogonal_(tensor: Tensor, gain: float = 1, generator: Any = None) -> Tensor:
     """A (semi-)orthogonal matrix (of the tensor flattened to (rows, -1)) times gain, from the
     QR factorisation of a normal draw, signs fixed as PyTorch fixes them."""
-    _check_generator(generator)
     if tensor.ndim < 2:
         raise ValueError("Only tensors with 2 or more dimensions are supported")
     if tensor.array.size == 0:
         return tensor
     rows = tensor.shape[0]
     cols = tensor.array.size // rows
-    flat = factories.generator().normal(0.0, 1.0, (rows, cols))
+    flat = _rng(generator, "orthogonal_").normal(0.0, 1.0, (rows, cols))
     if rows < cols:
         flat = flat.T
     q, r = np.linalg.qr(flat)

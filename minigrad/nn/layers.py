@@ -44,9 +44,12 @@ class Linear(Module):
 
     def forward(self, input: Tensor) -> Tensor:
         # self.weight and self.bias, read from the registry directly: as attributes they are
-        # found only after a failed lookup, through Module.__getattr__ (~1 us each)
+        # found only after a failed lookup, through Module.__getattr__ (~1 us each). A weight
+        # that is no parameter (parametrized: a property; weight-normed: an attribute) is read
+        # as an attribute.
         params = self._parameters
-        return F.linear(input, params["weight"], params["bias"])
+        return F.linear(input, params["weight"] if "weight" in params else self.weight,
+                        params["bias"] if "bias" in params else self.bias)
 
     def extra_repr(self) -> str:
         return (f"in_features={self.in_features}, out_features={self.out_features}, "

@@ -17,7 +17,7 @@ from typing import Any
 from minigrad import ops
 from minigrad.autograd.tensor import Tensor
 from minigrad.nn import functional as F
-from minigrad.nn import init
+from minigrad.nn import init, rnn_packed
 from minigrad.nn.module import Module, Parameter
 from minigrad.surface import dtypes
 from minigrad.surface.factories import empty, zeros
@@ -96,10 +96,13 @@ class RNNBase(Module):
     def _weights(self, layer: int, direction: int) -> tuple:
         suffix = f"_l{layer}" + ("_reverse" if direction == 1 else "")
         p = self._parameters
-        return (p["weight_ih" + suffix], p["weight_hh" + suffix], p.get("bias_ih" + suffix),
-                p.get("bias_hh" + suffix), p.get("weight_hr" + suffix))
+        names = ("weight_ih", "weight_hh", "bias_ih", "bias_hh", "weight_hr")
+        return tuple(p[n + suffix] if n + suffix in p else getattr(self, n + suffix, None)
+                     for n in names)  # (a parametrized or weight-normed one: an attribute)
 
     def forward(self, input: Tensor, hx: Any = None) -> tuple[Tensor, Any]:
+        if isinstance(input, tuple) and hasattr(input, "batch_sizes"):  # a PackedSequence
+            return rnn_packed.run(self, input, hx, cell_step)
         batched = input.ndim == 3
         if input.ndim not in (2, 3):
             raise ValueError(f"{type(self).__name__}: Expected input to be 2D or 3D, got "
@@ -111,7 +114,7 @@ class RNNBase(Module):
         if input.shape[-1] != self.input_size:
             raise RuntimeError(f"input.size(-1) must be equal to input_size. Expected "
                                f"{self.input_size}, got {input.shape[-1]}")
-        h0, c0 = self._initial_state(input, hx, batched)
+        h0, c0 = self._initial_state(input.shape[1], input.dtype, hx, batched)
         output, h_n, c_n = self._layers(input, h0, c0)
         if not batched:
             output, h_n = output.squeeze(1), h_n.squeeze(1)
@@ -120,15 +123,15 @@ class RNNBase(Module):
             output = output.transpose(0, 1)
         return output, (h_n if c_n is None else (h_n, c_n))
 
-    def _initial_state(self, input: Tensor, hx: Any, batched: bool) -> tuple:
+    def _initial_state(self, n: int, dtype: Any, hx: Any, batched: bool) -> tuple:
+        """(h_0, c_0) for a batch of `n` (zeros unless given; c_0 None but for an LSTM)."""
         directions = 2 if self.bidirectional else 1
         real_hidden = self.proj_size if self.proj_size > 0 else self.hidden_size
-        n = input.shape[1]
         shapes = [(self.num_layers * directions, n, real_hidden)]
         if self.mode == "LSTM":
             shapes.append((self.num_layers * directions, n, self.hidden_size))
         if hx is None:
-            states = [zeros(*shape, dtype=input.dtype) for shape in shapes]
+            states = [zeros(*shape, dtype=dtype) for shape in shapes]
         else:
             states = list(hx) if self.mode == "LSTM" else [hx]
             if self.mode == "LSTM" and len(states) != 2:
@@ -141,19 +144,24 @@ class RNNBase(Module):
                     raise RuntimeError(f"Expected {which} size {shape}, got {list(state.shape)}")
         return states[0], (states[1] if self.mode == "LSTM" else None)
 
-    def _layers(self, input: Tensor, h0: Tensor, c0: Tensor | None) -> tuple:
+    def _layers(self, input: Tensor, h0: Tensor, c0: Tensor | None, run: Any = None,
+                cat_dim: int = 2) -> tuple:
+        """Every layer and direction: (the last layer's output, h_n, c_n). `run(inputs, h, c,
+        weights, reverse)` is one layer in one direction (`_direction`, or rnn_packed's for
+        a PackedSequence, whose outputs are joined on dim 1)."""
+        run = run or self._direction
         directions = 2 if self.bidirectional else 1
         layer_input, last_h, last_c = input, [], []
         for layer in range(self.num_layers):
             outputs = []
             for direction in range(directions):
                 k = layer * directions + direction
-                out, h, c = self._direction(layer_input, h0[k], None if c0 is None else c0[k],
-                                            self._weights(layer, direction), direction == 1)
+                out, h, c = run(layer_input, h0[k], None if c0 is None else c0[k],
+                                self._weights(layer, direction), direction == 1)
                 outputs.append(out)
                 last_h.append(h)
                 last_c.append(c)
-            layer_input = outputs[0] if directions == 1 else ops.cat(outputs, dim=2)
+            layer_input = outputs[0] if directions == 1 else ops.cat(outputs, dim=cat_dim)
             if self.dropout > 0 and self.training and layer < self.num_layers - 1:
                 layer_input = F.dropout(layer_input, self.dropout, training=True)
         h_n = ops.stack(last_h, 0)

@@ -60,8 +60,9 @@ class RNNCellBase(Module):
                 raise RuntimeError(f"hidden{k} has inconsistent hidden_size: got {s.shape[-1]}, "
                                    f"expected {self.hidden_size}")
         p = self._parameters
-        h, c = cell_step(mode, x, states[0], states[1] if len(states) > 1 else None,
-                         p["weight_ih"], p["weight_hh"], p["bias_ih"], p["bias_hh"])
+        w = [p[n] if n in p else getattr(self, n) for n in ("weight_ih", "weight_hh", "bias_ih",
+                                                           "bias_hh")]
+        h, c = cell_step(mode, x, states[0], states[1] if len(states) > 1 else None, *w)
         if not batched:
             h, c = h.squeeze(0), (None if c is None else c.squeeze(0))
         return h, c

@@ -12,14 +12,17 @@ like a function it holds: `minigrad.ops.matmul` is the function.)
 
 from minigrad.ops import (
     arithmetic,
+    contractions,
     cumulative,
     elementwise,
     extremes,
     gathering,
     index,
+    linalg,
     logical,
     products,
     reduce,
+    sampling,
     selection,
     shaping,
     softmaxes,
@@ -28,12 +31,14 @@ from minigrad.ops import (
     statistics,
     unary,
     views,
+    weight_norms,
 )
 from minigrad.ops.arithmetic import *  # noqa: F403
 
 # what Tensor's methods and operators call besides (not re-exported by minigrad)
 from minigrad.ops.arithmetic import compare, divide, multiply, negative, rsub, subtract, true_divide
 from minigrad.ops.base import as_operand, cast, constant
+from minigrad.ops.contractions import *  # noqa: F403
 from minigrad.ops.cumulative import *  # noqa: F403
 from minigrad.ops.elementwise import *  # noqa: F403
 from minigrad.ops.extremes import *  # noqa: F403
@@ -52,11 +57,14 @@ from minigrad.ops.in_place import (
 )
 from minigrad.ops.index import *  # noqa: F403
 from minigrad.ops.index import concatenate, getitem
+from minigrad.ops.linalg import *  # noqa: F403
 from minigrad.ops.logical import *  # noqa: F403
 from minigrad.ops.products import *  # noqa: F403
 from minigrad.ops.products import linear
 from minigrad.ops.reduce import *  # noqa: F403
 from minigrad.ops.reduce import sum_to_size
+from minigrad.ops.sampling import *  # noqa: F403
+from minigrad.ops.sampling import fill_bernoulli
 from minigrad.ops.selection import *  # noqa: F403
 from minigrad.ops.shaping import *  # noqa: F403
 from minigrad.ops.softmaxes import *  # noqa: F403
@@ -76,12 +84,22 @@ from minigrad.ops.views import (
     view,
     view_as,
 )
+from minigrad.ops.weight_norms import *  # noqa: F403
+from minigrad.ops.weight_norms import _weight_norm  # noqa: F401
 
 __all__ = [*arithmetic.__all__, *index.__all__, *products.__all__, *reduce.__all__,
            *extremes.__all__, *selection.__all__, *softmaxes.__all__, *unary.__all__,
            *views.__all__, *elementwise.__all__, *statistics.__all__, *cumulative.__all__,
            *logical.__all__, *shaping.__all__, *gathering.__all__, *sorting.__all__,
-           *stacking.__all__]
+           *stacking.__all__, *sampling.__all__, *contractions.__all__,
+           *linalg.__all__, *weight_norms.__all__]
 
 # the layers' ops (their functions are in nn.functional): imported so that every op is defined
-from minigrad.ops import convolution, embedding, normalization, pooling, unfolding  # noqa: E402,F401
+from minigrad.ops import (  # noqa: E402,F401
+    convolution,
+    embedding,
+    normalization,
+    packing,
+    pooling,
+    unfolding,
+)

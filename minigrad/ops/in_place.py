@@ -158,12 +158,12 @@ def clamp_to(input: Any, bounds: tuple) -> Any:
 
 
 def fill_random(input: Any, how: tuple) -> Any:
-    from minigrad.surface import factories
+    from minigrad.surface import random
 
-    kind, a, b = how
+    kind, a, b, generator = how
     shape, dtype = input.array.shape, input.array.dtype
-    values = factories.generator().normal(a, b, shape) if kind == "normal" else \
-        factories.generator().uniform(a, b, shape)
+    rng = random.numpy_rng(generator, f"{kind}_")
+    values = rng.normal(a, b, shape) if kind == "normal" else rng.uniform(a, b, shape)
     return constant(values.astype(dtype))
 
 

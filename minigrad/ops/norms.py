@@ -102,6 +102,31 @@ class Norm(Function, numpy_forward=True):
         slope = norm_backward(a, ctx.p, constant(np.ones_like(out.array)), out, shape)
         return summed(t * slope, dims, keepdim)
 
+class AtenNorm(Norm):
+    """the p-norm of all elements, as PyTorch's C++ code computes it (`at::norm`)"""
+
+    node_name = "NormBackward0"
+    formula = Norm.formula
+    source = "{0}.norm()"
+    gradients = ()
+
+
+class AtenNormDim(Norm):
+    """the p-norm along dims, as PyTorch's C++ code computes it (`at::norm(p, dim)`)"""
+
+    node_name = "NormBackward1"
+    formula = Norm.formula
+    source = "{0}.norm({dims})"
+    gradients = ()
+
+
+def aten_norm(input: Any, p: float, dim: int | None = None) -> Any:
+    """What `at::norm` records (NormBackward0, or NormBackward1 along a dim), for the ops
+    PyTorch builds from it in C++ (norm_except_dim); `Tensor.norm` is LinalgVectorNorm's."""
+    if dim is None:
+        return AtenNorm.apply(input, p=float(p), dims=None, keepdim=False)
+    return AtenNormDim.apply(input, p=float(p), dims=reduce_dims(input, dim), keepdim=False)
+
 
 class Dist(Function, numpy_forward=True):
     """the p-norm of a - b"""

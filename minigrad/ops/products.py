@@ -20,7 +20,7 @@ from minigrad.ops.tangent_rules import bilinear, is_zero, plus
 from minigrad.ops.views import expand, reshape, squeeze_fresh, t, unsafe_view, unsqueeze, view
 
 # the public functions: minigrad.bmm, ... (re-exported by ops/ and minigrad/)
-__all__ = ["bmm", "dot", "matmul", "mm", "mv"]
+__all__ = ["bmm", "dot", "matmul", "mm", "mv", "vdot"]
 
 
 def _check(op: str, a: Any, b: Any, ok: bool) -> None:
@@ -52,6 +52,18 @@ class Dot(Function, numpy_forward=True):
     @staticmethod
     def jvp(ctx, ta, tb):
         return bilinear(ctx, ta, tb)
+
+class Vdot(Function, numpy_forward=True):
+    """inner product of two vectors, the first conjugated (for real ones: dot)"""
+
+    node_name = "VdotBackward0"
+    formula = r"d(conj(a).b)/da = b ;  d(conj(a).b)/db = a"
+    source = "{0}.vdot({1})"
+    gradients = ("{g} * {1}", "{g} * {0}")
+
+    forward = Dot.forward
+    backward = Dot.backward
+    jvp, tangent = Dot.jvp, Dot.tangent
 
 
 class Mm(Function, numpy_forward=True):
@@ -229,6 +241,18 @@ def _batched(a: Any, b: Any) -> Any:
     if unwrap(b).ndim == 1:
         out = squeeze_fresh(out, (-1,))
     return out
+
+
+def vdot(input: Any, other: Any) -> Any:
+    if input.array.ndim != 1 or other.array.ndim != 1:
+        raise RuntimeError(f"1D tensors expected, but got {input.array.ndim}D and "
+                           f"{other.array.ndim}D tensors")
+    n, m = input.array.size, other.array.size
+    if n != m:
+        raise RuntimeError(f"inconsistent tensor size, expected tensor [{n}] and src [{m}] to "
+                           f"have the same number of elements, but got {n} and {m} elements "
+                           "respectively")
+    return Vdot.apply(input, other)
 
 
 def mm(input: Any, mat2: Any) -> Any:

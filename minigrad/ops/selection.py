@@ -18,7 +18,7 @@ from minigrad.ops.base import as_operand, binary, cast, constant, promote_tensor
 from minigrad.surface.dtypes import result_type
 
 # the public functions: minigrad.clamp, ... (re-exported by ops/ and minigrad/)
-__all__ = ["clamp", "clip", "maximum", "minimum", "where"]
+__all__ = ["clamp", "clamp_max", "clamp_min", "clip", "maximum", "minimum", "where"]
 
 
 def _share_of_a(a: Any, b: Any, a_wins: np.ndarray) -> tuple:
@@ -178,6 +178,41 @@ class Clamp(Function, numpy_forward=True):
             inside = inside & (x <= unwrap(ctx.hi))
         return choose(np.broadcast_to(inside, x.shape), t, 0.0)
 
+class ClampMin(Function, numpy_forward=True):
+    """a limited from below: max(a, min)"""
+
+    node_name = "ClampMinBackward0"
+    formula = r"d clamp_min(a)/da = 1 where a >= min, else 0"
+    source = "{0}.clamp_min({bound})"
+    gradients = ()
+    _limit, _passes = np.maximum, np.greater_equal  # (ClampMax: the other side)
+
+    @staticmethod
+    def forward(ctx, a, bound):
+        ctx.save_for_backward(a)
+        return ctx._function._limit(unwrap(a), bound)
+
+    @staticmethod
+    def backward(ctx, grad):
+        (a,) = ctx.unpack_saved()
+        return choose(ctx._function._passes(a.array, ctx.settings["bound"]), grad, 0.0)
+
+    tangent = "{t0} where {0} is within the bound, 0 elsewhere"
+
+    @staticmethod
+    def jvp(ctx, t):
+        return choose(ctx.function._passes(ctx.inputs[0].array, ctx.bound), t, 0.0)
+
+
+class ClampMax(ClampMin):
+    """a limited from above: min(a, max)"""
+
+    node_name = "ClampMaxBackward0"
+    formula = r"d clamp_max(a)/da = 1 where a <= max, else 0"
+    source = "{0}.clamp_max({bound})"
+    gradients = ()
+    _limit, _passes = np.minimum, np.less_equal
+
 
 class ClampTensor(Function, numpy_forward=True):
     """a limited to [min, max], where the bounds are tensors (either may be None)"""
@@ -274,6 +309,20 @@ def clamp(input: Any, min: Any = None, max: Any = None) -> Any:
 
 
 clip = clamp
+
+
+def clamp_min(input: Any, min: Any) -> Any:
+    """input limited from below (ClampMinBackward0; a tensor bound: clamp's)"""
+    if _is_tensor(min) or input.array.dtype.kind != "f":
+        return clamp(input, min=min)
+    return ClampMin.apply(input, bound=min)
+
+
+def clamp_max(input: Any, max: Any) -> Any:
+    """input limited from above (ClampMaxBackward0; a tensor bound: clamp's)"""
+    if _is_tensor(max) or input.array.dtype.kind != "f":
+        return clamp(input, max=max)
+    return ClampMax.apply(input, bound=max)
 
 
 def _is_tensor(x: Any) -> bool:

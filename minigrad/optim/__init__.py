@@ -15,3 +15,10 @@ from minigrad.optim import lr_scheduler  # noqa: E402
 from minigrad.optim.rmsprop import Adagrad, RMSprop  # noqa: E402
 
 __all__ += ["RMSprop", "Adagrad", "lr_scheduler"]
+
+# -- the rest of torch.optim (issue 36: d2l's chapter on optimization uses them) ------------
+from minigrad.optim.adadelta_rprop import ASGD, Adadelta, Rprop  # noqa: E402
+from minigrad.optim.adam_variants import Adamax, NAdam, RAdam  # noqa: E402
+from minigrad.optim.lbfgs import LBFGS  # noqa: E402
+
+__all__ += ["Adadelta", "Adamax", "NAdam", "RAdam", "Rprop", "ASGD", "LBFGS"]

@@ -8,7 +8,14 @@ from typing import Any
 
 import numpy as np
 
-from minigrad.optim.optimizer import Optimizer, state_tensor, subtract_, will_change
+from minigrad.optim.optimizer import (
+    Optimizer,
+    next_step,
+    state_tensor,
+    step_tensor,
+    subtract_,
+    will_change,
+)
 
 
 class Adam(Optimizer):
@@ -57,13 +64,12 @@ class Adam(Optimizer):
         beta1, beta2 = group["betas"]
         state = self.state[p]
         if not state:
-            state["step"] = 0
+            state["step"] = step_tensor()
             state["exp_avg"] = state_tensor(np.zeros_like(p.array))
             state["exp_avg_sq"] = state_tensor(np.zeros_like(p.array))
             if group["amsgrad"]:
                 state["max_exp_avg_sq"] = state_tensor(np.zeros_like(p.array))
-        state["step"] += 1
-        t = state["step"]
+        t = next_step(state)
         m, v = state["exp_avg"].array, state["exp_avg_sq"].array
         m *= beta1
         m += (1 - beta1) * g

@@ -43,6 +43,19 @@ def state_tensor(array: np.ndarray) -> Tensor:
     return Tensor._make(array, None, 0)
 
 
+def step_tensor() -> Tensor:
+    """A parameter's step count as PyTorch keeps it: a 0-d float32 tensor (`state["step"]`
+    prints `tensor(1.)`), counted up in place by `next_step`."""
+    return Tensor._make(np.zeros((), np.float32), None, 0)
+
+
+def next_step(state: dict) -> float:
+    """`state["step"] += 1` (in place, as PyTorch's `step_t += 1`); the new count."""
+    step = state["step"]
+    step.array += 1
+    return float(step.array)
+
+
 class Optimizer:
     """Base class: holds `param_groups` (list of dicts) and `state` (dict per parameter)."""
 
@@ -183,12 +196,14 @@ def _check_grad(p: Tensor) -> None:
 
 def _state_value(value: Any, p: Tensor, key: str) -> Any:
     """A loaded state entry: tensors (or arrays) of p's shape are copied as p's dtype (as
-    PyTorch casts them); numbers are kept, and a 0-d `step` (PyTorch keeps a float tensor)
-    becomes minigrad's int."""
+    PyTorch casts them); numbers are kept, and `step` becomes a 0-d float32 tensor (PyTorch's
+    form, from a tensor or an older state's int)."""
+    if key == "step" and np.ndim(getattr(value, "array", value)) == 0:
+        step = step_tensor()
+        step.array[...] = float(getattr(value, "array", value))
+        return step
     if isinstance(value, (Tensor, np.ndarray)):
         array = value.array if isinstance(value, Tensor) else value
-        if key == "step" and array.ndim == 0:
-            return int(array)
         if array.ndim and array.shape != p.array.shape:
             raise ValueError(f"loaded state dict has a '{key}' of shape {list(array.shape)} for "
                              f"a parameter of shape {list(p.array.shape)}")

@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from minigrad.optim.optimizer import Optimizer, state_tensor, subtract_
+from minigrad.optim.optimizer import Optimizer, next_step, state_tensor, step_tensor, subtract_
 
 
 def check_non_negative(**values: float) -> None:
@@ -52,13 +52,13 @@ class RMSprop(Optimizer):
         g = _decayed(p, group)
         alpha, state = group["alpha"], self.state[p]
         if not state:
-            state["step"] = 0
+            state["step"] = step_tensor()
             state["square_avg"] = state_tensor(np.zeros_like(p.array))
             if group["momentum"] > 0:
                 state["momentum_buffer"] = state_tensor(np.zeros_like(p.array))
             if group["centered"]:
                 state["grad_avg"] = state_tensor(np.zeros_like(p.array))
-        state["step"] += 1
+        next_step(state)
         v = state["square_avg"].array
         v *= alpha
         v += (1 - alpha) * g * g
@@ -105,15 +105,14 @@ class Adagrad(Optimizer):
     def _init_state(self, p: Any, group: dict) -> dict:
         state = self.state[p]
         if not state:
-            state["step"] = 0
+            state["step"] = step_tensor()
             state["sum"] = state_tensor(np.full_like(p.array, group["initial_accumulator_value"]))
         return state
 
     def _update(self, p: Any, group: dict) -> None:
         g = _decayed(p, group)
         state = self._init_state(p, group)
-        state["step"] += 1
-        clr = group["lr"] / (1 + (state["step"] - 1) * group["lr_decay"])
+        clr = group["lr"] / (1 + (next_step(state) - 1) * group["lr_decay"])
         s = state["sum"].array
         s += g * g
         std = np.sqrt(s)

@@ -1,6 +1,6 @@
 """Making tensors: tensor(), as_tensor, from_numpy, zeros, ones, empty, full, eye, arange,
-linspace, logspace, the *_like forms, and the random generator (seeded by manual_seed).
-The random factories are in random_factories.py.
+linspace, logspace and the *_like forms. The random factories are in random_factories.py,
+the generator they draw from in random.py.
 
 Every factory takes a shape as `*size`, one sequence or `size=`, and `dtype=`, `device=`
 (the CPU only) and `requires_grad=`, as PyTorch's do. `out=` is not taken: minigrad's
@@ -15,10 +15,9 @@ from typing import Any
 import numpy as np
 
 from minigrad.autograd.tensor import Tensor
-from minigrad.surface import devices, dtypes
+from minigrad.surface import devices, dtypes, random
+from minigrad.surface.random import manual_seed, seed  # noqa: F401 (PyTorch's names)
 from minigrad.surface.size import sizes
-
-_rng = np.random.default_rng(0)
 
 COPY_CONSTRUCT_WARNING = (
     "To copy construct from a tensor, it is recommended to use sourceTensor.detach().clone() "
@@ -27,17 +26,9 @@ COPY_CONSTRUCT_WARNING = (
 
 
 def generator() -> np.random.Generator:
-    """The random generator behind randn/rand/init (seeded by manual_seed)."""
-    return _rng
-
-
-def manual_seed(seed: int) -> np.random.Generator:
-    global _rng
-    _rng = np.random.default_rng(seed)
-    return _rng
-
-
-seed = manual_seed
+    """numpy's generator inside `minigrad.default_generator`, which randn/rand/init/dropout
+    draw from (seeded by manual_seed)."""
+    return random.default_generator.rng
 
 
 def leaf(values: np.ndarray, requires_grad: bool = False, name: str | None = None,

@@ -1,6 +1,7 @@
-"""Random tensors: rand, randn, randint, randperm, normal and their *_like forms, all drawn from
-`factories.generator()` (so `manual_seed` makes them repeat). The numbers differ from
-PyTorch's for the same seed: numpy's generator is not PyTorch's.
+"""Random tensors: rand, randn, randint, randperm, normal and the *_like forms, all drawn from
+`generator=`, or `minigrad.default_generator` (so `manual_seed` makes them repeat; bernoulli
+and multinomial, which are also Tensor methods, are in ops/sampling.py). The numbers differ
+from PyTorch's for the same seed: numpy's generator is not PyTorch's.
 """
 
 from __future__ import annotations
@@ -11,7 +12,8 @@ import numpy as np
 
 from minigrad.autograd.tensor import Tensor
 from minigrad.surface import dtypes
-from minigrad.surface.factories import float_dtype, generator, leaf
+from minigrad.surface.factories import float_dtype, leaf
+from minigrad.surface.random import Generator, numpy_rng
 from minigrad.surface.size import sizes
 
 
@@ -22,26 +24,28 @@ def _float_only(op: str, np_dtype: np.dtype) -> np.dtype:
     return np_dtype
 
 
-def randn(*size: Any, dtype: Any = None, **kw: Any) -> Tensor:
+def randn(*size: Any, generator: Generator | None = None, dtype: Any = None, **kw: Any
+          ) -> Tensor:
     """Standard normal samples: randn(2, 3), randn((2, 3)), randn(size=(2, 3))."""
-    kw.pop("generator", None)
+    rng = numpy_rng(generator, "randn")
     np_dtype = _float_only("normal_kernel_cpu", float_dtype(dtype))
     shape = sizes("randn", size, kw.pop("size", None))
-    return leaf(generator().standard_normal(shape).astype(np_dtype), op="randn", **kw)
+    return leaf(rng.standard_normal(shape).astype(np_dtype), op="randn", **kw)
 
 
-def rand(*size: Any, dtype: Any = None, **kw: Any) -> Tensor:
+def rand(*size: Any, generator: Generator | None = None, dtype: Any = None, **kw: Any
+         ) -> Tensor:
     """Uniform samples in [0, 1)."""
-    kw.pop("generator", None)
+    rng = numpy_rng(generator, "rand")
     np_dtype = _float_only("check_uniform_bounds", float_dtype(dtype))
     shape = sizes("rand", size, kw.pop("size", None))
-    return leaf(generator().random(shape).astype(np_dtype), op="rand", **kw)
+    return leaf(rng.random(shape).astype(np_dtype), op="rand", **kw)
 
 
-def randint(low: int, high: Any = None, size: Any = None, dtype: Any = None, **kw: Any
-            ) -> Tensor:
+def randint(low: int, high: Any = None, size: Any = None, *, generator: Generator | None = None,
+            dtype: Any = None, **kw: Any) -> Tensor:
     """Integers in [low, high): randint(high, size) or randint(low, high, size); int64."""
-    kw.pop("generator", None)
+    rng = numpy_rng(generator, "randint")
     if size is None and isinstance(high, tuple | list):  # randint(high, size)
         low, high, size = 0, low, high
     elif size is None:
@@ -54,21 +58,22 @@ def randint(low: int, high: Any = None, size: Any = None, dtype: Any = None, **k
                            f">= to={high}")
     np_dtype = dtypes.numpy_dtype(dtype) or dtypes.int64.dtype
     shape = sizes("randint", (size,))
-    return leaf(generator().integers(low, high, shape).astype(np_dtype), op="randint", **kw)
+    return leaf(rng.integers(low, high, shape).astype(np_dtype), op="randint", **kw)
 
 
-def randperm(n: int, dtype: Any = None, **kw: Any) -> Tensor:
+def randperm(n: int, *, generator: Generator | None = None, dtype: Any = None, **kw: Any
+             ) -> Tensor:
     """A random permutation of 0..n-1 (int64)."""
-    kw.pop("generator", None)
+    rng = numpy_rng(generator, "randperm")
     np_dtype = dtypes.numpy_dtype(dtype) or dtypes.int64.dtype
-    return leaf(generator().permutation(n).astype(np_dtype), op="randperm", **kw)
+    return leaf(rng.permutation(n).astype(np_dtype), op="randperm", **kw)
 
 
-def normal(mean: Any = 0.0, std: Any = 1.0, size: Any = None, *, dtype: Any = None,
-           **kw: Any) -> Tensor:
+def normal(mean: Any = 0.0, std: Any = 1.0, size: Any = None, *,
+           generator: Generator | None = None, dtype: Any = None, **kw: Any) -> Tensor:
     """Samples of N(mean, std): the four forms of PyTorch (tensor or number mean and std,
     broadcast together; two numbers need `size`)."""
-    kw.pop("generator", None)
+    rng = numpy_rng(generator, "normal")
     tensors = [a for a in (mean, std) if isinstance(a, Tensor)]
     if not tensors and size is None:
         raise TypeError("normal() received an invalid combination of arguments - got "
@@ -91,7 +96,7 @@ def normal(mean: Any = 0.0, std: Any = 1.0, size: Any = None, *, dtype: Any = No
             shape = sizes("normal", (size,))
     else:
         np_dtype, shape = float_dtype(dtype), sizes("normal", (size,))
-    values = generator().normal(m, s, shape).astype(np_dtype)
+    values = rng.normal(m, s, shape).astype(np_dtype)
     return leaf(values, op="normal", **kw)
 
 
@@ -121,3 +126,4 @@ def randint_like(input: Tensor, low: int, high: int | None = None, dtype: Any = 
     if high is None:
         low, high = 0, low
     return randint(low, high, input.array.shape, dtype=dtype or input.array.dtype, **kw)
+

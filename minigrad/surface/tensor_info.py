@@ -7,6 +7,7 @@ outside the engine's folder (a learner reading how backward works can skip this 
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import numpy as np
@@ -99,7 +100,14 @@ class TensorInfo:
         return self.numpy() if dtype is None else self.numpy().astype(dtype)
 
     def __float__(self) -> float:
+        if self._requires_grad:
+            _warn_scalar_once()
         return float(self.item())
+
+    def __complex__(self) -> complex:
+        if self._requires_grad:
+            _warn_scalar_once()
+        return complex(self.item())
 
     def __int__(self) -> int:
         return int(self.item())
@@ -138,3 +146,15 @@ class TensorInfo:
         if self.array.ndim == 0:
             return self.array.item().__format__(spec)
         return object.__format__(self, spec)
+
+
+_warned_scalar: list[bool] = []  # PyTorch says it once per process (TORCH_WARN_ONCE)
+SCALAR_WARNING = ("Converting a tensor with requires_grad=True to a scalar may lead to unexpected "
+                  "behavior.\nConsider using tensor.detach() first.")
+
+
+def _warn_scalar_once() -> None:
+    """`float(t)` of a tensor that requires grad: PyTorch's UserWarning, the first time."""
+    if not _warned_scalar:
+        _warned_scalar.append(True)
+        warnings.warn(SCALAR_WARNING, UserWarning, stacklevel=3)

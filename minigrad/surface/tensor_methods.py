@@ -150,10 +150,11 @@ class TensorMethods:
     tanh, sigmoid, relu, sin, cos, tan = (ops.tanh, ops.sigmoid, ops.relu, ops.sin, ops.cos,
                                           ops.tan)
     maximum, minimum, clamp, clip = ops.maximum, ops.minimum, ops.clamp, ops.clip
+    clamp_min, clamp_max, vdot = ops.clamp_min, ops.clamp_max, ops.vdot
     sum, mean, max, min, norm = ops.sum, ops.mean, ops.max, ops.min, ops.norm
     amax, amin, argmax, argmin = ops.amax, ops.amin, ops.argmax, ops.argmin
     sum_to_size = ops.sum_to_size
-    mm, mv, dot, bmm = ops.mm, ops.mv, ops.dot, ops.bmm
+    mm, mv, dot, bmm, matrix_exp = ops.mm, ops.mv, ops.dot, ops.bmm, ops.matrix_exp
     view, reshape, view_as, reshape_as = ops.view, ops.reshape, ops.view_as, ops.reshape_as
     flatten, t, transpose, swapaxes, permute = (ops.flatten, ops.t, ops.transpose,
                                                 ops.transpose, ops.permute)
@@ -259,8 +260,13 @@ class TensorMethods:
     def clamp_(self, min: Any = None, max: Any = None) -> Any:
         return ops.inplace(self, ops.clamp_to, (min, max))
 
-    def normal_(self, mean: float = 0.0, std: float = 1.0) -> Any:
-        return ops.inplace(self, ops.fill_random, ("normal", mean, std))
+    def normal_(self, mean: float = 0.0, std: float = 1.0, *, generator: Any = None) -> Any:
+        return ops.inplace(self, ops.fill_random, ("normal", mean, std, generator))
 
-    def uniform_(self, a: float = 0.0, b: float = 1.0) -> Any:
-        return ops.inplace(self, ops.fill_random, ("uniform", a, b))
+    def uniform_(self, from_: float = 0.0, to: float = 1.0, *, generator: Any = None) -> Any:
+        return ops.inplace(self, ops.fill_random, ("uniform", from_, to, generator))
+
+    def bernoulli_(self, p: Any = 0.5, *, generator: Any = None) -> Any:
+        return ops.inplace(self, ops.fill_bernoulli, (p, generator))
+
+    bernoulli, multinomial = ops.bernoulli, ops.multinomial

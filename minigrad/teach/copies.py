@@ -8,6 +8,8 @@ of its base's copy (a Linear's weight and its `weight.t()`: one copy).
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from minigrad.autograd.tensor import Tensor
@@ -74,3 +76,15 @@ def byte_bounds(a: np.ndarray) -> tuple[int, int]:
         else:
             hi += (n - 1) * stride
     return lo, hi + a.itemsize
+
+
+def array_of(t: Any) -> np.ndarray | None:
+    """A tensor's numpy array (a number's, as an array); None for None."""
+    return None if t is None else t.array if isinstance(t, Tensor) else np.asarray(t)
+
+
+def arrays_of(values: Any) -> list[np.ndarray | None]:
+    """`array_of` each of `values` (one tensor, None, or several)."""
+    if values is None or isinstance(values, Tensor):
+        return [array_of(values)]
+    return [array_of(v) for v in values]

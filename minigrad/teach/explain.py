@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from minigrad.surface.printing import format_values, tensor_repr
+from minigrad.teach import explain_calls as calls
 from minigrad.teach import memory_text
 from minigrad.teach import op_words as op_text
 from minigrad.teach.memory import memory_report
@@ -26,6 +26,7 @@ from minigrad.teach.phrases import PHRASES, Count
 from minigrad.teach.summary import summary_lines
 from minigrad.teach.summary_phrases import SUMMARY_PHRASES
 from minigrad.teach.text_width import pad, width
+from minigrad.teach.values import fast_repr
 
 # also used by the HTML player: keep these names
 __all__ = ["PHRASES", "SMALL", "explain_trace", "fast_repr", "number", "pad", "width"]
@@ -131,7 +132,7 @@ class _Narrator:
         return "\n".join(out)
 
     def forward(self, lines: bool) -> list[str]:
-        ops = [n for n in self.trace.nodes if not n.is_leaf]
+        ops = [n for n in self.trace.nodes if not (n.is_leaf or n.recomputed)]
         engine = self.trace.engine
         head = self.say("forward", engine="" if engine == "minigrad" else self.say(
             "engine", engine=engine), n=len(ops))
@@ -142,11 +143,14 @@ class _Narrator:
                 max([12] + [width(r[1]) + 1 for r in rows]),
                 max([15] + [width(r[2]) + 1 for r in rows]), max([0] + [width(r[3]) for r in rows])]
         cols = [min(c, limit) for c, limit in zip(cols, (12, 36, 24, 24))]
-        out, last_line, module = [head], None, None
+        out, last_line, module, call = [head], None, None, 0
         for n, (label, source, name, shape, value) in zip(ops, rows):
             if self.grouped and n.module != module:
                 module = n.module
                 out.append(" " + self.heading(module))
+            if n.call_number != call:
+                call = n.call_number
+                out += calls.heading(self, n, "forward") if call else []
             if lines and n.line and n.line != last_line:
                 out.append("  " + self.say("at", line=n.line))
                 last_line = n.line
@@ -169,12 +173,15 @@ class _Narrator:
             return out
         number_width = max(width(self.say("step", i=s.index)) for s in backward.steps)
         name_width = max([14] + [len(self.nodes[s.node].name) for s in backward.steps]) + 1
-        module = None
+        module, call = None, 0
         for step in backward.steps:
             node = self.nodes[step.node]
             if self.grouped and node.module != module:
                 module = node.module
                 out.append(" " + self.heading(module))
+            if not node.is_leaf and node.call_number != call:
+                call = node.call_number
+                out += calls.heading(self, node, "backward") if call else []
             out += self.step(step, root, number_width, name_width)
             if self.memory_steps:
                 out.append(" " * (number_width + 4) + memory_text.step_line(
@@ -205,7 +212,7 @@ class _Narrator:
         constant = [src is None for src in node.inputs]
         labels = [self.say("to", label=node.args[i] if i < len(node.args) else "?")
                   for i, c in enumerate(constant) if not c]
-        col = max([width(self.say("incoming")), width(self.say("rule"))]
+        col = max([width(self.say(w)) for w in ("incoming", "rule")] + calls.labels(self)
                   + [width(x) for x in labels]) + 2
         for j, g in enumerate(step.grad_outputs):
             if g is None and len(step.grad_outputs) > 1:
@@ -215,6 +222,7 @@ class _Narrator:
             out.append(indent + pad(self.say("incoming"), col) + _hang(text, width(indent) + col))
         rule = self.rule(node, constant).replace("\n", "\n" + " " * (width(indent) + col))
         out.append(indent + pad(self.say("rule"), col) + rule)
+        out += calls.redone(self, step, indent, col)
         incoming = step.grad_outputs[0] if step.grad_outputs else None
         g_text = self.inline(incoming) or "grad"
         column = width(indent) + col
@@ -326,7 +334,7 @@ class _Narrator:
             out = [one_line] if leaves else []
         if self.memory is not None:
             out.append(memory_text.summary_line(self.memory, self.lang))
-        ops = sum(1 for n in self.trace.nodes if not n.is_leaf)
+        ops = sum(1 for n in self.trace.nodes if not (n.is_leaf or n.recomputed))
         steps = len(self.trace.steps)
         n_leaves = len(self.trace.leaves)
         summary = self.say("summary", ops=ops, steps=steps, leaves=n_leaves)
@@ -334,40 +342,6 @@ class _Narrator:
             seconds = sum(b.seconds for b in self.trace.backwards)
             summary += self.say("took", ms=f"{seconds * 1e3:.2f}")
         return out + [summary]
-
-
-def fast_repr(a: np.ndarray, inline: bool = False) -> str:
-    """`tensor([ 4., 10., 18.])` exactly as `printing.tensor_repr` writes it, but in plain
-    Python for small 0-d and 1-d float arrays (numpy's per-call cost dominates on those, and
-    a large graph's explanation formats thousands). `inline=True`: the bracketed values on
-    one line (`[3., 3., 3.]`). Other arrays go to `printing`.
-    """
-    if a.dtype.kind != "f" or a.ndim > 1 or a.size == 0:
-        body = format_values(a)
-        return body if inline else tensor_repr(a, [])
-    values = a.tolist()
-    items = values if isinstance(values, list) else [values]
-    finite = [v for v in items if math.isfinite(v)]
-    nonzero = [abs(v) for v in finite if v != 0]
-    if not nonzero:
-        fmt = "{:.0f}."
-    else:
-        lo, hi = min(nonzero), max(nonzero)
-        if all(math.ceil(v) == v for v in finite):
-            fmt = "{:.4e}" if hi / lo > 1000.0 or hi > 1.0e8 else "{:.0f}."
-        else:
-            fmt = "{:.4e}" if hi / lo > 1000.0 or hi > 1.0e8 or lo < 1.0e-4 else "{:.4f}"
-    raw = [fmt.format(v) if math.isfinite(v) else
-           ("nan" if math.isnan(v) else "inf" if v > 0 else "-inf") for v in items]
-    if a.ndim == 0:
-        return raw[0] if inline else f"tensor({raw[0]})"
-    cell = max((len(r) for r, v in zip(raw, items) if v and math.isfinite(v)), default=1)
-    raw = [r.rjust(cell) for r in raw]  # (as printing: nonzero finite values set the width)
-    if inline:
-        return "[" + ", ".join(raw) + "]"
-    per_line = max(1, (80 - 7) // (cell + 2))
-    rows = [", ".join(raw[i:i + per_line]) for i in range(0, len(raw), per_line)]
-    return "tensor([" + ",\n        ".join(rows) + "])"
 
 
 def _shape(shape: tuple | None) -> str:

@@ -339,3 +339,11 @@ RULES["zh"].update({
         "d (a.flat[p] = v)/da = p 以外为 1，p 处为 0 ;  /dv = p 处为 1",
     "d (zeros.flat[p] += g)/dg = 1 at p": "d (zeros.flat[p] += g)/dg = p 处为 1",
 })
+
+# matrix_exp (ops/linalg.py) and a reentrant checkpoint's node (utils/checkpoint.py)
+RULES["zh"].update({
+    "d(exp A) = top-right block of exp([[A^T, grad], [0, A^T]])":
+        "d(exp A) = exp([[A^T, grad], [0, A^T]]) 的右上块",
+    "recompute block(inputs) with grad on, then backward through it":
+        "开启梯度重算 block(inputs)，再在它上面做反向传播",
+})

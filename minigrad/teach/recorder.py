@@ -31,26 +31,31 @@ import numpy as np
 from minigrad.autograd import events as ev
 from minigrad.autograd.node import AccumulateGrad, gradient_edge, owner_id
 from minigrad.autograd.tensor import Tensor
-from minigrad.teach.copies import Copies, compact_copy
+from minigrad.teach.copies import Copies, array_of, arrays_of, compact_copy
 from minigrad.teach.labels import UNKNOWN, UniqueLabels, constant_text, source_line, user_frame
 from minigrad.teach.memory_records import MemoryNotes, constant_values
 from minigrad.teach.modules import ModuleCalls
 from minigrad.teach.op_words import source_form
-from minigrad.teach.records import (
-    TraceAccumulation,
-    TraceBackward,
-    TraceHook,
-    TraceLeaf,
-    TraceNode,
-    TraceStep,
+from minigrad.teach.passes import (
+    Passes,
+    all_steps,
+    call_text,
+    forward_call,
+    pass_record,
+    recomputed_input,
+    recomputing,
+    step_records,
+    tensor_label,
 )
+from minigrad.teach.records import TraceHook, TraceLeaf, TraceNode
 from minigrad.teach.settings import node_settings
 
 
 class _Live:
     """What is known of one node while recording (before backward frees its saved values)."""
 
-    __slots__ = ("consts", "out", "value", "shape", "line", "attrs", "saved", "call", "kept")
+    __slots__ = ("consts", "out", "value", "shape", "line", "attrs", "saved", "call", "made_by",
+                 "recomputed", "kept")
 
     def __init__(self) -> None:
         self.consts: dict[int, Any] = {}
@@ -61,6 +66,8 @@ class _Live:
         self.attrs: dict[str, Any] = {}
         self.saved: list[tuple[Any, Any]] = []
         self.call = 0  # the number of the innermost module call that made it (0: none)
+        self.made_by: Any = None  # the composite call that made it (ops/calls.py), if any
+        self.recomputed = False  # made in backward by a checkpoint's recomputation
         self.kept: list[tuple] = []  # what it keeps as memory (MemoryNotes.note)
 
 
@@ -70,15 +77,15 @@ class Recorder:
     def __init__(self, params: Any = None, user_files: Iterable[str] = (),
                  lines: bool = True) -> None:
         self.module_calls = ModuleCalls(params)
+        self.with_lines = lines  # note the source line of each forward op
         # files inside the minigrad package whose lines count as the user's (the demo's own)
         self.user_files = frozenset(user_files)
-        self.with_lines = lines  # note the source line of each forward op
         if params is not None and hasattr(params, "named_parameters"):
             params = dict(params.named_parameters())
         self.params = {id(t): name for name, t in (params or {}).items()}
         self.live: dict[Any, _Live] = {}
         self.roots: dict[Any, Tensor] = {}  # root node -> the tensor backward started from
-        self.passes: list[list] = []  # [roots, seeds, steps, seconds]
+        self.passes = Passes()  # the backward passes, nested as they ran (passes.py)
         self.depth = 0
         self.hooks: list[TraceHook] = []
         self.accumulations: list[tuple] = []
@@ -94,6 +101,9 @@ class Recorder:
         if kind is ev.ForwardOp:
             if not self.depth:  # ops recorded by a backward (create_graph) are not forward
                 self._forward(event)
+            elif recomputing():  # ... but a checkpoint's block, run again, is shown
+                self._forward(event)
+                self.passes.running().recomputed.append(event.node)
         elif kind is ev.BackwardStep:
             self._step(event)
         elif kind is ev.GradAccumulated:
@@ -102,21 +112,20 @@ class Recorder:
             self._changing(event.tensor)
         elif kind is ev.HookFired:
             self.hooks.append(TraceHook(event.where, getattr(event.hook, "__name__", "hook"),
-                                        _datas(event.before), _datas(event.after)))
+                                        arrays_of(event.before), arrays_of(event.after)))
         elif kind is ev.BackwardBegin:
             self.depth += 1
             edges = self.add_roots(event.roots)
-            self.passes.append([edges, [_data(g) for g in event.gradients], [], 0.0])
+            self.passes.begin(edges, [array_of(g) for g in event.gradients])
         elif kind is ev.BackwardEnd:
             self.depth -= 1
-            if self.passes:
-                self.passes[-1][3] = event.seconds
+            self.passes.end(event.seconds)
         elif kind is ev.ModuleBegin:
             self.module_calls.enter(event.module)
         elif kind is ev.ModuleEnd:
             self.module_calls.leave(event.module)
-        elif kind is ev.SavedFreed and self.passes and self.passes[-1][2]:
-            self.passes[-1][2][-1][8].extend(event.nodes)  # (freed as the last step ended)
+        elif kind is ev.SavedFreed and self.passes.top and self.passes.top[-1].steps:
+            self.passes.top[-1].steps[-1][10].extend(event.nodes)  # (as the last step ended)
 
     def _forward(self, event: ev.ForwardOp) -> None:
         node = event.node
@@ -134,6 +143,8 @@ class Recorder:
         if self.with_lines:
             live.line = self._caller_line()
         live.call = self.module_calls.innermost()
+        if not self.depth:
+            live.made_by = forward_call()
 
     def _caller_line(self) -> str | None:
         """`file.py:12: y = x * w`: the line of the user's code that ran the op being recorded
@@ -151,6 +162,8 @@ class Recorder:
         """Start keeping what is known of `node`; `settings` are those of its ForwardOp (None:
         the node was recorded before the recording began)."""
         live = self.live[node] = _Live()
+        # (made while a checkpoint runs its block again: its ops, and its inputs' copies)
+        live.recomputed = recomputing() and (not _is_leaf(node) or recomputed_input(node))
         if _is_leaf(node):
             v = node.variable
             live.value, live.shape, live.out = self.copies.of(v), v.array.shape, v
@@ -211,10 +224,9 @@ class Recorder:
     def _accumulated_leaves(self) -> list[Tensor]:
         """The tensors whose .grad the recorded backward passes added to (each once)."""
         leaves: dict[int, Tensor] = {}
-        for _, _, steps, _ in self.passes:
-            for step in steps:
-                for t, _, _ in step[5]:  # (the step's accumulations)
-                    leaves[id(t)] = t
+        for step in all_steps(self.passes.top):
+            for t, _, _ in step[5]:  # (the step's accumulations)
+                leaves[id(t)] = t
         return list(leaves.values())
 
     # -- gradients: kept in boxes, copied only when they are about to change ------------------
@@ -253,13 +265,12 @@ class Recorder:
     def _step(self, event: ev.BackwardStep) -> None:
         if event.node not in self.live:
             self._register(event.node)
+        nested, recomputed = self.passes.take()
         step = [event.index, event.node, self._boxed(event.grad_outputs),
                 self._boxed(event.grad_inputs), list(event.summed_dims),
-                self.accumulations, self.hooks, event.seconds, []]
+                self.accumulations, self.hooks, event.seconds, nested, recomputed, []]
         self.accumulations, self.hooks = [], []
-        if not self.passes:
-            self.passes.append([[], [], [], 0.0])
-        self.passes[-1][2].append(step)
+        self.passes.running().steps.append(step)
 
     # -- build ---------------------------------------------------------------------------------
     def build(self, names: dict[int, str]) -> tuple:
@@ -288,7 +299,10 @@ class Recorder:
                 leaf = live.out
                 nodes.append(TraceNode(ids[node], "AccumulateGrad", labels[node],
                                        formula=node.formula, shape=live.shape, value=live.value,
-                                       module=owners.get(self.params.get(id(leaf)), "")))
+                                       module=owners.get(self.params.get(id(leaf)), ""),
+                                       recomputed=live.recomputed))
+                if live.recomputed:  # (a block's input seen again: not the user's leaf)
+                    continue
                 grad = leaf.grad
                 leaves.append(TraceLeaf(labels[node], ids[node], live.shape, live.value,
                                         None if grad is None else compact_copy(grad.array),
@@ -299,25 +313,19 @@ class Recorder:
                     for i, (nxt, nr) in enumerate(node.next_functions)]
             saved = [(args[w] if isinstance(w, int) else w, live.value if w == "result" else v)
                      for w, v in live.saved]
+            call, kind = ("", "") if live.made_by is None else call_text(
+                live.made_by, lambda t: tensor_label(t, labels, names))
             nodes.append(TraceNode(
                 ids[node], node.display_name(), labels[node],
                 source_form(node.display_name(), args, live.attrs, live.shape),
                 type(node).formula, live.shape, live.value,
                 [None if nxt is None else ids.get(nxt) for nxt, _ in node.next_functions],
-                args, live.attrs, live.line, saved, paths.get(live.call, ""),
-                constant_values(node, live.consts, live.attrs, self.copies),
-                self.memory.records(live.kept, args, leaf_memory)))
-        backwards = []
-        for roots, seeds, steps, seconds in self.passes:
-            records = []
-            for index, node, g_out, g_in, summed, accs, hooks, secs, freed in steps:
-                accs = [TraceAccumulation(leaf_labels.get(id(t), "?"), before[0], after[0])
-                        for t, before, after in accs]
-                records.append(TraceStep(index, ids[node], [b[0] for b in g_out],
-                                         [b[0] for b in g_in], summed, accs, hooks, secs,
-                                         [ids[n] for n in freed if n in ids]))
-            backwards.append(TraceBackward([ids[r] for r in roots], seeds, records, seconds))
-        last = {a.leaf: a.after for b in backwards for s in b.steps for a in s.accumulations}
+                args, live.attrs, live.line, saved, paths.get(live.call, ""), call, kind,
+                live.made_by.number if live.made_by else 0, live.recomputed,
+                constants=constant_values(node, live.consts, live.attrs, self.copies),
+                memory=self.memory.records(live.kept, args, leaf_memory)))
+        backwards = [pass_record(p, ids, leaf_labels) for p in self.passes.top]
+        last = {a.leaf: a.after for s in step_records(backwards) for a in s.accumulations}
         for leaf in leaves:
             if leaf.label in last:
                 leaf.grad = last[leaf.label]
@@ -354,7 +362,7 @@ class Recorder:
             name = None
             if t is not None:
                 name = t.name or self.params.get(id(t)) or names.get(id(t))
-            if name is None and node in self.roots and not _is_leaf(node):
+            if name is None and node in self.roots and not (_is_leaf(node) or live.recomputed):
                 outs += 1
                 name = "out" if outs == 1 else f"out{outs}"
             labels[node] = unique(name)
@@ -386,12 +394,3 @@ def _input_index(t: Tensor, edges: list) -> int | None:
             return j
     return None
 
-
-def _data(t: Any) -> np.ndarray | None:
-    return None if t is None else t.array if isinstance(t, Tensor) else np.asarray(t)
-
-
-def _datas(values: Any) -> list[np.ndarray | None]:
-    if values is None or isinstance(values, Tensor):
-        return [_data(values)]
-    return [_data(v) for v in values]

@@ -80,6 +80,13 @@ class TraceNode:
     # the dotted path of the innermost module whose forward made it ("" if none); for a
     # parameter's AccumulateGrad, the module that owns the parameter
     module: str = ""
+    # the call that made it, when that call is no node of its own (`einsum('ij,jk->ik', A,
+    # B)`, `checkpoint(block, x)`): its text, its kind ("einsum", "tensordot", "checkpoint",
+    # "checkpoint_reentrant") and a number per call; "", "", 0 for none
+    call: str = ""
+    call_kind: str = ""
+    call_number: int = 0
+    recomputed: bool = False  # made in backward, by a checkpoint running its block again
     # what a program needs besides `attrs`: the values of the inputs without an edge (input
     # index -> array or number; an index missing: not known) and settings too large to show
     # (name -> array); and what the node keeps for its backward, as memory
@@ -158,6 +165,10 @@ class TraceStep:
     hooks: list[TraceHook] = field(default_factory=list)
     seconds: float = 0.0
     freed: list[str] = field(default_factory=list)  # the nodes whose saved tensors it freed
+    # what ran inside this step: the ops a checkpoint ran again (node ids, in order) and the
+    # backward passes it ran through them (a reentrant checkpoint's)
+    recomputed: list[str] = field(default_factory=list)
+    nested: list[TraceBackward] = field(default_factory=list)
 
 
 @dataclass

@@ -160,6 +160,24 @@ LAYER_SHAPES: dict[str, tuple[tuple[tuple[int, ...], ...], ...]] = {
     "last_dim_affine": (((2, 3, 4), (4,), (4,)), ((5, 3), (3,), (3,))),
     "groups_affine": (((2, 4, 3), (4,), (4,)), ((1, 4, 2, 2), (4,), (4,))),
     "table": (((5, 3),), ((6, 2),)),
+    # einsum, tensordot, matrix_exp (op_table_contractions.py)
+    "mm_pair": (((2, 3), (3, 4)), ((1, 2), (2, 2)), ((3, 1), (1, 2))),
+    "bmm_pair": (((2, 2, 3), (2, 3, 2)), ((1, 3, 2), (1, 2, 2))),
+    "heads_pair": (((2, 2, 3, 2), (2, 2, 2, 2)), ((1, 2, 1, 3), (1, 2, 2, 3))),
+    "ellipsis_pair": (((2, 2, 3), (3, 2)), ((2, 1, 2, 2), (3, 2, 1))),
+    "vector_pair": (((3,), (2,)), ((1,), (4,))),
+    "same_pair": (((2, 3), (2, 3)), ((3, 1), (3, 1))),
+    "chain_triple": (((2, 3), (3, 2), (2, 2)), ((1, 2), (2, 3), (3, 1))),
+    "square": (((3, 3),), ((2, 2),)),
+    "cube": (((2, 3, 2),), ((1, 2, 3),)),
+    "square_batch": (((3, 3),), ((2, 2, 2),), ((1, 1),)),
+    "tensordot_pair": (((2, 3, 2), (3, 2, 2)), ((3, 1, 2), (1, 2, 2))),
+    "tensordot_lists": (((3, 2, 2), (2, 2, 3)), ((2, 1, 3), (3, 2, 2))),
+    # packed sequences, weight norm, vdot (op_table_nn_utils.py)
+    "sequences": (((3, 4, 2),), ((3, 3, 2),)),
+    "weight_norm": (((2, 3), (2, 1)), ((4, 2), (4, 1))),
+    "weight_norm_3d": (((2, 3, 2), (1, 3, 1)),),
+    "vector_same": (((3,), (3,)), ((5,), (5,))),
 }
 
 SHAPE_RULES.update({kind: (lambda *s, kind=kind: tuple(s) in LAYER_SHAPES[kind])

@@ -29,8 +29,10 @@ from minigrad.testing.domains import (
 from minigrad.testing.op_spec import OpSpec
 from minigrad.testing.op_spec import binary as _binary
 from minigrad.testing.op_spec import unary as _unary
+from minigrad.testing.op_table_contractions import CONTRACTIONS
 from minigrad.testing.op_table_layers import LAYERS
 from minigrad.testing.op_table_math import MATH
+from minigrad.testing.op_table_nn_utils import NN_UTILS
 from minigrad.testing.op_table_shaping import SHAPING
 
 
@@ -274,7 +276,7 @@ NN = [
 ]
 
 OPS: list[OpSpec] = (ARITHMETIC + FUNCTIONS + REDUCTIONS + LINALG + SHAPES + INPLACE + NN + MATH
-                     + SHAPING + LAYERS)
+                     + SHAPING + LAYERS + CONTRACTIONS + NN_UTILS)
 """Every op, in the order expression shrinking prefers (simplest first)."""
 
 

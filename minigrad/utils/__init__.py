@@ -1,3 +1,4 @@
-"""`minigrad.utils`, as `torch.utils`: for now `data` (Dataset, DataLoader, ...)."""
+"""`minigrad.utils`, as `torch.utils`: `data` (Dataset, DataLoader, ...) and `checkpoint`
+(recompute a block in backward instead of keeping what it saved)."""
 
-from minigrad.utils import data
+from minigrad.utils import checkpoint, data

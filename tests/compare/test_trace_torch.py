@@ -49,6 +49,24 @@ NOT_IDENTICAL.update({
                  "F.cross_entropy(x, probabilities)")
 })
 
+NOT_IDENTICAL.update({name: "minigrad's own recording knows which call made the nodes and "
+                      "heads them (`▸ einsum('ij,jk->ik', A, B): ...`, the checkpointed block "
+                      "and what its backward reruns); PyTorch's nodes do not say, so a trace of "
+                      "PyTorch's backward lists the same steps and gradients without the headings"
+                      for name in (
+    "torch.einsum('ij,jk->ik', A, B)", "torch.einsum('bhqd,bhkd->bhqk', q, k) (attention scores)",
+    "torch.einsum('ii', S) (trace)", "torch.einsum('i,j->ij', x, y) (outer)",
+    "torch.einsum('ij,jk,kl->il', A, B, C)", "torch.tensordot(T, U, dims=2)",
+    "checkpoint(block, x, use_reentrant=True)", "checkpoint(block, x, use_reentrant=False)")})
+
+NOT_IDENTICAL.update({
+    "F.normalize(x, dim=1)": "PyTorch's ClampMinBackward0 keeps the clamp's input, not its "
+    "output: trace_torch cannot show the clamped norms' value",
+    "pad_packed_sequence(pack_padded_sequence(x, unsorted))": "pad_packed_sequence builds its "
+    "output in C++ (a tensor full of the padding value, then narrow copies): trace_torch can "
+    "show neither the padding tensor nor the copies' values, and reads a narrow as `t2[:3]`",
+})
+
 
 # trace_torch writes a layer node as the PyTorch call with its settings, read off the node
 # (`conv2d(x, w, b, stride=2, padding=1)`); minigrad's own source forms write some settings in

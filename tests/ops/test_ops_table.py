@@ -128,6 +128,11 @@ NOT_IN_TABLE = {
     "SumToSizeBackward0": "the engine's broadcast undo; checked by every broadcast op",
     "ReshapeAliasBackward0": "reshape of a strided view; expressions reach it (t, permute)",
     "NotImplemented": "floor_divide: a step, with no derivative in PyTorch either",
+    "NormBackward1": "at::norm along a dim, recorded inside norm_except_dim (the table's "
+    "norm_except_dim and weight_norm_middle_dim entries go through it); no public call ends in it",
+    "CheckpointFunctionBackward": "the reentrant checkpoint refuses autograd.grad (as PyTorch's "
+    "does); tests/utils/test_checkpoint.py checks it through backward(), the table's "
+    "`checkpoint` entry the non-reentrant variant",
 }
 
 

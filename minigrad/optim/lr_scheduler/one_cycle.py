@@ -15,8 +15,9 @@ def _per_group(name: str, optimizer: Optimizer, value: Any) -> list:
     """One value per parameter group (a list of them, or one for all)."""
     if isinstance(value, (list, tuple)):
         if len(value) != len(optimizer.param_groups):
-            raise ValueError(f"expected {len(optimizer.param_groups)} values for {name}, got "
-                             f"{len(value)}")
+            raise ValueError(f"{name} must have the same length as optimizer.param_groups. "
+                             f"{name} has {len(value)} values, param_groups has "
+                             f"{len(optimizer.param_groups)}.")
         return list(value)
     return [value] * len(optimizer.param_groups)
 

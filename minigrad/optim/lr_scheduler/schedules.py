@@ -58,6 +58,10 @@ class LRScheduler:
                                "resuming scheduler with last_epoch >= 0.")
         self.base_lrs = [group["initial_lr"] for group in optimizer.param_groups]
         self.last_epoch = last_epoch
+        self._initial_step()
+
+    def _initial_step(self) -> None:
+        """The first step, taken by construction (epoch 0): counts start again from it."""
         self._step_count = 0
         self._is_initial = True
         try:
@@ -79,6 +83,11 @@ class LRScheduler:
         self._step_count += 1
         if epoch is not None:
             warnings.warn(EPOCH_DEPRECATION_WARNING, UserWarning, stacklevel=2)
+        self._update_lr(epoch)
+
+    def _update_lr(self, epoch: int | None = None) -> None:
+        """Move to the next epoch (or to `epoch`, by the closed form where there is one) and
+        set every group's lr."""
         self._get_lr_called_within_step = True
         try:
             if epoch is None:
@@ -112,13 +121,7 @@ class LambdaLR(LRScheduler):
     def __init__(self, optimizer: Optimizer, lr_lambda: Callable | list[Callable],
                  last_epoch: int = -1) -> None:
         self.optimizer = optimizer
-        if not isinstance(lr_lambda, (list, tuple)):
-            self.lr_lambdas = [lr_lambda] * len(optimizer.param_groups)
-        else:
-            if len(lr_lambda) != len(optimizer.param_groups):
-                raise ValueError(f"Expected {len(optimizer.param_groups)} lr_lambdas, but got "
-                                 f"{len(lr_lambda)}")
-            self.lr_lambdas = list(lr_lambda)
+        self.lr_lambdas = lambdas(optimizer, lr_lambda)
         super().__init__(optimizer, last_epoch)
 
     def get_lr(self) -> list[float]:
@@ -126,19 +129,44 @@ class LambdaLR(LRScheduler):
         return [base * f(self.last_epoch) for f, base in zip(self.lr_lambdas, self.base_lrs)]
 
     def state_dict(self) -> dict[str, Any]:
-        """As PyTorch's: functions are not saved (None), callable objects by their __dict__."""
-        state = {k: v for k, v in self.__dict__.items() if k not in ("optimizer", "lr_lambdas")}
-        state["lr_lambdas"] = [None if isinstance(f, types.FunctionType) else f.__dict__.copy()
-                               for f in self.lr_lambdas]
-        return state
+        return lambda_state(self)
 
     def load_state_dict(self, state_dict: dict[str, Any]) -> None:
-        state = dict(state_dict)
-        lambdas = state.pop("lr_lambdas")
-        self.__dict__.update(state)
-        for f, saved in zip(self.lr_lambdas, lambdas):
-            if saved is not None:
-                f.__dict__.update(saved)
+        load_lambda_state(self, state_dict)
+
+
+def lambdas(optimizer: Optimizer, lr_lambda: Any, check: bool = False) -> list[Callable]:
+    """One function per parameter group (the one given for all, or a list of them)."""
+    if not isinstance(lr_lambda, list | tuple):
+        found = [lr_lambda] * len(optimizer.param_groups)
+    else:
+        if len(lr_lambda) != len(optimizer.param_groups):
+            raise ValueError(f"Expected {len(optimizer.param_groups)} lr_lambdas, but got "
+                             f"{len(lr_lambda)}")
+        found = list(lr_lambda)
+    for f in found if check else ():
+        if not callable(f):
+            raise TypeError(f"lr_lambda should be a function, but got {type(f).__name__}")
+    return found
+
+
+def lambda_state(scheduler: Any) -> dict[str, Any]:
+    """A LambdaLR's state, as PyTorch's: functions are not saved (None), callable objects by
+    their __dict__."""
+    state = {k: v for k, v in scheduler.__dict__.items() if k not in ("optimizer",
+                                                                      "lr_lambdas")}
+    state["lr_lambdas"] = [None if isinstance(f, types.FunctionType) else f.__dict__.copy()
+                           for f in scheduler.lr_lambdas]
+    return state
+
+
+def load_lambda_state(scheduler: Any, state_dict: dict[str, Any]) -> None:
+    state = dict(state_dict)
+    saved = state.pop("lr_lambdas")
+    scheduler.__dict__.update(state)
+    for f, kept in zip(scheduler.lr_lambdas, saved):
+        if kept is not None:
+            f.__dict__.update(kept)
 
 
 class StepLR(LRScheduler):

@@ -1,8 +1,9 @@
 """Samplers: which indices of a dataset a DataLoader visits, and in what order (PyTorch's).
 
-The random ones draw from `minigrad.manual_seed`'s generator when given none, so a seeded run
-shuffles the same way every time. minigrad's generators are numpy's (`manual_seed` returns
-one); PyTorch's `torch.Generator` plays that part there, and the draws differ.
+The random ones draw from their `generator=` (a `minigrad.Generator`, as PyTorch's
+`torch.Generator().manual_seed(42)`), or from `minigrad.default_generator` when given none, so
+a seeded run shuffles the same way every time. A minigrad Generator is numpy's inside: the
+draws differ from PyTorch's.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from typing import Any, Generic, TypeVar
 
 import numpy as np
 
-from minigrad.surface import factories
+from minigrad.surface import random
 
 __all__ = ["Sampler", "SequentialSampler", "RandomSampler", "SubsetRandomSampler",
            "WeightedRandomSampler", "BatchSampler"]
@@ -22,13 +23,11 @@ T_co = TypeVar("T_co", covariant=True)
 
 
 def numpy_generator(generator: Any) -> np.random.Generator:
-    """The numpy generator to draw from: `generator`, or minigrad's (seeded by manual_seed)."""
-    if generator is None:
-        return factories.generator()
-    if not isinstance(generator, np.random.Generator):
-        raise TypeError(f"generator must be a numpy.random.Generator (what "
-                        f"minigrad.manual_seed returns) or None, not {type(generator).__name__}")
-    return generator
+    """The numpy generator to draw from: inside `generator` (a minigrad.Generator, or numpy's
+    own), or the default one's (seeded by manual_seed)."""
+    if isinstance(generator, np.random.Generator):
+        return generator
+    return random.numpy_rng(generator, "randperm")
 
 
 class Sampler(Generic[T_co]):

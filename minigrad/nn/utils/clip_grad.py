@@ -1,6 +1,5 @@
-"""`minigrad.nn.utils`: gradient clipping, parameters as one vector (and back), and
-`grad_report` (every parameter's gradient at a glance, with warnings) and `GradFlow` (the
-gradient flow over training steps, as a picture): minigrad's own, not PyTorch's."""
+"""Gradient clipping: `clip_grad_norm_` (all gradients scaled together to a total norm) and
+`clip_grad_value_` (each entry clamped), as `torch.nn.utils.clip_grad`."""
 
 from __future__ import annotations
 
@@ -9,13 +8,10 @@ from collections.abc import Iterable
 
 import numpy as np
 
-from minigrad import ops
 from minigrad.autograd.grad_mode import no_grad
 from minigrad.autograd.tensor import Tensor
-from minigrad.nn.grad_report import GradFlow, GradRow, grad_report
 
-__all__ = ["clip_grad_norm_", "clip_grad_value_", "parameters_to_vector",
-           "vector_to_parameters", "grad_report", "GradRow", "GradFlow"]
+__all__ = ["clip_grad_norm_", "clip_grad_value_"]
 
 
 def _grads(parameters: Tensor | Iterable[Tensor]) -> list[Tensor]:
@@ -61,20 +57,3 @@ def clip_grad_value_(parameters: Tensor | Iterable[Tensor], clip_value: float,
     with no_grad():
         for g in _grads(parameters):
             g.clamp_(-clip_value, clip_value)
-
-
-def parameters_to_vector(parameters: Iterable[Tensor]) -> Tensor:
-    """Every parameter flattened and concatenated, in order (recorded: CatBackward0 of
-    ViewBackward0s, as in PyTorch)."""
-    return ops.cat([p.view(-1) for p in parameters])
-
-
-def vector_to_parameters(vec: Tensor, parameters: Iterable[Tensor]) -> None:
-    """Slice `vec` back into the parameters' shapes and make those their values (`.data`)."""
-    if not isinstance(vec, Tensor):
-        raise TypeError(f"expected minigrad.Tensor, but got: {type(vec).__name__}")
-    start = 0
-    for p in parameters:
-        n = p.numel()
-        p.data = vec[start:start + n].view_as(p).data
-        start += n
