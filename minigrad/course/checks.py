@@ -87,7 +87,7 @@ def _run(check: str, prepared: Prepared, student: ChildRunner, factor: float, re
     if found is None:
         return {"check": check, "status": "passed"}
     case, failure = found
-    if not case.hidden and failure.get("reason") not in ("delegation",):
+    if not case.hidden and reference is not None and failure.get("reason") != "delegation":
         case, failure = _simpler(prepared.op, check, kind, case, failure, student, reference)
     if check in ("backward", "broadcasting", "dim", "batched") and \
             failure.get("problem") == "value":
@@ -173,7 +173,7 @@ def _simpler(op: Op, check: str, kind: str, case: Case, failure: dict[str, Any],
     candidates = []
     for values in ([simplest(a.shape, op.domain(i)).astype(a.dtype)
                     for i, a in enumerate(case.arrays)],
-                   [np.round(a, 1) for a in case.arrays]):
+                   [np.asarray(np.round(a, 1)) for a in case.arrays]):
         if all(op.domain(i).contains(v) for i, v in enumerate(values)) and \
                 any(not np.array_equal(v, a) for v, a in zip(values, case.arrays)):
             candidates.append(Case(tuple(values), dict(case.params)))

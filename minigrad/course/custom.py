@@ -29,7 +29,6 @@ import numpy as np
 
 from minigrad.course.cases import Case
 from minigrad.course.manifest import GRADING, Course, CustomCheck
-from minigrad.course.reference import Prepared
 from minigrad.course.runner import Stopped
 
 
@@ -92,8 +91,9 @@ def not_run(checks: list[CustomCheck], reason: str = "") -> list[dict[str, Any]]
 
 
 def run(checks: list[CustomCheck], module: ModuleType | None, results: list[dict[str, Any]],
-        student: Any, prepared: Prepared) -> list[dict[str, Any]]:
-    """Each custom check's result, after the op's built-in `results`."""
+        student: Any, reference: Any) -> list[dict[str, Any]]:
+    """Each custom check's result, after the op's built-in `results`; `reference` runs the
+    right op (or is None)."""
     if module is None:
         return not_run(checks)
     status = {r["check"]: r["status"] for r in results}
@@ -103,18 +103,14 @@ def run(checks: list[CustomCheck], module: ModuleType | None, results: list[dict
         if failed:
             found.append({"check": check.name, "status": "not_judged", "builds_on": failed})
             continue
-        found.append(_run_one(check, getattr(module, check.function), student, prepared))
+        found.append(_run_one(check, getattr(module, check.function), student, reference))
     return found
 
 
-def _run_one(check: CustomCheck, function: Any, student: Any, prepared: Prepared
+def _run_one(check: CustomCheck, function: Any, student: Any, reference: Any
              ) -> dict[str, Any]:
-    from minigrad.course.runner import BuiltinRunner
-
-    op = prepared.op
-    reference = Handle(BuiltinRunner(op.reference, op.inputs)) if op.reference else None
     try:
-        function(Handle(student), reference)
+        function(Handle(student), Handle(reference) if reference is not None else None)
     except OpFailed as failed:
         return {"check": check.name, "status": "failed", **failed.error}
     except AssertionError as exc:

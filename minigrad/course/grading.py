@@ -108,42 +108,49 @@ class Grader:
         self.course, self.limits = course, limits
         self.ops = [o for o in course.ops if o.name in wanted]
         self.session = Session(limits, slot)
+        self.solutions = self._solutions()
         self.prepared = prepared if prepared is not None else self._prepare()
         self.checks = custom.load_checks(course)
 
     def _prepare(self) -> dict[str, Prepared]:
-        course, session = self.course, self.session
+        course = self.course
         prepared: dict[str, Prepared] = {}
-        with tempfile.TemporaryDirectory() as folder:
-            solutions = self._solutions(Path(folder))
-            for op in self.ops:
-                if op.reference is None and not course.teacher:
-                    continue  # (a lecturer's op: its reference is in the teacher's copy only)
-                timing = ChildRunner(session, solutions, course.package, op.name, op.cls,
-                                     op.inputs, 60.0) if solutions else None
-                trusted = ChildRunner(session, solutions, course.package, op.name, op.cls,
-                                      op.inputs, 60.0, trusted=True) if op.reference is None \
-                    else BuiltinRunner(op.reference, op.inputs)
-                try:
-                    prepared[op.name] = prepare(op, course.secret, trusted, timing)
-                finally:
-                    for runner in (timing, trusted):
-                        if isinstance(runner, ChildRunner):
-                            runner.close()
-            if solutions:
-                remove_copy(solutions)
+        for op in self.ops:
+            if op.reference is None and not course.teacher:
+                continue  # (a lecturer's op: its reference is in the teacher's copy only)
+            timing = self._solution(op, trusted=False)
+            reference = self.reference(op)
+            try:
+                prepared[op.name] = prepare(op, course.secret, reference, timing)
+            finally:
+                for runner in (timing, reference):
+                    if isinstance(runner, ChildRunner):
+                        runner.close()
         return prepared
 
-    def _solutions(self, scratch: Path) -> Path | None:
+    def _solutions(self) -> Path:
         """A copy of the reference solutions: the teacher's package, or (a student's own
         run) the catalogue's solutions."""
         course = self.course
         if course.teacher:
             return self.session.copy_package(course.folder / course.package, course.package)
-        for op in self.ops:
-            if op.reference is not None:
-                (scratch / f"{op.name}.py").write_text(make.op_source(op, course.lang))
-        return self.session.copy_package(scratch, course.package)
+        with tempfile.TemporaryDirectory() as scratch:
+            for op in self.ops:
+                if op.reference is not None:
+                    path = Path(scratch) / f"{op.name}.py"
+                    path.write_text(make.op_source(op, course.lang), encoding="utf-8")
+            return self.session.copy_package(Path(scratch), course.package)
+
+    def _solution(self, op: Op, trusted: bool) -> ChildRunner:
+        return ChildRunner(self.session, self.solutions, self.course.package, op.name, op.cls,
+                           op.inputs, 60.0, trusted=trusted)
+
+    def reference(self, op: Op) -> Any:
+        """What gives the right answers for `op`: minigrad's own op (in this process), or
+        for a lecturer's op the teacher's solution (in a sandboxed child; close it after)."""
+        if op.reference is not None:
+            return BuiltinRunner(op.reference, op.inputs)
+        return self._solution(op, trusted=True) if self.course.teacher else None
 
     def grade(self, submission: str | Path, lang: str | None = None) -> GradeReport:
         """Grade the submission in `submission` (its package folder, or loose files)."""
@@ -178,18 +185,20 @@ class Grader:
             return OpGrade(op, results + custom.not_run(extra, "no_package"), points)
         runner = ChildRunner(self.session, copy, course.package, op.name, op.cls, op.inputs,
                              self.limits.timeout)
-        reference = BuiltinRunner(op.reference, op.inputs) if op.reference else None
+        reference = self.reference(op)
         try:
             results = checks.run_checks(prepared, runner, course.teacher,
                                         course.speed_factor, reference)
-            results += custom.run(extra, self.checks, results, runner, prepared)
+            results += custom.run(extra, self.checks, results, runner, reference)
         finally:
-            runner.close()
+            for used in (runner, reference):
+                if isinstance(used, ChildRunner):
+                    used.close()
         return OpGrade(op, results, points, runner.printed, runner.dropped,
                        time.monotonic() - started)
 
     def close(self) -> None:
-        self.session.close()
+        self.session.close()  # (its folder, with the copy of the solutions, goes too)
 
     def __enter__(self) -> Grader:
         return self

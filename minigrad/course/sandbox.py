@@ -172,7 +172,7 @@ class Session:
         self.count += 1
         scratch = self.root / f"run-{self.count}"
         scratch.mkdir(mode=0o700)
-        uid = UID_BASE + self.slot if self.info.get("root") else None
+        uid = UID_BASE + self.slot if self.info.get("user") == "separate" else None
         if uid is not None:
             os.chown(scratch, uid, uid)
         limits = self.limits
@@ -196,7 +196,7 @@ class Session:
 
     def isolation(self) -> dict[str, Any]:
         """What the children of this session are kept from, for the teacher's report."""
-        return {k: self.info.get(k) for k in ("landlock", "netns", "root")} | {
+        return {k: self.info.get(k) for k in ("landlock", "netns", "root", "user")} | {
             "processes": self.limits.processes, "memory_mb": self.limits.memory_mb}
 
     def close(self) -> None:

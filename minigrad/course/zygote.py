@@ -48,13 +48,16 @@ def main(control_fd: int) -> None:
     import numpy  # noqa: F401  (everything a child needs is imported before it is forked)
 
     import minigrad
-    from minigrad.course import child, landlock, poison
+    from minigrad.course import child, landlock, mounts, poison
 
     poison.prepare(minigrad.Function)
     netns = ctypes.CDLL(None, use_errno=True).unshare(CLONE_NEWNET) == 0
+    stdlib, shared = mounts.stdlib_for_children(os.getcwd())
+    separate = os.geteuid() == 0 and shared and all(mounts.world_readable(p)
+                                                    for p in mounts.numpy_folders())
     info = {"landlock": landlock.abi(), "netns": netns, "root": os.geteuid() == 0,
-            "python": sys.version.split()[0]}
-    readable = _readable()
+            "user": "separate" if separate else "same", "python": sys.version.split()[0]}
+    readable = mounts.rules(stdlib)
     linecache.clearcache()
     gc.collect()
     gc.freeze()  # (objects made so far are never collected: fewer pages copied by forks)
@@ -76,30 +79,13 @@ def main(control_fd: int) -> None:
             if pid == 0:
                 control.close()
                 signal.signal(signal.SIGTERM, signal.SIG_DFL)
-                _child(request, fds[0], child.serve, readable)
+                _child(request, fds[0], child.serve, readable, stdlib)
             reply = {"pid": pid}
         for fd in fds:
             os.close(fd)
         control.sendall(json.dumps(reply).encode() + b"\n")
     _kill_all(None)
     os._exit(0)
-
-
-def _readable() -> list[tuple[str, str]]:
-    """What a child may read, as Landlock rules: Python's standard library (not the
-    site-packages inside it) and numpy. Never minigrad's source (every module a child uses is
-    imported already), never another package (torch has an autograd of its own)."""
-    import numpy
-
-    stdlib = sysconfig.get_paths()["stdlib"]
-    rules = [(stdlib, "list")]  # (its names: the importer lists it; the contents below)
-    rules += [(os.path.join(stdlib, name), "read") for name in sorted(os.listdir(stdlib))
-              if name not in ("site-packages", "dist-packages")]
-    here = os.path.dirname(numpy.__file__)
-    for path in (here, here + ".libs", os.path.join(os.path.dirname(here), "numpy.libs")):
-        if os.path.isdir(path):
-            rules.append((path, "read"))
-    return rules
 
 
 def _kill_all(pid: int | None) -> int | None:
@@ -143,7 +129,7 @@ def _describe(status: int) -> dict[str, Any]:
 
 
 # -- the child ---------------------------------------------------------------------------------
-def _child(spec: dict[str, Any], fd: int, serve: Any, readable: list) -> None:
+def _child(spec: dict[str, Any], fd: int, serve: Any, readable: list, stdlib: str) -> None:
     """Lock the process down, then serve the grader's requests; never returns."""
     sock = socket.socket(fileno=fd)
     try:
@@ -162,13 +148,13 @@ def _child(spec: dict[str, Any], fd: int, serve: Any, readable: list) -> None:
             os.setgroups([])
             os.setgid(spec["uid"])
             os.setuid(spec["uid"])
-        from minigrad.course import landlock, poison
+        from minigrad.course import landlock, mounts, poison
 
         disabled = poison.apply_role(spec["role"])
         version = landlock.restrict(readable + [(spec["package_dir"], "read"),
                                                 (spec["scratch"], "write")])
-        sys.path[:] = [spec["package_dir"], sysconfig.get_paths()["stdlib"],
-                       os.path.join(sysconfig.get_paths()["stdlib"], "lib-dynload")]
+        sys.path[:] = [spec["package_dir"], stdlib, os.path.join(stdlib, "lib-dynload")]
+        mounts.rebase_packages(sysconfig.get_paths()["stdlib"], stdlib)
     except BaseException as exc:  # noqa: BLE001  (the grader's fault, not the submission's)
         from minigrad.course import protocol
 
