@@ -24,7 +24,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from minigrad.course import reports
+from minigrad.course import render, reports
 from minigrad.course.grading import Grader, locate_package
 from minigrad.course.manifest import Course, load_course
 from minigrad.course.sandbox import Limits
@@ -49,7 +49,8 @@ def fingerprint(folder: Path, course: Course) -> str:
 
 def grade_all(submissions: Path, teacher: Path, csv_path: Path, results: Path | None = None,
               workers: int | None = None, limits: Limits | None = None,
-              lang: str | None = None, say: Any = print) -> dict[str, Any]:
+              lang: str | None = None, say: Any = print, timing: bool = True
+              ) -> dict[str, Any]:
     """Grade every submission; write the results files and the CSV; return the summary."""
     started = time.monotonic()
     if not submissions.is_dir():
@@ -66,10 +67,13 @@ def grade_all(submissions: Path, teacher: Path, csv_path: Path, results: Path | 
             done += 1
         else:
             todo.append(path)
-    say(f"{len(students)} submissions: {done} already graded, {len(todo)} to grade")
+    lang = lang or course.lang
+    say(render.word("batch_start", lang, n=len(students), done=done, todo=len(todo)))
+    isolation: dict[str, Any] = {}
     if todo:
         with Grader(course, limits=limits) as main:
             prepared = main.prepared  # (the expected answers, made once; the session ends)
+            isolation = main.session.isolation()
         count = max(1, min(workers or os.cpu_count() or 1, len(todo)))
         context = multiprocessing.get_context("fork")
         slots = context.Queue()
@@ -86,7 +90,9 @@ def grade_all(submissions: Path, teacher: Path, csv_path: Path, results: Path | 
             for p in students if (results / f"{p.name}.json").is_file()]
     write_csv(csv_path, course, rows)
     summary = summarize(rows, time.monotonic() - started)
-    say(summary_text(summary, csv_path, results))
+    say(summary_text(summary, csv_path, results, timing, lang))
+    if timing and isolation:
+        say(render.isolation_text(isolation, lang))
     return summary
 
 
@@ -156,8 +162,10 @@ def summarize(rows: list[dict[str, Any]], seconds: float) -> dict[str, Any]:
             "seconds": round(seconds, 1)}
 
 
-def summary_text(s: dict[str, Any], csv_path: Path, results: Path) -> str:
-    return (f"{s['students']} students: mean {s['mean']:.1f}, median {s['median']:g} of "
-            f"{s['max_score']}; {s['full_marks']} with full marks, {s['not_graded']} not "
-            f"graded (no package or an error)\nscores: {csv_path}   feedback and Gradescope "
-            f"results per student: {results}/   ({s['seconds']:.0f} s)")
+def summary_text(s: dict[str, Any], csv_path: Path, results: Path, timing: bool,
+                 lang: str = "en") -> str:
+    text = render.word("batch_summary", lang, students=s["students"], mean=s["mean"],
+                       median=s["median"], top=s["max_score"], full=s["full_marks"],
+                       not_graded=s["not_graded"], csv=csv_path, results=results)
+    return text + ("\n" + render.word("batch_time", lang, seconds=s["seconds"])
+                   if timing else "")

@@ -22,7 +22,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from minigrad.course import batch, gradescope, grading, make, reports
+from minigrad.course import batch, gradescope, grading, make, render, reports
 from minigrad.course.catalog import OPS
 from minigrad.course.manifest import read_manifest
 from minigrad.course.sandbox import Limits, SandboxError
@@ -104,6 +104,8 @@ def add_course(commands: Any) -> None:
                        help="one results file per student (default: beside the CSV)")
     every.add_argument("--workers", type=_positive, help="submissions graded at once "
                                                          "(default: one per core)")
+    every.add_argument("--no-timing", action="store_true",
+                       help="leave the time and the sandbox's report out (stable output)")
     _limits(every)
     every.set_defaults(run=run_grade_all)
     scope = sub.add_parser("gradescope", help="build a Gradescope autograder zip")
@@ -178,7 +180,7 @@ def run_grade_all(args: argparse.Namespace) -> int:
     try:
         batch.grade_all(Path(args.folder), Path(args.teacher), args.csv,
                         Path(args.results) if args.results else None, args.workers,
-                        _limits_of(args), args.lang)
+                        _limits_of(args), args.lang, timing=not args.no_timing)
     except (ValueError, OSError, SandboxError) as exc:
         return _error(exc)
     return 0
@@ -189,7 +191,7 @@ def run_gradescope(args: argparse.Namespace) -> int:
         out = gradescope.build(args.teacher, args.out)
     except (ValueError, OSError) as exc:
         return _error(exc)
-    print(f"Wrote {out}: upload it as the autograder of a Gradescope programming assignment")
+    print(render.word("zip", read_manifest(args.teacher)["lang"], out=out))
     return 0
 
 

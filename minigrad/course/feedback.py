@@ -37,10 +37,11 @@ T: dict[str, dict[str, str]] = {
                          "zh": "backward 为 {input} 返回的梯度是 {got}，而 {input} 的 dtype 是 "
                                "{expected}。"},
     "second_value/value": {"en": "the second derivative is wrong: the gradient of "
-                                 "{gradient_of}, differentiated with respect to {input}{at}, "
-                                 "should be {expected}; through your backward it is {got}.",
-                           "zh": "二阶导数不对：{gradient_of} 的梯度对 {input} {at}求导，应当是 "
-                                 "{expected}，沿你的 backward 求出的却是 {got}。"},
+                                 "{gradient_of}, differentiated with respect to {input}{at} "
+                                 "(along a random direction), should be {expected}; through "
+                                 "your backward it is {got}.",
+                           "zh": "二阶导数不对：{gradient_of} 的梯度（沿一个随机方向）对 {input} "
+                                 "{at}求导，应当是 {expected}，沿你的 backward 求出的却是 {got}。"},
     "stability_value/value": {"en": "at extreme values forward gives {got}{at}, the right value "
                                     "is {expected}: compute it so that nothing overflows (for "
                                     "exp, subtract the largest value first).",

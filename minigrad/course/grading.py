@@ -12,13 +12,12 @@ grades every submission with it: the sandbox's start-up and the expected answers
 
 from __future__ import annotations
 
-import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from minigrad.course import checks, custom, make, render
+from minigrad.course import checks, custom, render, solutions
 from minigrad.course.catalog import select
 from minigrad.course.entry import Op
 from minigrad.course.manifest import Course, load_course
@@ -108,49 +107,33 @@ class Grader:
         self.course, self.limits = course, limits
         self.ops = [o for o in course.ops if o.name in wanted]
         self.session = Session(limits, slot)
-        self.solutions = self._solutions()
+        self.solutions = {op.name: solutions.load(course, op) for op in self.ops}
         self.prepared = prepared if prepared is not None else self._prepare()
         self.checks = custom.load_checks(course)
 
     def _prepare(self) -> dict[str, Prepared]:
-        course = self.course
         prepared: dict[str, Prepared] = {}
         for op in self.ops:
-            if op.reference is None and not course.teacher:
-                continue  # (a lecturer's op: its reference is in the teacher's copy only)
-            timing = self._solution(op, trusted=False)
             reference = self.reference(op)
-            try:
-                prepared[op.name] = prepare(op, course.secret, reference, timing)
-            finally:
-                for runner in (timing, reference):
-                    if isinstance(runner, ChildRunner):
-                        runner.close()
+            if reference is not None:  # (else a lecturer's op in a student's copy)
+                prepared[op.name] = prepare(op, self.course.secret, reference,
+                                            self.timer(op))
         return prepared
 
-    def _solutions(self) -> Path:
-        """A copy of the reference solutions: the teacher's package, or (a student's own
-        run) the catalogue's solutions."""
-        course = self.course
-        if course.teacher:
-            return self.session.copy_package(course.folder / course.package, course.package)
-        with tempfile.TemporaryDirectory() as scratch:
-            for op in self.ops:
-                if op.reference is not None:
-                    path = Path(scratch) / f"{op.name}.py"
-                    path.write_text(make.op_source(op, course.lang), encoding="utf-8")
-            return self.session.copy_package(Path(scratch), course.package)
-
-    def _solution(self, op: Op, trusted: bool) -> ChildRunner:
-        return ChildRunner(self.session, self.solutions, self.course.package, op.name, op.cls,
-                           op.inputs, 60.0, trusted=trusted)
-
-    def reference(self, op: Op) -> Any:
-        """What gives the right answers for `op`: minigrad's own op (in this process), or
-        for a lecturer's op the teacher's solution (in a sandboxed child; close it after)."""
+    def reference(self, op: Op) -> BuiltinRunner | None:
+        """What gives the right answers for `op`, in this process: minigrad's own op, or for
+        a lecturer's op the teacher's solution."""
+        solution = self.solutions.get(op.name)
         if op.reference is not None:
             return BuiltinRunner(op.reference, op.inputs)
-        return self._solution(op, trusted=True) if self.course.teacher else None
+        return BuiltinRunner(solution.apply, op.inputs) if solution is not None else None
+
+    def timer(self, op: Op) -> Any:
+        """Seconds for `repeat` vjps of a case by `op`'s solution (None: no solution here)."""
+        solution = self.solutions.get(op.name)
+        if solution is None:
+            return None
+        return lambda case, repeat: solutions.seconds(solution, case, repeat)
 
     def grade(self, submission: str | Path, lang: str | None = None) -> GradeReport:
         """Grade the submission in `submission` (its package folder, or loose files)."""
@@ -191,14 +174,12 @@ class Grader:
                                         course.speed_factor, reference)
             results += custom.run(extra, self.checks, results, runner, reference)
         finally:
-            for used in (runner, reference):
-                if isinstance(used, ChildRunner):
-                    used.close()
+            runner.close()
         return OpGrade(op, results, points, runner.printed, runner.dropped,
                        time.monotonic() - started)
 
     def close(self) -> None:
-        self.session.close()  # (its folder, with the copy of the solutions, goes too)
+        self.session.close()
 
     def __enter__(self) -> Grader:
         return self

@@ -3,22 +3,21 @@
 For each op: the cases of every check (cases.py), a random `grad` for each (and directions for
 the second derivative), and what the reference gives for them: minigrad's own op for the
 catalogue (it is itself tested against PyTorch), the teacher's solution for a lecturer's op.
-The speed check's reference is the teacher's solution, timed in a sandboxed child exactly as
-a student's op will be.
+The speed check's reference is the teacher's solution (solutions.py), timed in the grader's
+process.
 """
 
 from __future__ import annotations
 
 import math
 import zlib
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from minigrad.course.cases import Case, draw, speed_case
 from minigrad.course.entry import Op
-from minigrad.course.runner import Answer, Stopped
 
 CASE_CHECKS = ("forward", "backward", "shapes", "second", "stability")
 TIMED = 0.03  # seconds the reference's timed request should take (repeated to get there)
@@ -32,13 +31,13 @@ class Prepared:
     cases: dict[str, list[Case]]
     speed: Case | None = None
     repeat: int = 1
-    reference_seconds: float | None = None  # the reference's time for `repeat` vjps
-    notes: list[str] = field(default_factory=list)
+    reference_seconds: float | None = None  # the solution's time for `repeat` vjps
+    timer: Any = None  # timer(case, repeat): the solution's seconds, measured now
 
 
-def prepare(op: Op, secret: int | None, reference: Any, timing: Any = None) -> Prepared:
-    """`reference` answers the cases (a BuiltinRunner or a ChildRunner of the teacher's
-    solution); `timing` (a ChildRunner of a solution, or None) sets the speed bar."""
+def prepare(op: Op, secret: int | None, reference: Any, timer: Any = None) -> Prepared:
+    """`reference` answers the cases (a BuiltinRunner); `timer(case, repeat)` times the
+    solution (or is None: no speed check) and sets the speed bar."""
     cases: dict[str, list[Case]] = {}
     for check in CASE_CHECKS:
         if check == "shapes" and op.shapes_check is None:
@@ -48,9 +47,13 @@ def prepare(op: Op, secret: int | None, reference: Any, timing: Any = None) -> P
         drawn = draw(op, check, secret)
         cases[check] = fill(op, check, drawn, reference)
     prepared = Prepared(op, cases)
-    if timing is not None:
+    if timer is not None:
         prepared.speed = fill(op, "speed", [speed_case(op)], reference)[0]
-        _time_reference(prepared, timing)
+        prepared.timer = timer
+        once = timer(prepared.speed, 1)
+        prepared.repeat = max(1, min(1000, math.ceil(TIMED / max(once, 1e-6))))
+        prepared.reference_seconds = min(timer(prepared.speed, prepared.repeat)
+                                         for _ in range(3))
     return prepared
 
 
@@ -82,28 +85,3 @@ def fill(op: Op, check: str, cases: list[Case], reference: Any) -> list[Case]:
             case.expected["second"] = answer.arrays
         done.append(case)
     return done
-
-
-def _time_reference(prepared: Prepared, timing: Any) -> None:
-    """How long the reference takes for the speed case: repeated until it takes about
-    TIMED seconds, then the fastest of three runs."""
-    case = prepared.speed
-    try:
-        once, answer = timing.time(case, 1, 60.0)
-        repeat = max(1, min(1000, math.ceil(TIMED / max(once, 1e-6))))
-        best = min(timing.time(case, repeat, 60.0)[0] for _ in range(3))
-    except Stopped as stopped:
-        prepared.notes.append(f"the reference solution of {prepared.op.name} could not be "
-                              f"timed ({stopped.reason}): no speed check")
-        prepared.speed = None
-        return
-    if not _is_answer(answer):
-        prepared.notes.append(f"the reference solution of {prepared.op.name} failed on the "
-                              "speed case: no speed check")
-        prepared.speed = None
-        return
-    prepared.repeat, prepared.reference_seconds = repeat, best
-
-
-def _is_answer(answer: Answer) -> bool:
-    return answer.arrays is not None

@@ -40,6 +40,32 @@ WORDS: dict[str, dict[str, str]] = {
               "zh": "注意：上传的文件没有放在 {package}/ 文件夹里；已按 {package}/*.py 评分。"},
     "nested": {"en": "note: the {package}/ folder was found one folder down, and graded.",
                "zh": "注意：{package}/ 文件夹在下一层目录里找到，已评分。"},
+    "batch_start": {"en": "{n} submissions: {done} already graded, {todo} to grade",
+                    "zh": "共 {n} 份提交：{done} 份已经评过，{todo} 份待评"},
+    "batch_summary": {
+        "en": "{students} students: mean {mean:.1f}, median {median:g} of {top}; {full} with "
+              "full marks, {not_graded} not graded (no package or an error)\nscores: {csv}\n"
+              "feedback and Gradescope results, one file per student: {results}/",
+        "zh": "{students} 个学生：平均 {mean:.1f} 分，中位数 {median:g} 分，满分 {top} 分；"
+              "{full} 人满分，{not_graded} 人未能评分（没有 package，或者出错）\n得分：{csv}\n"
+              "反馈和 Gradescope 结果，每个学生一个文件：{results}/"},
+    "batch_time": {"en": "graded in {seconds:.0f} s", "zh": "评分用时 {seconds:.0f} 秒"},
+    "zip": {"en": "Wrote {out}: upload it as the autograder of a Gradescope programming "
+                  "assignment",
+            "zh": "已写好 {out}：把它上传为 Gradescope 编程作业的自动评分程序"},
+    "sandbox": {"en": "sandbox: {parts}, {limit}, {memory} MiB",
+                "zh": "沙盒：{parts}，{limit}，{memory} MiB"},
+}
+SANDBOX = {
+    "landlock": {"en": "Landlock ABI {abi} ({covers})", "zh": "Landlock ABI {abi}（{covers}）"},
+    "no_landlock": {"en": "no Landlock: files, TCP and signals are not confined",
+                    "zh": "没有 Landlock：文件、TCP 和信号都不受限"},
+    "netns": {"en": "own network namespace", "zh": "独立的网络命名空间"},
+    "no_netns": {"en": "the grader's network", "zh": "与评分程序共用网络"},
+    "user": {"en": "another user", "zh": "另一个用户"},
+    "no_user": {"en": "the grader's user", "zh": "与评分程序同一个用户"},
+    "processes": {"en": "at most {n} processes", "zh": "最多 {n} 个进程"},
+    "no_processes": {"en": "no process limit (root)", "zh": "没有进程数限制（root）"},
 }
 
 
@@ -65,7 +91,7 @@ def _check_lines(grade: Any, lang: str, reveal: bool) -> list[str]:
     lines = [f"  ✓ {check_names(passed, lang)}"] if passed else []
     groups: dict[str, list[dict[str, Any]]] = {}
     for c in grade.checks:
-        if c["status"] != "passed":
+        if c["status"] not in ("passed", "hidden"):  # (the title says hidden checks exist)
             groups.setdefault(feedback.check_message(c, grade.op, lang), []).append(c)
     for message, group in groups.items():
         mark = "✗" if group[0]["status"] == "failed" else "-"
@@ -140,7 +166,25 @@ def report_text(report: Any, lang: str, timing: bool, reveal: bool) -> str:
     lines.append(f"  {total}{pad}{report.score:>3}/{report.max_score}")
     if timing:
         lines.append(word("time", lang, seconds=report.seconds))
+        if report.teacher and report.isolation:
+            lines.append(isolation_text(report.isolation, lang))
     return "\n".join(lines) + "\n"
+
+
+def isolation_text(info: dict[str, Any], lang: str = "en") -> str:
+    """What the sandbox kept the submission from, on this machine (for the teacher)."""
+    from minigrad.course.landlock import what_it_covers
+
+    abi = info.get("landlock") or 0
+    say = lambda key, **v: SANDBOX[key][lang].format(**v)  # noqa: E731
+    parts = [say("landlock", abi=abi, covers=", ".join(what_it_covers(abi))) if abi
+             else say("no_landlock"), say("netns" if info.get("netns") else "no_netns"),
+             say("user" if info.get("user") == "separate" else "no_user")]
+    limited = info.get("user") == "separate" or not info.get("root")
+    limit = say("processes", n=info.get("processes")) if limited else say("no_processes")
+    sep = ", " if lang == "en" else "，"
+    return word("sandbox", lang, parts=sep.join(parts), limit=limit,
+                memory=info.get("memory_mb"))
 
 
 def score_note(grade: Any, lang: str) -> str:
@@ -154,4 +198,3 @@ def score_note(grade: Any, lang: str) -> str:
 
 def _names(checks: list[str], lang: str) -> str:
     return feedback.LIST_SEP[lang].join(check_name(c, lang) for c in checks)
-

@@ -59,13 +59,11 @@ def count_of(kind: str, n: int) -> int:
 class ChildRunner:
     """The student's op, in one sandboxed child per role (spawned when first needed, again
     after a child died). What a child says is only data: checked for its shape here, and
-    compared with the reference by the checks. (`trusted`: the teacher's solution.)"""
+    compared with the reference by the checks."""
 
     def __init__(self, session: Session, copy: Path, package: str, module: str, cls: str,
-                 inputs: tuple[str, ...], timeout: float, trusted: bool = False) -> None:
+                 inputs: tuple[str, ...], timeout: float) -> None:
         self.session, self.copy, self.package = session, copy, package
-        # (the teacher's solution, trusted: nothing disabled, every request in one child)
-        self.roles = dict.fromkeys(ROLES, "second") if trusted else ROLES
         self.module, self.cls, self.inputs, self.timeout = module, cls, inputs, timeout
         self.children: dict[str, Child] = {}
         self.loaded: dict[str, dict[str, Any]] = {}
@@ -87,7 +85,7 @@ class ChildRunner:
 
     def run(self, kind: str, cases: list[Case]) -> list[Answer]:
         """Answers for `cases` (kind forward, vjp or vjp2)."""
-        child = self._child(self.roles[kind])
+        child = self._child(ROLES[kind])
         arrays = [a for case in cases for a in arrays_of(kind, case)]
         header = {"kind": kind, "cases": [{"n": len(arrays_of(kind, c)), "params": c.params}
                                           for c in cases]}
@@ -96,7 +94,7 @@ class ChildRunner:
 
     def time(self, case: Case, repeat: int, limit: float) -> tuple[float, Answer]:
         """Seconds for `repeat` vjps of `case` (Stopped with reason timeout past `limit`)."""
-        child = self._child(self.roles["time"])
+        child = self._child(ROLES["time"])
         started = time.perf_counter()
         reply, out = self._ask(child, {"kind": "time", "params": case.params,
                                        "repeat": repeat}, arrays_of("vjp", case), limit)

@@ -35,14 +35,15 @@ WORDS: dict[str, dict[str, str]] = {
     "your_code": {"en": "your code here", "zh": "在这里写你的代码"},
     "wrote": {
         "en": "Wrote an assignment of {count} ops:\n"
-              "  {teacher}   the teacher's copy: the solutions, between ### BEGIN SOLUTION and "
-              "### END SOLUTION\n"
+              "  {teacher}   the teacher's copy: the solutions and the hidden cases' seed "
+              "(keep it)\n"
               "  {student}   the student's copy: hand this one out\n"
-              "Check the solutions: python -m minigrad course grade {teacher}",
+              "Check the solutions: python -m minigrad course grade {teacher} --teacher "
+              "{teacher}",
         "zh": "已写好一份作业，共 {count} 个运算：\n"
-              "  {teacher}   老师的版本：答案写在 ### BEGIN SOLUTION 和 ### END SOLUTION 之间\n"
+              "  {teacher}   老师的版本：答案和隐藏用例的种子（自己留着）\n"
               "  {student}   学生的版本：发给学生的就是这一份\n"
-              "检查答案：python -m minigrad course grade {teacher}",
+              "检查答案：python -m minigrad course grade {teacher} --teacher {teacher}",
     },
     "released": {"en": "Wrote the student's copy to {student}: hand this one out",
                  "zh": "学生的版本已写到 {student}：发给学生的就是这一份"},

@@ -272,7 +272,7 @@ def test_the_feedback_reads_in_chinese(graded: dict[str, Any]) -> None:
     text = graded["again"].text(lang="zh").replace(str(graded["submission"]), "DIR")
     assert re.search(r"b 的梯度不对：正确值是 -?[\d.]+，你的 backward 给出 -?[\d.]+。", text)
     assert "最小的反例：" in text and "没通过：反向；未评：广播、二阶导数、数值稳定性、速度" in text
-    assert "二阶导数不对：x 的梯度对 x 求导，应当是" in text
+    assert "二阶导数不对：x 的梯度（沿一个随机方向）对 x 求导，应当是" in text
     assert "未评：它建立在反向之上，而反向没有通过。" in text
     prose = re.sub(r"\([^)]*\)|[\w.]+\(", "", text)  # (code and shapes left out)
     assert not re.search(r"\b(the|and|your|is|of)\b", prose), prose
