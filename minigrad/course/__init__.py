@@ -6,13 +6,24 @@
   submission running in sandboxed children (sandbox.py, checks.py); the feedback (render.py)
   and the reports for Gradescope and JUnit (reports.py); `Grader` for many submissions
   (`course grade-all`, batch.py) and `course gradescope` (gradescope.py).
+
+The names below are imported when first used: a sandboxed child imports only the modules it
+runs (child.py and what it needs), so none of the grader's code, nor the catalogue of
+solutions, is in its memory.
 """
 
 from __future__ import annotations
 
-from minigrad.course.grading import Grader, GradeReport, grade
-from minigrad.course.make import new_assignment, strip_solutions
-from minigrad.course.manifest import load_course, read_manifest
+import importlib
+from typing import Any
 
-__all__ = ["GradeReport", "Grader", "grade", "load_course", "new_assignment", "read_manifest",
-           "strip_solutions"]
+_WHERE = {"GradeReport": "grading", "Grader": "grading", "grade": "grading",
+          "new_assignment": "make", "strip_solutions": "make", "load_course": "manifest",
+          "read_manifest": "manifest"}
+__all__ = sorted(_WHERE)
+
+
+def __getattr__(name: str) -> Any:
+    if name in _WHERE:
+        return getattr(importlib.import_module(f"minigrad.course.{_WHERE[name]}"), name)
+    raise AttributeError(f"module 'minigrad.course' has no attribute {name!r}")

@@ -58,8 +58,9 @@ def grade_all(submissions: Path, teacher: Path, csv_path: Path, results: Path | 
     course = load_course(teacher, teacher=True)
     results = results or results_folder(csv_path)
     results.mkdir(parents=True, exist_ok=True)
-    students = sorted(p for p in submissions.iterdir()
-                      if p.is_dir() and not p.name.startswith("."))
+    students = sorted(p for p in submissions.iterdir()  # (never a link: it could point at
+                      if p.is_dir() and not p.is_symlink()  # the teacher's copy)
+                      and not p.name.startswith("."))
     teacher_digest = course.digest()
     todo, done = [], 0
     for path in students:

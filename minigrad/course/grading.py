@@ -199,14 +199,16 @@ def _wanted(ops: Any, course: Course) -> list[Any]:
 def locate_package(folder: Path, package: str, ops: list[str]) -> tuple[Path | None,
                                                                         list[str]]:
     """Where the submission's op files are: `folder/package`, or the files uploaded loose
-    (no package folder), or one folder down (an upload of the whole copy)."""
+    (no package folder), or one folder down (an upload of the whole copy). A link is never
+    followed (it could point at the teacher's solutions)."""
     if not folder.is_dir():
         raise FileNotFoundError(f"{folder} is not a folder")
-    if (folder / package).is_dir():
+    real = lambda p: p.is_dir() and not p.is_symlink()  # noqa: E731
+    if real(folder / package):
         return folder / package, []
     if any((folder / f"{op}.py").is_file() for op in ops):
         return folder, ["loose"]
-    nested = [p / package for p in sorted(folder.iterdir()) if (p / package).is_dir()]
+    nested = [p / package for p in sorted(folder.iterdir()) if real(p) and real(p / package)]
     if len(nested) == 1:
         return nested[0], ["nested"]
     return None, ["no_package"]

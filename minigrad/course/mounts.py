@@ -47,15 +47,43 @@ def stdlib_for_children(folder: str) -> tuple[str, bool]:
     try:
         os.makedirs(target, mode=0o755, exist_ok=True)
         os.chmod(target, 0o755)
-        if libc.unshare(CLONE_NEWNS) or \
-                libc.mount(None, b"/", None, MS_REC | MS_PRIVATE, None) or \
-                libc.mount(stdlib.encode(), target.encode(), None, MS_BIND | MS_REC, None) or \
+        _own_namespace()
+        if libc.mount(stdlib.encode(), target.encode(), None, MS_BIND | MS_REC, None) or \
                 libc.mount(None, target.encode(), None,
                            MS_BIND | MS_REMOUNT | MS_RDONLY | MS_REC, None):
             raise OSError(ctypes.get_errno(), "mount")
     except OSError:
         return stdlib, False
     return target, world_readable(target)
+
+
+_namespace: list[bool] = []
+
+
+def _own_namespace() -> None:
+    """This process in a mount namespace of its own (once), whose mounts nobody else sees."""
+    if _namespace:
+        return
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.unshare(CLONE_NEWNS) or libc.mount(None, b"/", None, MS_REC | MS_PRIVATE, None):
+        raise OSError(ctypes.get_errno(), "unshare(CLONE_NEWNS)")
+    _namespace.append(True)
+
+
+def private_tmp(folder: str, megabytes: int) -> bool:
+    """A tmpfs of at most `megabytes` on `folder` (as root): the children's working folders,
+    so that a submission cannot fill the disk. False where it cannot be made."""
+    if os.geteuid() != 0:
+        return False
+    libc = ctypes.CDLL(None, use_errno=True)
+    try:
+        _own_namespace()
+        if libc.mount(b"tmpfs", folder.encode(), b"tmpfs", 0,
+                      f"size={megabytes}m,mode=0711".encode()):
+            raise OSError(ctypes.get_errno(), "mount tmpfs")
+    except OSError:
+        return False
+    return True
 
 
 def numpy_folders() -> list[str]:

@@ -2,7 +2,8 @@
 work to minigrad's own ops (the exercise is to write them).
 
 - In the child that checks forward ("forward" role), every built-in op's forward and backward
-  stops working: forward is written with numpy, so a forward that calls `x.exp()` (or an
+  stops working, and so does every function of minigrad's op modules (a stable softmax's
+  numpy helper too): forward is written with numpy, so a forward that calls `x.exp()` (or an
   `apply` that returns `x.exp()`) gets an error that names the op.
 - In the child that checks the first derivative ("backward" role), every built-in op's
   backward (and the numpy helpers that only backwards use) stops working, but forwards still
@@ -38,19 +39,24 @@ def _functions(root: type) -> Iterator[type]:
 
 
 def _raiser(name: str, code: types.CodeType) -> types.CodeType:
-    """A code object that raises the delegation error naming `name`, with `code`'s name."""
-    source = (f"def {code.co_name}(*args, **kwargs):\n"
-              f"    raise RuntimeError({MARK + name!r})\n")
+    """A code object that raises the delegation error naming `name`, with as many free
+    variables as `code` (a closure's code can only be replaced by one that has as many)."""
+    fn = code.co_name if code.co_name.isidentifier() else "disabled"
+    free = [f"v{i}" for i in range(len(code.co_freevars))]
+    cells = "".join(f"    {v} = None\n" for v in free)
+    uses = f"        ({', '.join(free)},)\n" if free else ""
+    source = (f"def outer():\n{cells}"
+              f"    def {fn}(*args, **kwargs):\n{uses}"
+              f"        raise RuntimeError({MARK + name!r})\n"
+              f"    return {fn}\n")
     namespace: dict = {}
     exec(compile(source, "<minigrad-course>", "exec"), namespace)  # noqa: S102 (our text)
-    return namespace[code.co_name].__code__
+    return namespace["outer"]().__code__
 
 
 def _plain(attr: object) -> types.FunctionType | None:
     function = getattr(attr, "__func__", attr)  # (a staticmethod or classmethod's function)
-    if isinstance(function, types.FunctionType) and not function.__closure__:
-        return function
-    return None
+    return function if isinstance(function, types.FunctionType) else None
 
 
 def prepare(function_base: type) -> None:
@@ -58,23 +64,29 @@ def prepare(function_base: type) -> None:
     `function_base` (minigrad.Function) and the gradient helpers of minigrad's op modules."""
     forwards, backwards = [], []
     for cls in _functions(function_base):
-        if not cls.__module__.startswith(OP_MODULES):
+        if not cls.__module__.startswith("minigrad."):
             continue
         for attr, into in (("forward", forwards), ("backward", backwards),
                            ("backward_arrays", backwards)):
             function = _plain(cls.__dict__.get(attr))
             if function is not None:
                 into.append((function, _raiser(f"{cls.__name__}.{attr}", function.__code__)))
+    helpers = []  # (the numpy functions of the op modules: any of them in forward's child)
     for module_name, module in list(sys.modules.items()):
-        if not module_name.startswith("minigrad.ops.") or module is None:
+        if not module_name.startswith(OP_MODULES) or module is None:
             continue
         for name, value in vars(module).items():
             function = _plain(value)
-            if function is not None and function.__module__ == module_name and \
+            if function is None or function.__module__ != module_name:
+                continue
+            public = getattr(sys.modules["minigrad"], name, None) is value
+            label = f"minigrad.{name}" if public else f"{module_name}.{name}"
+            entry = (function, _raiser(label, function.__code__))
+            helpers.append(entry)
+            if module_name.startswith("minigrad.ops.") and \
                     any(word in name for word in HELPER_WORDS):
-                backwards.append((function, _raiser(f"{module_name}.{name}",
-                                                    function.__code__)))
-    _table.update(forward=forwards + backwards, backward=backwards, second=[])
+                backwards.append(entry)
+    _table.update(forward=forwards + backwards + helpers, backward=backwards, second=[])
 
 
 def apply_role(role: str) -> int:

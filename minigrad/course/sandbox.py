@@ -32,7 +32,7 @@ BOOT = ("import sys; sys.path.insert(0, sys.argv[1]); "
 ENV = {"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1",
        "LC_ALL": "C.UTF-8"}  # (nothing of the grader's own environment: no tokens)
 MAX_REPLY_HEADER = 1 << 18
-MAX_REPLY_BYTES = 1 << 28
+MAX_REPLY_BYTES = 1 << 26  # (the largest answer, the speed case's, is about 2 MB)
 MAX_SOURCE = 256 * 1024  # bytes of one .py file of a submission
 MAX_PACKAGE = 2 * 1024 * 1024  # bytes of all of them
 UID_BASE = 1_990_000_000  # (children of a grader run as root become these users)
@@ -70,8 +70,8 @@ class Limits:
 class Child:
     """One sandboxed child: send it requests; end it (and all it started)."""
 
-    def __init__(self, session: Session, sock: socket.socket, pid: int, scratch: Path) -> None:
-        self.session, self.sock, self.pid, self.scratch = session, sock, pid, scratch
+    def __init__(self, session: Session, sock: socket.socket, pid: int) -> None:
+        self.session, self.sock, self.pid = session, sock, pid
         self.status: dict[str, Any] | None = None
         self.ended = False
 
@@ -106,7 +106,6 @@ class Child:
         self.ended = True
         self.sock.close()
         self.status = self.session.end_child(self.pid)
-        _remove(self.scratch)
 
 
 class Session:
@@ -145,7 +144,8 @@ class Session:
 
     def copy_package(self, source: Path, package: str) -> Path:
         """A private copy of the submission's package: its `.py` files only (no folders, no
-        links, none over MAX_SOURCE bytes, MAX_PACKAGE in all), readable by a child."""
+        links, none over MAX_SOURCE bytes, MAX_PACKAGE in all), readable by a child. The
+        grader reads them, never the child: a link cannot reach the teacher's files."""
         self.count += 1
         dest = Path(tempfile.mkdtemp(prefix="sub-", dir=self.root))
         (dest / package).mkdir()
@@ -157,7 +157,9 @@ class Session:
             total += size
             if size > MAX_SOURCE or total > MAX_PACKAGE:
                 continue
-            (dest / package / path.name).write_bytes(path.read_bytes())
+            fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
+            with os.fdopen(fd, "rb") as f:
+                (dest / package / path.name).write_bytes(f.read(MAX_SOURCE))
         init = dest / package / "__init__.py"
         if not init.exists():
             init.write_text("")
@@ -169,15 +171,10 @@ class Session:
               inputs: tuple[str, ...]) -> Child:
         """A new child of `role` ("forward", "backward", "second", "reference") with the
         submission copied at `copy` and its class `package.module.cls`."""
-        self.count += 1
-        scratch = self.root / f"run-{self.count}"
-        scratch.mkdir(mode=0o700)
         uid = UID_BASE + self.slot if self.info.get("user") == "separate" else None
-        if uid is not None:
-            os.chown(scratch, uid, uid)
         limits = self.limits
         spec = {"role": role, "package_dir": str(copy), "package": package, "module": module,
-                "class": cls, "inputs": list(inputs), "scratch": str(scratch), "uid": uid,
+                "class": cls, "inputs": list(inputs), "uid": uid,
                 "cpu_seconds": limits.cpu_seconds, "memory_mb": limits.memory_mb,
                 "processes": limits.processes, "open_files": limits.open_files,
                 "file_bytes": limits.file_bytes}
@@ -187,7 +184,7 @@ class Session:
             answer = self._line(60.0)
         finally:
             theirs.close()
-        return Child(self, ours, int(answer["pid"]), scratch)
+        return Child(self, ours, int(answer["pid"]))
 
     def end_child(self, pid: int) -> dict[str, Any] | None:
         """Kill `pid` and everything below the zygote; how `pid` ended."""
@@ -196,7 +193,7 @@ class Session:
 
     def isolation(self) -> dict[str, Any]:
         """What the children of this session are kept from, for the teacher's report."""
-        return {k: self.info.get(k) for k in ("landlock", "netns", "root", "user")} | {
+        return {k: self.info.get(k) for k in ("landlock", "netns", "root", "user", "tmpfs")} | {
             "processes": self.limits.processes, "memory_mb": self.limits.memory_mb}
 
     def close(self) -> None:

@@ -25,14 +25,17 @@ import json
 import linecache
 import os
 import resource
+import shutil
 import signal
 import socket
 import sys
 import sysconfig
+import time
 from typing import Any
 
 PR_SET_PDEATHSIG, PR_SET_CHILD_SUBREAPER = 1, 36
 CLONE_NEWNET = 0x40000000
+SCRATCH_MB = 64  # the children's working folders, all together (a tmpfs, as root)
 MAX_CONTROL = 1 << 16
 
 
@@ -55,8 +58,13 @@ def main(control_fd: int) -> None:
     stdlib, shared = mounts.stdlib_for_children(os.getcwd())
     separate = os.geteuid() == 0 and shared and all(mounts.world_readable(p)
                                                     for p in mounts.numpy_folders())
+    scratch_root = os.path.join(os.getcwd(), "scratch")
+    os.makedirs(scratch_root, mode=0o711, exist_ok=True)
+    tmpfs = mounts.private_tmp(scratch_root, SCRATCH_MB)
     info = {"landlock": landlock.abi(), "netns": netns, "root": os.geteuid() == 0,
-            "user": "separate" if separate else "same", "python": sys.version.split()[0]}
+            "user": "separate" if separate else "same", "tmpfs": tmpfs,
+            "python": sys.version.split()[0]}
+    scratches: dict[int, str] = {}
     readable = mounts.rules(stdlib)
     linecache.clearcache()
     gc.collect()
@@ -74,18 +82,30 @@ def main(control_fd: int) -> None:
         if "end" in request:
             status = _kill_all(int(request["end"]))
             reply = {"status": _describe(status) if status is not None else None}
+            shutil.rmtree(scratches.pop(int(request["end"]), "/nonexistent"), ignore_errors=True)
         else:
+            request["scratch"] = _scratch(scratch_root, len(scratches), request.get("uid"))
             pid = os.fork()
             if pid == 0:
                 control.close()
                 signal.signal(signal.SIGTERM, signal.SIG_DFL)
                 _child(request, fds[0], child.serve, readable, stdlib)
+            scratches[pid] = request["scratch"]
             reply = {"pid": pid}
         for fd in fds:
             os.close(fd)
         control.sendall(json.dumps(reply).encode() + b"\n")
     _kill_all(None)
     os._exit(0)
+
+
+def _scratch(root: str, n: int, uid: int | None) -> str:
+    """A new private working folder for a child (its user's, when it gets another)."""
+    folder = os.path.join(root, f"run-{os.getpid()}-{n}-{time.monotonic_ns()}")
+    os.mkdir(folder, 0o700)
+    if uid is not None and os.geteuid() == 0:
+        os.chown(folder, uid, uid)
+    return folder
 
 
 def _kill_all(pid: int | None) -> int | None:

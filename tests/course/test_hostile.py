@@ -290,7 +290,7 @@ def test_the_reasons_are_said(course: dict[str, Any], grader: Grader) -> None:
     assert "Exp overrides apply: the grader calls your op through minigrad's own " \
            "Function.apply" in texts["overrides apply"]
     both = texts["delegates forward and backward to minigrad's exp"]
-    assert "this runs minigrad's own Exp.forward, which is the exercise" in both
+    assert "this runs minigrad's own minigrad.exp, which is the exercise" in both
     backward = texts["delegates backward to minigrad's ExpBackward"]
     assert "✓ forward" in backward and "minigrad's own Exp.backward" in backward
 
@@ -320,3 +320,20 @@ def test_the_results_file_is_the_graders(course: dict[str, Any]) -> None:
         data = json.loads(results.read_text())
         assert code == 1 and data["score"] == 0 and data["max_score"] == 13
         assert len(data["tests"]) == 11  # (the 5 checks of exp, the 6 of mul)
+
+
+def test_links_to_the_teachers_files_are_not_followed(course: dict[str, Any],
+                                                      grader: Grader) -> None:
+    folder = course["root"] / "links_folder"
+    folder.mkdir()
+    (folder / "homework").symlink_to(course["teacher"] / "homework")
+    report = grader.grade(folder)
+    assert report.score == 0 and "no_package" in report.notes
+    files = course["root"] / "links_files"
+    shutil.copytree(course["student"], files)
+    (files / "homework/exp.py").unlink()
+    (files / "homework/exp.py").symlink_to(course["teacher"] / "homework/exp.py")
+    report = grader.grade(files)
+    assert report.score == 0
+    assert "homework/exp.py could not be imported: your code raised ModuleNotFoundError" in \
+        report.text()  # (the link was left out of the copy)

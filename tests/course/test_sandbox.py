@@ -5,6 +5,7 @@ signal; its limits), and what each role disables of minigrad."""
 from __future__ import annotations
 
 import json
+import re
 import socket
 import struct
 import time
@@ -155,3 +156,73 @@ def test_what_a_child_may_do(isolation: dict[str, Any], tmp_path: Path, torch_pa
 def test_the_isolation_is_reported(isolation: dict[str, Any]) -> None:
     assert set(isolation) >= {"landlock", "netns", "root", "python"}
     assert json.dumps(isolation)
+
+
+COVERAGE = '''import sys
+import minigrad
+
+
+def subclasses(root):
+    for sub in root.__subclasses__():
+        yield sub
+        yield from subclasses(sub)
+
+
+working = {"forward": [], "backward": [], "helper": []}
+for cls in subclasses(minigrad.Function):
+    if cls.__module__.startswith("minigrad."):
+        for name in ("forward", "backward", "backward_arrays"):
+            function = getattr(getattr(cls, name, None), "__func__", getattr(cls, name, None))
+            code = getattr(function, "__code__", None)
+            if code is not None and code.co_filename != "<minigrad-course>" and \
+                    not function.__qualname__.startswith("Function."):  # (the base's)
+                working["forward" if name == "forward" else "backward"].append(
+                    cls.__name__ + "." + name)
+for module_name, module in list(sys.modules.items()):
+    if module_name.startswith("minigrad.ops.") and module is not None:
+        for name, value in vars(module).items():
+            code = getattr(value, "__code__", None)
+            if code is not None and getattr(value, "__module__", "") == module_name and \\
+                    code.co_filename != "<minigrad-course>":
+                working["helper"].append(module_name + "." + name)
+print("FOUND", {k: len(v) for k, v in working.items()}, working["backward"][:5])
+disk = 0
+try:
+    while disk < 100:
+        with open(f"fill{disk}", "wb") as f:
+            f.write(b"x" * (1 << 20))
+        disk += 1
+except OSError as exc:
+    print("DISK", disk, type(exc).__name__)
+
+
+class Probe(minigrad.Function):
+    pass
+'''
+
+
+def run_probe(tmp_path: Path, role: str, code: str) -> str:
+    package = tmp_path / role / "homework"
+    package.mkdir(parents=True)
+    (package / "probe.py").write_text(code)
+    with Session(Limits()) as session:
+        copy = session.copy_package(package, "homework")
+        child = session.spawn(role, copy, "homework", "probe", "Probe", ("x",))
+        reply, _ = child.request({"kind": "load"}, [], 60)
+        child.end()
+    return reply["printed"]["text"]
+
+
+def test_each_role_disables_what_it_must(isolation: dict[str, Any], tmp_path: Path) -> None:
+    """No built-in backward (nor a gradient helper) works where backward is checked; no
+    built-in op at all where forward is; all of minigrad where the second derivative is."""
+    require_isolation(isolation, landlock_abi=6)
+    found = {}
+    for role in ("forward", "backward", "second"):
+        text = run_probe(tmp_path, role, COVERAGE)
+        found[role] = eval(text.split("FOUND ", 1)[1].split("} ")[0] + "}")  # noqa: S307
+        if isolation["tmpfs"]:  # (as root: the working folders are a small tmpfs)
+            assert re.search(r"DISK 6[0-4] OSError", text), text
+    assert found["forward"] == {"forward": 0, "backward": 0, "helper": 0}
+    assert found["backward"]["backward"] == 0 and found["backward"]["forward"] > 100
+    assert found["second"]["backward"] > 100 and found["second"]["helper"] > 50
