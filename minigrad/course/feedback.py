@@ -137,6 +137,10 @@ T: dict[str, dict[str, str]] = {
     "check_error": {"en": "not counted: the check itself failed ({message}).",
                     "zh": "不计分：这项检查本身出错了（{message}）。"},
     "at": {"en": " at {where}", "zh": "在 {where} 处"},
+    "approximate": {"en": " They agree to 6 digits, not to 11: is it computed exactly, or "
+                          "approximated (finite differences)?",
+                    "zh": "两者前 6 位相同，到第 11 位就不同了：它是精确算出来的，还是近似的"
+                          "（有限差分）？"},
 }
 LIST_SEP = {"en": ", ", "zh": "、"}
 HIDDEN_CASES = {
@@ -178,10 +182,15 @@ def check_message(result: dict[str, Any], op: Op, lang: str) -> str:
         key = f"{reason}/{d.get('problem', 'value')}"
         key = key if key in T else f"grad_value/{d.get('problem', 'value')}"
         target = d.get("input", "out")
-        text = say(key, lang, got=_fmt(d.get("got"), key), expected=_fmt(d.get("expected"), key),
-                   input=target, gradient_of=d.get("gradient_of"),
+        got, expected = _fmt(d.get("got"), key), _fmt(d.get("expected"), key)
+        close = got == expected  # (equal to 6 digits: show them all, and say why it matters)
+        if close:
+            got, expected = (f"{d.get(k):.15g}" for k in ("got", "expected"))
+        text = say(key, lang, got=got, expected=expected, input=target,
+                   gradient_of=d.get("gradient_of"),
                    at=at(str(target if reason != "forward_value" else "out"),
                          d.get("element") or [], lang))
+        text += say("approximate", lang) if close else ""
         return text + (NO_NUMPY[lang] if reason == "second_value" else "")
     if reason == "grad_shape":
         text = say(reason, lang, input=d.get("input"), got=shape(d.get("got")),

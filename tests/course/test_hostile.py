@@ -179,6 +179,9 @@ class Exp(minigrad.Function):
             except OSError as exc:
                 print("no network:", type(exc).__name__)
     ''', RIGHT_EXP, 6),
+    "computes backward by finite differences": ("", RIGHT_EXP.replace(
+        "return grad * x.exp()",
+        "h = 1e-6\n        return grad * ((x + h).exp() - (x - h).exp()) / (2 * h)"), 1),
     "kills its parent and the grader (right op)": ('''
         import signal
         for pid in (os.getppid(), GRADER):
