@@ -20,7 +20,7 @@ from minigrad.course.cases import Case, draw, speed_case
 from minigrad.course.entry import Op
 
 CASE_CHECKS = ("forward", "backward", "shapes", "second", "stability")
-TIMED = 0.03  # seconds the reference's timed request should take (repeated to get there)
+TIMED = 0.01  # seconds the solution's timed run should take (repeated to get there)
 
 
 @dataclass
