@@ -31,13 +31,12 @@ class Prepared:
     cases: dict[str, list[Case]]
     speed: Case | None = None
     repeat: int = 1
-    reference_seconds: float | None = None  # the solution's time for `repeat` vjps
-    timer: Any = None  # timer(case, repeat): the solution's seconds, measured now
+    reference_seconds: tuple[float, float] | None = None  # (wall, CPU) for `repeat` vjps
 
 
 def prepare(op: Op, secret: int | None, reference: Any, timer: Any = None) -> Prepared:
     """`reference` answers the cases (a BuiltinRunner); `timer(case, repeat)` times the
-    solution (or is None: no speed check) and sets the speed bar."""
+    solution, (wall, CPU) seconds (or is None: no speed check), and sets the speed bar."""
     cases: dict[str, list[Case]] = {}
     for check in CASE_CHECKS:
         if check == "shapes" and op.shapes_check is None:
@@ -49,11 +48,10 @@ def prepare(op: Op, secret: int | None, reference: Any, timer: Any = None) -> Pr
     prepared = Prepared(op, cases)
     if timer is not None:
         prepared.speed = fill(op, "speed", [speed_case(op)], reference)[0]
-        prepared.timer = timer
-        once = timer(prepared.speed, 1)
+        once, _ = timer(prepared.speed, 1)
         prepared.repeat = max(1, min(1000, math.ceil(TIMED / max(once, 1e-6))))
-        prepared.reference_seconds = min(timer(prepared.speed, prepared.repeat)
-                                         for _ in range(3))
+        runs = [timer(prepared.speed, prepared.repeat) for _ in range(3)]
+        prepared.reference_seconds = (min(w for w, _ in runs), min(c for _, c in runs))
     return prepared
 
 

@@ -6,7 +6,7 @@ Both answer the same questions, one list of cases at a time, with one `Answer` p
 - vjp: the output and one gradient per input, for the case's `grad`;
 - vjp2: for each input i, the derivative of sum(gradient_i * direction_i) with respect to
   every input and to grad (the second derivative);
-- time: seconds for `repeat` vjps of one case, measured from the grader's side.
+- time: seconds (wall and CPU) for `repeat` vjps of one case, measured from the grader's side.
 An answer is the arrays, or `error` (a plain dict the feedback explains), or nothing when the
 child stopped at an earlier case's error.
 """
@@ -92,14 +92,19 @@ class ChildRunner:
         reply, out = self._ask(child, header, arrays, self.timeout)
         return _answers(reply, out, count_of(kind, len(self.inputs)), len(cases))
 
-    def time(self, case: Case, repeat: int, limit: float) -> tuple[float, Answer]:
-        """Seconds for `repeat` vjps of `case` (Stopped with reason timeout past `limit`)."""
+    def time(self, case: Case, repeat: int, limit: float, cpu_limit: float
+             ) -> tuple[float, float | None, Answer]:
+        """Wall and CPU seconds for `repeat` vjps of `case`, measured from here (the CPU is
+        the kernel's count for the child; None where it cannot be read). Stopped (timeout)
+        past `limit` seconds, or `cpu_limit` seconds of CPU."""
         child = self._child(ROLES["time"])
-        started = time.perf_counter()
+        before, started = child.cpu(), time.perf_counter()
         reply, out = self._ask(child, {"kind": "time", "params": case.params,
-                                       "repeat": repeat}, arrays_of("vjp", case), limit)
-        seconds = time.perf_counter() - started
-        return seconds, _answers(reply, out, count_of("vjp", len(self.inputs)), 1)[0]
+                                       "repeat": repeat}, arrays_of("vjp", case), limit,
+                               cpu_limit)
+        seconds, after = time.perf_counter() - started, child.cpu()
+        cpu = after - before if before is not None and after is not None else None
+        return seconds, cpu, _answers(reply, out, count_of("vjp", len(self.inputs)), 1)[0]
 
     def _child(self, role: str) -> Child:
         loaded = self.load(role)
@@ -108,9 +113,10 @@ class ChildRunner:
         return self.children[role]
 
     def _ask(self, child: Child, header: dict[str, Any], arrays: list[np.ndarray],
-             timeout: float) -> tuple[dict[str, Any], list[np.ndarray]]:
+             timeout: float, cpu_limit: float | None = None
+             ) -> tuple[dict[str, Any], list[np.ndarray]]:
         try:
-            reply, out = child.request(header, arrays, timeout)
+            reply, out = child.request(header, arrays, timeout, cpu_limit)
         except ChildTimeout:
             raise Stopped("timeout", limit=timeout) from None
         except ChildDied as died:

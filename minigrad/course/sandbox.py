@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import select
 import shutil
 import socket
 import subprocess
@@ -75,17 +76,35 @@ class Child:
         self.status: dict[str, Any] | None = None
         self.ended = False
 
-    def request(self, header: dict[str, Any], arrays: list[np.ndarray], timeout: float
-                ) -> tuple[dict[str, Any], list[np.ndarray]]:
+    def cpu(self) -> float | None:
+        """Seconds of CPU the child has used (the kernel's count, which it cannot change),
+        or None where /proc does not tell."""
+        total = 0
+        try:
+            for task in os.listdir(f"/proc/{self.pid}/task"):
+                with open(f"/proc/{self.pid}/task/{task}/schedstat", encoding="ascii") as f:
+                    total += int(f.read().split()[0])
+        except (OSError, ValueError, IndexError):
+            return None
+        return total / 1e9
+
+    def request(self, header: dict[str, Any], arrays: list[np.ndarray], timeout: float,
+                cpu_limit: float | None = None) -> tuple[dict[str, Any], list[np.ndarray]]:
         """Send one request, read its answer; ChildDied or ChildTimeout when there is none
-        (the child is ended then)."""
+        in `timeout` seconds, or once the child used `cpu_limit` seconds of CPU on it (the
+        child is ended then)."""
         if self.ended:
             raise ChildDied(self.status or {})
         message = protocol.encode(header, arrays)
         deadline = time.monotonic() + timeout
+        start = self.cpu() if cpu_limit is not None else None
         try:
             self.sock.settimeout(timeout)
             self.sock.sendall(message)
+            while start is not None and not select.select([self.sock], [], [], 0.02)[0]:
+                used = self.cpu()
+                if time.monotonic() > deadline or used is None or used - start > cpu_limit:
+                    raise protocol.Timeout()
             reply, out = protocol.receive(self.sock, deadline, MAX_REPLY_HEADER,
                                           MAX_REPLY_BYTES)
         except (protocol.Timeout, TimeoutError):
