@@ -1,207 +1,258 @@
-"""The checks of one op, run on the student's class (inside the sandbox's child process).
+"""The checks of one op, run from the grader's process against a submission's children.
 
-Each check is a property that hypothesis tries on many `Case`s, with a fixed profile
-(derandomized, no database), so the same submission always gets the same examples:
+Every check compares what the student's op returned with the reference's answers for the
+same cases (reference.py), with tolerances set by dtype; nothing the child says is believed
+beyond the arrays it sends back. In order:
 
-- forward: the values match minigrad's own op (which matches PyTorch);
-- backward / broadcasting / dim / batched: gradcheck, finite differences against the
-  student's backward, with the backward's own return checked first (one gradient per input,
-  each of its input's shape: minigrad's engine would otherwise sum a broadcast gradient for
-  the student, as PyTorch's does);
-- second: gradgradcheck, where the op is twice differentiable;
-- pytorch: values and gradients against torch's, when torch is importable.
+- forward: the output values (visible and hidden cases), in the "forward" child where none of
+  minigrad's own ops work;
+- backward: the gradients of every input for a random `grad` (plain shapes), in the
+  "backward" child where none of minigrad's own backwards work;
+- broadcasting / dim / batched: the same on the kind's harder shapes;
+- second: the derivative of each gradient, in a child where everything works (it counts only
+  when backward passed, which it builds on);
+- stability (hidden): output and gradients at extreme values: finite where the reference is;
+- speed: the vjp of a large case, timed here, within `speed_factor` times the reference's.
 
-A failing check gives a plain dict (see `_failure`): what is wrong, where, and the smallest
-example hypothesis found (it runs the shrunk example last, so it is the last one seen).
+A check whose checks it builds on failed is "not judged" and earns nothing (entry.BUILDS_ON).
+Each result is a plain dict: check, status (passed, failed, not_judged, hidden), and for a
+failure its reason and details, and the example case (feedback.py words it).
 """
 
 from __future__ import annotations
 
-import traceback
-from pathlib import Path
 from typing import Any
 
 import numpy as np
-from hypothesis import HealthCheck, Phase, given, settings
 
-from minigrad import autograd
-from minigrad.autograd.function import Function
-from minigrad.autograd.grad_mode import no_grad
-from minigrad.autograd.tensor import Tensor
-from minigrad.course.cases import Case, cases, describe
-from minigrad.course.entry import Op
-from minigrad.testing.gradcheck import GradcheckError, gradcheck, gradgradcheck
+from minigrad.course.cases import Case, simplest
+from minigrad.course.entry import BUILDS_ON, HIDDEN_CHECKS, Op
+from minigrad.course.reference import Prepared, fill
+from minigrad.course.runner import Answer, ChildRunner, Stopped
 
-EXAMPLES = {"forward": 20, "backward": 25, "broadcasting": 25, "dim": 25, "batched": 20,
-            "second": 8, "pytorch": 10}
-# (no "explain" phase: it reruns a failing example a hundred times to say which part matters)
-PROFILE = dict(derandomize=True, database=None, deadline=None, print_blob=False,
-               report_multiple_bugs=False, suppress_health_check=list(HealthCheck),
-               phases=(Phase.explicit, Phase.reuse, Phase.generate, Phase.shrink))
-RTOL, ATOL = 1e-6, 1e-8
-MAX_TEXT = 300  # characters kept of an exception's message
+TOLERANCE = {"float64": (1e-11, 1e-13), "float32": (1e-4, 1e-6)}  # rtol, atol (times scale)
+STABLE = (1e-6, 1e-9)
+SHOWN = 24  # values of an input the feedback shows in full
+WALL_SLACK = 10.0  # the speed check's wall-time guard, in units of its (CPU) limit
 
 
-class CheckFailure(Exception):
-    """A check failed for a reason the feedback explains (`reason`, with its `details`)."""
-
-    def __init__(self, reason: str, **details: Any) -> None:
-        super().__init__(reason)
-        self.reason, self.details = reason, details
-
-
-def checked(cls: type, names: tuple[str, ...]) -> type:
-    """`cls` with its backward's return checked: one gradient per input, of its shape."""
-
-    class Checked(cls):  # type: ignore[misc, valid-type]
-        @staticmethod
-        def forward(ctx: Any, *args: Any, **params: Any) -> Any:
-            ctx.course_shapes = tuple(tuple(a.shape) for a in args)
-            return cls.forward(ctx, *args, **params)
-
-        @staticmethod
-        def backward(ctx: Any, grad: Any) -> Any:
-            grads = cls.backward(ctx, grad)
-            given_ = grads if isinstance(grads, tuple) else (grads,)
-            if len(given_) != len(names):
-                raise CheckFailure("grad_count", expected=len(names), got=len(given_))
-            for name, g, shape in zip(names, given_, ctx.course_shapes):
-                if not isinstance(g, Tensor):
-                    raise CheckFailure("grad_type", input=name, got=type(g).__name__)
-                if tuple(g.shape) != shape:
-                    raise CheckFailure("grad_shape", input=name, expected=list(shape),
-                                       got=list(g.shape))
-            return grads
-
-    return Checked
-
-
-# -- the properties ----------------------------------------------------------------------------
-def forward_matches(op: Op, cls: type, case: Case, torch: Any) -> None:
-    xs = case.tensors(op.inputs, requires_grad=False)
-    with no_grad():
-        expected = op.reference(*xs, **case.params).array
-        out = cls.apply(*xs, **case.params)
-    if not isinstance(out, Tensor):
-        raise CheckFailure("forward_type", got=type(out).__name__)
-    _compare("forward_value", out.array, expected)
-
-
-def backward_matches(op: Op, cls: type, case: Case, torch: Any) -> None:
-    op_cls = checked(cls, op.inputs)
-    gradcheck(lambda *xs: op_cls.apply(*xs, **case.params), case.tensors(op.inputs))
-
-
-def second_matches(op: Op, cls: type, case: Case, torch: Any) -> None:
-    op_cls = checked(cls, op.inputs)
-    gradgradcheck(lambda *xs: op_cls.apply(*xs, **case.params), case.tensors(op.inputs))
-
-
-def torch_matches(op: Op, cls: type, case: Case, torch: Any) -> None:
-    ts = [torch.tensor(a, dtype=torch.float64, requires_grad=True) for a in case.arrays]
-    expected = op.reference(*ts, **case.params)
-    seed = np.asarray(np.random.default_rng(0).uniform(-1, 1, tuple(expected.shape)))
-    expected_grads = torch.autograd.grad(expected, ts, torch.tensor(seed))
-    xs = case.tensors(op.inputs)
-    out = checked(cls, op.inputs).apply(*xs, **case.params)
-    _compare("torch_value", out.array, expected.detach().numpy())
-    grads = autograd.grad([out], list(xs), [Tensor(seed)], allow_unused=True)
-    for name, g, e in zip(op.inputs, grads, expected_grads):
-        _compare("torch_grad", g.array if g is not None else np.zeros_like(e.numpy()),
-                 e.numpy(), input=name)
-
-
-PROPERTIES = {"forward": forward_matches, "backward": backward_matches,
-              "broadcasting": backward_matches, "dim": backward_matches,
-              "batched": backward_matches, "second": second_matches, "pytorch": torch_matches}
-
-
-def _compare(reason: str, got: np.ndarray, expected: np.ndarray, **details: Any) -> None:
-    if got.shape != expected.shape:
-        raise CheckFailure(reason, problem="shape", got=list(got.shape),
-                           expected=list(expected.shape), **details)
-    with np.errstate(invalid="ignore"):
-        bad = ~np.isclose(got, expected, rtol=RTOL, atol=ATOL)
-    if np.any(bad):
-        where = np.unravel_index(int(np.argmax(bad)), bad.shape)
-        raise CheckFailure(reason, problem="value", element=[int(i) for i in where],
-                           got=float(got[where]), expected=float(expected[where]), **details)
-
-
-# -- running a check -----------------------------------------------------------------------------
-def run_checks(op: Op, cls: type, torch: Any, submission: Path) -> list[dict[str, Any]]:
-    """One result per check of `op`: {"check", "status": passed|failed|skipped, ...}."""
-    results = []
-    for check in op.checks:
-        if check == "pytorch" and torch is None:
-            results.append({"check": check, "status": "skipped", "reason": "no_torch"})
-            continue
-        results.append(run_check(op, cls, check, torch, submission))
-    return results
-
-
-def run_check(op: Op, cls: type, check: str, torch: Any, submission: Path) -> dict[str, Any]:
-    seen: list[Case] = []
-    prop = PROPERTIES[check]
-
-    @settings(max_examples=EXAMPLES[check], **PROFILE)
-    @given(case=cases(op, check))
-    def holds(case: Case) -> None:
-        seen.append(case)
-        prop(op, cls, case, torch)
-
+def run_checks(prepared: Prepared, student: ChildRunner, hidden: bool, factor: float,
+               reference: Any) -> list[dict[str, Any]]:
+    """One result per check of the op. `hidden`: the teacher's grade (hidden cases and
+    checks run); `reference` answers the simplified cases of a failure's example."""
+    op = prepared.op
     try:
-        holds()
-    except BaseException as exc:  # noqa: BLE001  (the student's code may raise anything)
-        if isinstance(exc, KeyboardInterrupt):
-            raise
-        result = {"check": check, "status": "failed", **_failure(exc, op, check, submission)}
-        if seen:
-            result["example"] = describe(seen[-1], op.inputs)
-        return result
-    return {"check": check, "status": "passed"}
+        loaded = student.load("forward")
+    except Stopped as stopped:
+        return everything_failed(op, stopped.reason, stopped.details)
+    if "error" in loaded:
+        return everything_failed(op, loaded["error"].get("reason", "import_error"), loaded["error"])
+    if loaded.get("apply_overridden"):
+        names = [str(n)[:40] for n in loaded["apply_overridden"]][:3]
+        return everything_failed(op, "apply_overridden", {"classes": names})
+    results: dict[str, dict[str, Any]] = {}
+    for check in op.checks:
+        failed = [c for c in BUILDS_ON.get(check, ()) if results[c]["status"] != "passed"]
+        if check in HIDDEN_CHECKS and not hidden:
+            results[check] = {"check": check, "status": "hidden"}
+        elif failed:
+            results[check] = {"check": check, "status": "not_judged", "builds_on": failed}
+        elif check == "speed" and prepared.speed is None:
+            results[check] = {"check": check, "status": "skipped", "reason": "no_reference"}
+        else:
+            try:
+                results[check] = _run(check, prepared, student, factor, reference, hidden)
+            except Stopped as stopped:
+                if check == "forward":
+                    return everything_failed(op, stopped.reason, stopped.details)
+                results[check] = {"check": check, "status": "failed", "reason": stopped.reason,
+                                  **stopped.details}
+    return [results[c] for c in op.checks]
 
 
-def _failure(exc: BaseException, op: Op, check: str, submission: Path) -> dict[str, Any]:
-    """What the feedback needs to explain `exc`, as plain data."""
-    if isinstance(exc, CheckFailure):
-        return {"reason": exc.reason, **exc.details}
-    if isinstance(exc, GradcheckError):
-        return _gradcheck_failure(exc, op, check)
-    where = student_frame(exc, submission)
-    if isinstance(exc, NotImplementedError) and where:
-        return {"reason": "not_implemented", "function": where["function"]}
-    return {"reason": "exception", "type": type(exc).__name__,
-            "message": str(exc).strip()[:MAX_TEXT], "where": where}
+def everything_failed(op: Op, reason: str, details: dict[str, Any]) -> list[dict[str, Any]]:
+    """Every check failed for one reason (the op could not be run at all)."""
+    keep = {k: v for k, v in details.items() if k != "reason"}
+    return [{"check": c, "status": "failed", "reason": reason, "whole_op": True, **keep}
+            for c in op.checks]
 
 
-def _gradcheck_failure(exc: GradcheckError, op: Op, check: str) -> dict[str, Any]:
-    names = op.inputs
-    second = check == "second"
-    label = (lambda j: names[j] if j < len(names) else "grad") if second else names.__getitem__
-    j = getattr(exc, "input_index", None)
-    if not hasattr(exc, "numerical_value"):
-        first = str(exc).splitlines()[0]
-        reason = "not_multiplied" if first.startswith("backward not multiplied") else "gradcheck"
-        return {"reason": reason, "input": label(j) if j is not None else None,
-                "message": first[:MAX_TEXT]}
-    i = exc.output_index
-    return {"reason": "second_jacobian" if second else "jacobian", "input": label(j),
-            "element": list(exc.input_element), "output_element": list(exc.output_element),
-            "gradient_of": names[i] if second and i < len(names) else None,
-            "numerical": exc.numerical_value, "analytical": exc.analytical_value}
+def _run(check: str, prepared: Prepared, student: ChildRunner, factor: float, reference: Any,
+         hidden: bool) -> dict[str, Any]:
+    if check == "speed":
+        return _speed(prepared, student, factor)
+    group = "shapes" if check == prepared.op.shapes_check else check
+    cases = [c for c in prepared.cases[group] if hidden or not c.hidden]
+    kind = {"forward": "forward", "second": "vjp2"}.get(check, "vjp")
+    found = _first_failure(check, cases, student.run(kind, cases), prepared.op.inputs)
+    if found is None:
+        return {"check": check, "status": "passed"}
+    case, failure = found
+    if not case.hidden and reference is not None and failure.get("reason") != "delegation":
+        case, failure = _simpler(prepared.op, check, kind, case, failure, student, reference)
+    if check in ("backward", "broadcasting", "dim", "batched") and \
+            failure.get("problem") == "value":
+        failure = _multiplied(case, failure, student, prepared.op.inputs)
+    return {"check": check, "status": "failed", **failure, "example": describe(case,
+                                                                             prepared.op)}
 
 
-def student_frame(exc: BaseException, submission: Path) -> dict[str, Any] | None:
-    """The deepest traceback frame in the submission's files: file, line, code, function."""
-    found = None
-    for frame in traceback.extract_tb(exc.__traceback__):
-        path = Path(frame.filename)
-        if path.is_relative_to(submission):
-            found = {"file": path.relative_to(submission).as_posix(), "line": frame.lineno,
-                     "code": (frame.line or "").strip()[:MAX_TEXT], "function": frame.name}
-    return found
+def _first_failure(check: str, cases: list[Case], answers: list[Answer],
+                   names: tuple[str, ...]) -> tuple[Case, dict[str, Any]] | None:
+    for case, answer in zip(cases, answers):
+        if answer.error is not None:
+            return case, dict(answer.error)
+        if answer.arrays is None:  # (not reached: an earlier case stopped the child)
+            continue
+        failure = judge(check, case, answer.arrays, names)
+        if failure is not None:
+            return case, failure
+    return None
 
 
-def is_function(cls: Any) -> bool:
-    return isinstance(cls, type) and issubclass(cls, Function)
+def judge(check: str, case: Case, arrays: list[np.ndarray], names: tuple[str, ...]
+          ) -> dict[str, Any] | None:
+    """What is wrong with the student's `arrays` for `case` under `check`, or None."""
+    extreme = check == "stability"
+    if check == "forward":
+        return compare("forward_value", arrays[0], case.expected["out"], extreme)
+    if check == "second":
+        n = len(case.arrays)
+        for i in range(n):
+            for j in range(n + 1):
+                found = compare("second_value", arrays[i * (n + 1) + j],
+                                case.expected["second"][i * (n + 1) + j], False,
+                                gradient_of=names[i], input=(*names, "grad")[j])
+                if found:
+                    return found
+        return None
+    if extreme:
+        found = compare("stability_value", arrays[0], case.expected["out"], True)
+        if found:
+            return found
+    for i, (got, expected) in enumerate(zip(arrays[1:], case.expected["grads"])):
+        found = compare("stability_grad" if extreme else "grad_value", got, expected,
+                        extreme, input=names[i])
+        if found:
+            return found
+    return None
+
+
+def compare(reason: str, got: np.ndarray, expected: np.ndarray, extreme: bool,
+            **details: Any) -> dict[str, Any] | None:
+    """None when `got` matches `expected`: same shape and dtype, every element close (where
+    the reference is NaN, anything goes); else what differs, and where."""
+    if got.shape != expected.shape:
+        return {"reason": reason, "problem": "shape", "got": list(got.shape),
+                "expected": list(expected.shape), **details}
+    if got.dtype != expected.dtype:
+        return {"reason": reason, "problem": "dtype", "got": str(got.dtype),
+                "expected": str(expected.dtype), **details}
+    rtol, atol = STABLE if extreme else TOLERANCE.get(str(expected.dtype), (1e-9, 1e-12))
+    finite = np.isfinite(expected)
+    scale = float(np.max(np.abs(expected[finite]), initial=1.0))
+    with np.errstate(all="ignore"):
+        close = np.abs(got.astype(np.float64) - expected) <= atol * scale + rtol * np.abs(
+            expected.astype(np.float64))
+    bad = ~(close | (got == expected) | np.isnan(expected))
+    if not np.any(bad):
+        return None
+    where = np.unravel_index(int(np.argmax(bad)), bad.shape)
+    return {"reason": reason, "problem": "value", "element": [int(i) for i in where],
+            "got": _number(got[where]), "expected": _number(expected[where]), **details}
+
+
+def _number(v: Any) -> float | str:
+    v = float(v)
+    return v if np.isfinite(v) else str(v)
+
+
+def _simpler(op: Op, check: str, kind: str, case: Case, failure: dict[str, Any],
+             student: ChildRunner, reference: Any) -> tuple[Case, dict[str, Any]]:
+    """A simpler failing example where one is found: the simplest values of each input's
+    domain, or the values rounded to one decimal (the shapes and settings kept)."""
+    candidates = []
+    for values in ([simplest(a.shape, op.domain(i)).astype(a.dtype)
+                    for i, a in enumerate(case.arrays)],
+                   [np.asarray(np.round(a, 1)) for a in case.arrays]):
+        if all(op.domain(i).contains(v) for i, v in enumerate(values)) and \
+                any(not np.array_equal(v, a) for v, a in zip(values, case.arrays)):
+            candidates.append(Case(tuple(values), dict(case.params)))
+    group = "shapes" if check == op.shapes_check else check
+    candidates = fill(op, group, candidates, reference)
+    if not candidates:
+        return case, failure
+    try:
+        answers = student.run(kind, candidates)
+    except Stopped:
+        return case, failure
+    for candidate, answer in zip(candidates, answers):
+        if answer.error is not None and answer.error.get("reason") == failure.get("reason"):
+            return candidate, dict(answer.error)
+        found = judge(check, candidate, answer.arrays, op.inputs) \
+            if answer.arrays is not None else None
+        if found is not None and found.get("reason") == failure.get("reason"):
+            return candidate, found
+    return case, failure
+
+
+def _multiplied(case: Case, failure: dict[str, Any], student: ChildRunner,
+                names: tuple[str, ...]) -> dict[str, Any]:
+    """A wrong gradient that stays when grad is 0: backward does not multiply by grad."""
+    zero = Case(case.arrays, case.params, grad=np.zeros_like(case.grad))
+    try:
+        (answer,) = student.run("vjp", [zero])
+    except Stopped:
+        return failure
+    if answer.arrays is not None and any(np.any(g != 0) for g in answer.arrays[1:]):
+        i = next(i for i, g in enumerate(answer.arrays[1:]) if np.any(g != 0))
+        return {"reason": "not_multiplied", "input": names[i]}
+    return failure
+
+
+def _speed(prepared: Prepared, student: ChildRunner, factor: float) -> dict[str, Any]:
+    """At most three timed runs of the speed case, passed at the first whose CPU seconds are
+    within `factor` times the solution's (CPU time, the kernel's count, hardly changes on a
+    busy machine; where it cannot be read, wall time stands in) and whose wall time is within
+    WALL_SLACK times that (work handed to another process is no speed-up). A run past twice
+    the limit is stopped there, and not tried again."""
+    wall_bar, cpu_bar = prepared.reference_seconds
+    best, stopped = None, False
+    for _ in range(3):
+        try:
+            wall, cpu, answer = student.time(prepared.speed, prepared.repeat,
+                                             factor * wall_bar * WALL_SLACK + 2.0,
+                                             2 * factor * cpu_bar + 0.2)
+        except Stopped as halted:
+            if halted.reason != "timeout":
+                raise
+            best, stopped = 2 * factor, True
+            break
+        if answer.error is not None:
+            return {"check": "speed", "status": "failed", **answer.error}
+        wrong = judge("backward", prepared.speed, answer.arrays, prepared.op.inputs) \
+            if answer.arrays is not None else {"reason": "crashed"}
+        if wrong is not None:
+            return {"check": "speed", "status": "failed", **wrong,
+                    "example": describe(prepared.speed, prepared.op)}
+        ratio = cpu / cpu_bar if cpu is not None else wall / wall_bar
+        best = ratio if best is None else min(best, ratio)
+        if ratio <= factor and wall <= factor * wall_bar * WALL_SLACK:
+            return {"check": "speed", "status": "passed"}
+    shape = [list(a.shape) for a in prepared.speed.arrays]
+    return {"check": "speed", "status": "failed", "reason": "slow", "ratio": round(best),
+            "factor": factor, "shapes": shape, "stopped": stopped}
+
+
+def describe(case: Case, op: Op) -> dict[str, Any]:
+    """The case as the feedback shows it: each input's shape and values (the first few of a
+    large one), and the settings."""
+    inputs = []
+    with np.printoptions(precision=4, suppress=True, linewidth=90):
+        for name, a in zip(op.inputs, case.arrays):
+            values = np.array2string(a) if a.size <= SHOWN else \
+                np.array2string(a.ravel()[:6])[:-1] + f" ...] ({a.size} values)"
+            inputs.append({"name": name, "shape": list(a.shape), "values": values,
+                           "dtype": str(a.dtype)})
+    params = {k: list(v) if isinstance(v, tuple) else v for k, v in case.params.items()}
+    return {"inputs": inputs, "params": params, "hidden": case.hidden}

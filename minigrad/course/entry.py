@@ -14,20 +14,21 @@ from typing import Any
 
 from minigrad.testing.domains import REAL, Domain
 
-# The checks of each kind, in the order they run. "shapes" is the kind's harder shapes:
-# broadcasting for two inputs, another `dim` for a reduction, a batch for matmul.
-CHECKS: dict[str, tuple[str, ...]] = {
-    "unary": ("forward", "backward", "second", "pytorch"),
-    "power": ("forward", "backward", "second", "pytorch"),
-    "binary": ("forward", "backward", "broadcasting", "second", "pytorch"),
-    "reduce": ("forward", "backward", "dim", "second", "pytorch"),
-    "along": ("forward", "backward", "dim", "second", "pytorch"),
-    "matmul": ("forward", "backward", "batched", "second", "pytorch"),
-    "transpose": ("forward", "backward", "dim", "second", "pytorch"),
-    "reshape": ("forward", "backward", "second", "pytorch"),
-}
+# The checks, in the order they run. A kind with harder shapes has one more: broadcasting for
+# two inputs, another `dim` for a reduction, a batch in front of a matmul.
+ORDER = ("forward", "backward", "broadcasting", "dim", "batched", "second", "stability",
+         "speed")
+SHAPES = {"binary": "broadcasting", "reduce": "dim", "along": "dim", "matmul": "batched",
+          "transpose": "dim"}
+KINDS = ("unary", "power", "binary", "reduce", "along", "matmul", "transpose", "reshape")
 POINTS = {"forward": 1, "backward": 2, "broadcasting": 1, "dim": 1, "batched": 1, "second": 1,
-          "pytorch": 1}
+          "stability": 1, "speed": 1}
+# A check counts only when the checks it builds on passed (otherwise it is "not judged"):
+# nothing is credited on top of a wrong backward, and a wrong op scores nothing.
+BUILDS_ON = {"broadcasting": ("backward",), "dim": ("backward",), "batched": ("backward",),
+             "second": ("backward",), "stability": ("forward", "backward"),
+             "speed": ("backward",)}
+HIDDEN_CHECKS = ("stability",)  # run only in the teacher's grade (the others have hidden cases)
 
 
 @dataclass(frozen=True)
@@ -42,7 +43,8 @@ class Op:
     what: dict[str, str]  # {"en": "...", "zh": "..."}: one line, what the op computes
     forward: str  # the teacher's forward body (solution), dedented
     backward: str  # the teacher's backward body (solution), dedented
-    reference: Callable[..., Any]  # the same op with Tensor methods (minigrad's and torch's)
+    reference: Callable[..., Any] | None  # the same op with minigrad's Tensor methods (None:
+    # a lecturer's op, whose reference is the teacher's own solution)
     domains: tuple[Domain, ...] = (REAL,)
     second: bool = True  # twice differentiable: gradgradcheck applies
     hint: dict[str, str] = field(default_factory=dict)  # one more note, per language
@@ -54,8 +56,14 @@ class Op:
                      if p.strip() and "=" not in p and p.strip() not in PARAMS)
 
     @property
+    def shapes_check(self) -> str | None:
+        """The name of this kind's harder-shapes check, or None."""
+        return SHAPES.get(self.kind)
+
+    @property
     def checks(self) -> tuple[str, ...]:
-        return tuple(c for c in CHECKS[self.kind] if c != "second" or self.second)
+        return tuple(c for c in ORDER if (c != "second" or self.second) and
+                     (c not in SHAPES.values() or c == self.shapes_check))
 
     def maths_in(self, lang: str) -> str:
         return self.maths if isinstance(self.maths, str) else self.maths[lang]

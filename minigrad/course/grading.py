@@ -1,111 +1,63 @@
-"""`course grade`: grade a submission op by op in the sandbox; the scores and the feedback.
+"""`course grade`: grade one submission, op by op; the scores and the feedback.
 
-`grade(DIR)` runs `minigrad.course.sandbox` in a subprocess (which forks one limited child
-per op), reads back the results as JSON, keeps only the plain data it expects (a child ran
-the student's code: nothing it wrote is trusted further than that), and scores each check
-from its status alone (`entry.POINTS`).
+    grade(SUBMISSION, teacher=TEACHER)   the teacher's grade: ops, points and hidden cases
+                                         from TEACHER's course.json; from SUBMISSION only the
+                                         package's .py files are read
+    grade(MY_COPY)                       a student's own run: the visible checks only
+
+The checks run here, in the grader's process; the submission runs only in sandboxed children
+(sandbox.py) that answer requests. A batch (`course grade-all`) makes the `Grader` once and
+grades every submission with it: the sandbox's start-up and the expected answers are paid once.
 """
 
 from __future__ import annotations
 
-import json
-import math
-import os
-import subprocess
-import sys
-import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from minigrad.course import feedback
-from minigrad.course.catalog import OPS, select
-from minigrad.course.entry import POINTS, Op
-from minigrad.course.make import read_manifest
-from minigrad.course.texts import display_width, wrap
+from minigrad.course import checks, custom, render, solutions
+from minigrad.course.catalog import select
+from minigrad.course.entry import Op
+from minigrad.course.manifest import Course, load_course
+from minigrad.course.reference import Prepared, prepare
+from minigrad.course.runner import BuiltinRunner, ChildRunner
+from minigrad.course.sandbox import Limits, Session, remove_copy
 
-TIMEOUT = 30.0  # seconds per op, wall clock (the CPU limit is the same)
-MEMORY_MB = 1024  # address space per op, on top of what the grader itself uses
-WORKERS = 2  # ops graded at the same time
-ROOT = Path(__file__).resolve().parents[2]  # where the minigrad package is importable from
-WIDTH = 96  # columns of the feedback's prose
-STATUSES = ("graded", "timeout", "crashed", "import_error")
+STATUSES = ("passed", "failed", "not_judged", "hidden", "skipped")
 
 
 @dataclass
 class OpGrade:
-    """One op's result: a status per check (passed, failed, skipped) and its details."""
+    """One op's result: a status per check, each check's points."""
 
     op: Op
-    status: str  # graded, timeout, crashed, import_error
     checks: list[dict[str, Any]]
-    details: dict[str, Any] = field(default_factory=dict)  # why it was not graded
+    points: dict[str, int]
     printed: str = ""
     printed_dropped: int = 0
     seconds: float = 0.0
 
     @property
     def score(self) -> int:
-        return sum(POINTS[c["check"]] for c in self.checks if c["status"] == "passed")
+        return sum(self.points[c["check"]] for c in self.checks if c["status"] == "passed")
 
     @property
     def max_score(self) -> int:
-        return sum(POINTS[c["check"]] for c in self.checks if c["status"] != "skipped")
+        return sum(self.points[c["check"]] for c in self.checks
+                   if c["status"] not in ("hidden", "skipped"))
 
     @property
     def passed(self) -> bool:
-        return self.status == "graded" and self.score == self.max_score
+        return all(c["status"] in ("passed", "hidden", "skipped") for c in self.checks)
 
     def failed_checks(self) -> list[str]:
-        return [c["check"] for c in self.checks if c["status"] == "failed"]
+        return [c["check"] for c in self.checks if c["status"] in ("failed", "not_judged")]
 
-    def lines(self, lang: str, timeout: float) -> list[str]:
-        """The feedback for this op: what is wrong in each failing check, what it printed."""
-        say = feedback.say
-        lines = [f"{'✓' if self.passed else '✗'} {self.op.name}  {self.score}/{self.max_score}"]
-        if self.status == "timeout":
-            lines += wrap(say("timeout", lang, limit=feedback.number(timeout)), WIDTH, "  ")
-        elif self.status == "crashed":
-            d = self.details
-            how = say("signal", lang, signal=d["signal"]) if d.get("signal") else \
-                d.get("message") or say("exit_code", lang, code=d.get("exit_code"))
-            lines += wrap(say("crashed", lang, how=how), WIDTH, "  ")
-        elif self.status == "import_error":
-            lines += [row for text in _import_text(self.op, self.details, lang)
-                      for row in wrap(text, WIDTH, "  ")]
-        else:
-            lines += self._check_lines(lang)
-        lines += ["  " + row for row in feedback.printed_lines(
-            self.printed, self.printed_dropped, feedback.MAX_PRINTED, lang)]
-        return lines
-
-
-    def _check_lines(self, lang: str) -> list[str]:
-        """Passed checks on one line; failed ones grouped by message, each group with the
-        smallest example of its first check."""
-        passed = [c["check"] for c in self.checks if c["status"] == "passed"]
-        lines = [f"  ✓ {feedback.check_names(passed, lang)}"] if passed else []
-        groups: dict[str, list[dict[str, Any]]] = {}
-        for c in self.checks:
-            if c["status"] != "passed":
-                groups.setdefault(feedback.check_message(c, self.op, lang), []).append(c)
-        for message, group in groups.items():
-            mark = "✗" if group[0]["status"] == "failed" else "-"
-            lines.append(f"  {mark} {feedback.check_names([c['check'] for c in group], lang)}")
-            for paragraph in message.splitlines():
-                lines += wrap(paragraph, WIDTH, " " * 6)
-            lines += ["      " + row for row in feedback.example_lines(group[0].get("example"),
-                                                                       lang)]
-        return lines
-
-
-def _import_text(op: Op, d: dict[str, Any], lang: str) -> list[str]:
-    file = f"homework/{op.name}.py"
-    if d.get("reason") == "no_class":
-        return [feedback.say("no_class", lang, file=file, cls=op.cls)]
-    text = feedback.say("import", lang, file=file) + feedback.exception_text(d, lang)
-    return text.splitlines()
+    def lines(self, lang: str, reveal: bool = True) -> list[str]:
+        """The feedback for this op (`reveal`: show hidden cases' values too)."""
+        return render.op_lines(self, lang, reveal)
 
 
 @dataclass
@@ -115,9 +67,11 @@ class GradeReport:
     folder: Path
     ops: list[OpGrade]
     lang: str
-    timeout: float
     seconds: float
-    torch: bool
+    teacher: bool
+    package: str = "homework"
+    notes: list[str] = field(default_factory=list)
+    isolation: dict[str, Any] = field(default_factory=dict)
 
     @property
     def score(self) -> int:
@@ -131,114 +85,143 @@ class GradeReport:
     def passed(self) -> bool:
         return all(g.passed for g in self.ops)
 
-    def text(self, lang: str | None = None, timing: bool = False) -> str:
-        lang = lang or self.lang
-        say = feedback.say
-        lines = [say("title", lang, folder=self.folder, count=len(self.ops),
-                     s="" if len(self.ops) == 1 else "s"), ""]
-        for g in self.ops:
-            if not g.passed:
-                lines += g.lines(lang, self.timeout) + [""]
-        width = max(len(g.op.name) for g in self.ops) + 2
-        lines.append(say("scores", lang))
-        for g in self.ops:
-            failed = feedback.LIST_SEP[lang].join(feedback.check_name(c, lang)
-                                                  for c in g.failed_checks())
-            note = say("failed", lang, checks=failed) if failed else ""
-            lines.append(f"  {g.op.name:<{width}}{g.score:>3}/{g.max_score:<3} {note}".rstrip())
-        total = say("total", lang)
-        pad = " " * (width - display_width(total))
-        lines.append(f"  {total}{pad}{self.score:>3}/{self.max_score}")
-        if timing:
-            lines.append(say("time", lang, seconds=self.seconds))
-        return "\n".join(lines) + "\n"
+    def text(self, lang: str | None = None, timing: bool = False, reveal: bool = True) -> str:
+        return render.report_text(self, lang or self.lang, timing, reveal)
 
 
-def grade(folder: str | Path, ops: list[str] | None = None, timeout: float = TIMEOUT,
-          memory_mb: int = MEMORY_MB, workers: int = WORKERS, lang: str | None = None
-          ) -> GradeReport:
-    """Grade the submission in `folder` (an assignment copy with its course.json): all its ops,
-    or only `ops`. Each op runs in a child process limited to `timeout` seconds and
-    `memory_mb` MiB more than the grader uses."""
-    folder = Path(folder)
-    manifest = read_manifest(folder)
-    names = manifest["ops"] if ops is None else [op.name for op in select(ops)]
-    missing = [n for n in names if n not in manifest["ops"]]
-    if missing:
-        raise ValueError(f"{', '.join(missing)}: not in this assignment (it has "
-                         f"{', '.join(manifest['ops'])})")
-    if not timeout > 0 or not memory_mb > 0 or workers < 1:
-        raise ValueError("timeout and memory must be positive, workers at least 1")
-    if not (folder / manifest["package"]).is_dir():
-        raise FileNotFoundError(f"{folder} has no {manifest['package']}/ folder: is it the "
-                                "folder of a submission?")
-    started = time.monotonic()
-    raw = _run_sandbox(folder.resolve(), manifest["package"], names, timeout, memory_mb,
-                       workers)
-    torch = raw.get("torch") is True
-    grades = [_op_grade(OPS[n], raw["ops"].get(n), torch) for n in names]
-    return GradeReport(folder, grades, lang or manifest["lang"], timeout,
-                       time.monotonic() - started, torch)
+class Grader:
+    """Grades submissions of one course: a sandbox session and the expected answers, made
+    once. `teacher`: the teacher's copy (None: a student's own copy, visible checks only)."""
 
+    def __init__(self, course: Course, ops: list[str] | None = None,
+                 limits: Limits | None = None, slot: int = 0,
+                 prepared: dict[str, Prepared] | None = None) -> None:
+        names = [o.name for o in course.ops]
+        wanted = names if ops is None else [op.name if isinstance(op, Op) else op
+                                            for op in _wanted(ops, course)]
+        missing = [n for n in wanted if n not in names]
+        if missing:
+            raise ValueError(f"{', '.join(missing)}: not in this assignment (it has "
+                             f"{', '.join(names)})")
+        limits = limits or Limits()
+        self.course, self.limits = course, limits
+        self.ops = [o for o in course.ops if o.name in wanted]
+        self.session = Session(limits, slot)
+        self.solutions = {op.name: solutions.load(course, op) for op in self.ops}
+        self.prepared = prepared if prepared is not None else self._prepare()
+        self.checks = custom.load_checks(course)
 
-def _run_sandbox(folder: Path, package: str, names: list[str], timeout: float,
-                 memory_mb: int, workers: int) -> dict[str, Any]:
-    with tempfile.TemporaryDirectory(prefix="minigrad-grade-") as scratch:
-        request, results = Path(scratch) / "request.json", Path(scratch) / "results.json"
-        request.write_text(json.dumps({
-            "folder": str(folder), "package": package, "ops": names, "timeout": timeout,
-            "memory_mb": memory_mb, "workers": workers, "scratch": scratch}), encoding="utf-8")
-        env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1",
-               "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT),
-                                                           os.environ.get("PYTHONPATH")]))}
-        limit = timeout * math.ceil(len(names) / workers) + 120
+    def _prepare(self) -> dict[str, Prepared]:
+        prepared: dict[str, Prepared] = {}
+        for op in self.ops:
+            reference = self.reference(op)
+            if reference is not None:  # (else a lecturer's op in a student's copy)
+                prepared[op.name] = prepare(op, self.course.secret, reference,
+                                            self.timer(op))
+        return prepared
+
+    def reference(self, op: Op) -> BuiltinRunner | None:
+        """What gives the right answers for `op`, in this process: minigrad's own op, or for
+        a lecturer's op the teacher's solution."""
+        solution = self.solutions.get(op.name)
+        if op.reference is not None:
+            return BuiltinRunner(op.reference, op.inputs)
+        return BuiltinRunner(solution.apply, op.inputs) if solution is not None else None
+
+    def timer(self, op: Op) -> Any:
+        """Seconds for `repeat` vjps of a case by `op`'s solution (None: no solution here)."""
+        solution = self.solutions.get(op.name)
+        if solution is None:
+            return None
+        return lambda case, repeat: solutions.seconds(solution, case, repeat)
+
+    def grade(self, submission: str | Path, lang: str | None = None) -> GradeReport:
+        """Grade the submission in `submission` (its package folder, or loose files)."""
+        started = time.monotonic()
+        course = self.course
+        folder = Path(submission)
+        package, notes = locate_package(folder, course.package, [o.name for o in self.ops])
+        grades = []
+        copy = self.session.copy_package(package, course.package) if package else None
         try:
-            proc = subprocess.run([sys.executable, "-m", "minigrad.course.sandbox",
-                                   str(request), str(results)], cwd=scratch, env=env,
-                                  capture_output=True, text=True, timeout=limit)
-        except subprocess.TimeoutExpired:
-            raise RuntimeError(f"the grader's sandbox did not finish in {limit:g} s") from None
-        if proc.returncode != 0 or not results.is_file():
-            raise RuntimeError("the grader's sandbox failed (not the submission):\n"
-                               + proc.stderr[-2000:])
-        return json.loads(results.read_text(encoding="utf-8"))
+            for op in self.ops:
+                grades.append(self._grade_op(op, copy, notes))
+        finally:
+            if copy is not None:
+                remove_copy(copy)
+        return GradeReport(folder, grades, lang or course.lang, time.monotonic() - started,
+                           course.teacher, course.package, notes, self.session.isolation())
+
+    def _grade_op(self, op: Op, copy: Path | None, notes: list[str]) -> OpGrade:
+        course, started = self.course, time.monotonic()
+        points = dict(course.points[op.name])
+        extra = [c for c in course.custom_checks if c.op == op.name]
+        points.update({c.name: c.points for c in extra})
+        prepared = self.prepared.get(op.name)
+        if prepared is None:
+            results = [{"check": c, "status": "hidden"} for c in op.checks]
+            return OpGrade(op, results + custom.not_run(extra), points)
+        if copy is None:
+            files = ", ".join(f"{o.name}.py" for o in self.ops)
+            results = checks.everything_failed(op, "no_package", {"package": course.package,
+                                                                  "files": files})
+            return OpGrade(op, results + custom.not_run(extra, "no_package"), points)
+        runner = ChildRunner(self.session, copy, course.package, op.name, op.cls, op.inputs,
+                             self.limits.timeout)
+        reference = self.reference(op)
+        try:
+            results = checks.run_checks(prepared, runner, course.teacher,
+                                        course.speed_factor, reference)
+            results += custom.run(extra, self.checks, results, runner, reference)
+        finally:
+            runner.close()
+        return OpGrade(op, results, points, runner.printed, runner.dropped,
+                       time.monotonic() - started)
+
+    def close(self) -> None:
+        self.session.close()
+
+    def __enter__(self) -> Grader:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
 
-def _op_grade(op: Op, raw: Any, torch: bool) -> OpGrade:
-    """An OpGrade from what the child wrote, keeping only the plain data expected."""
-    raw = _plain(raw) if isinstance(raw, dict) else {"status": "crashed"}
-    status = raw.get("status") if raw.get("status") in STATUSES else "crashed"
-    checks = raw.get("checks")
-    if status == "graded" and not (isinstance(checks, list) and all(
-            isinstance(c, dict) for c in checks) and [c.get("check") for c in checks]
-            == list(op.checks)):
-        status, raw = "crashed", {"message": "its result did not come back whole"}
-    if status != "graded":
-        checks = [{"check": c, "status": "failed", "reason": status} for c in op.checks]
-    for c in checks:
-        if c.get("status") not in ("passed", "failed", "skipped") or (
-                c["status"] == "skipped" and (c["check"] != "pytorch" or torch)):
-            c["status"] = "failed"
-    if not torch:
-        for c in checks:
-            if c["check"] == "pytorch":
-                c.update(status="skipped", reason="no_torch")
-    return OpGrade(op, status, checks, raw, str(raw.get("printed", "")),
-                   int(raw.get("printed_dropped") or 0), float(raw.get("seconds") or 0.0))
+def _wanted(ops: Any, course: Course) -> list[Any]:
+    if isinstance(ops, str) and any(n.strip() in course.custom_ops for n in ops.split(",")):
+        return [n.strip() for n in ops.split(",") if n.strip()]
+    if isinstance(ops, list) and any(n in course.custom_ops for n in ops):
+        return list(ops)
+    return select(ops)
 
 
-def _plain(value: Any, depth: int = 0) -> Any:
-    """JSON data cut to size: strings of at most 4000 characters, 8 levels, 100 items."""
-    if depth > 8:
-        return None
-    if isinstance(value, str):
-        return value[:4000]
-    if isinstance(value, bool) or value is None or isinstance(value, int):
-        return value
-    if isinstance(value, float):
-        return value if math.isfinite(value) else str(value)
-    if isinstance(value, list):
-        return [_plain(v, depth + 1) for v in value[:100]]
-    if isinstance(value, dict):
-        return {str(k): _plain(v, depth + 1) for k, v in list(value.items())[:100]}
-    return None
+def locate_package(folder: Path, package: str, ops: list[str]) -> tuple[Path | None,
+                                                                        list[str]]:
+    """Where the submission's op files are: `folder/package`, or the files uploaded loose
+    (no package folder), or one folder down (an upload of the whole copy). A link is never
+    followed (it could point at the teacher's solutions)."""
+    if not folder.is_dir():
+        raise FileNotFoundError(f"{folder} is not a folder")
+    real = lambda p: p.is_dir() and not p.is_symlink()  # noqa: E731
+    if real(folder / package):
+        return folder / package, []
+    if any((folder / f"{op}.py").is_file() for op in ops):
+        return folder, ["loose"]
+    nested = [p / package for p in sorted(folder.iterdir()) if real(p) and real(p / package)]
+    if len(nested) == 1:
+        return nested[0], ["nested"]
+    return None, ["no_package"]
+
+
+def grade(folder: str | Path, ops: list[str] | str | None = None, timeout: float = 5.0,
+          memory_mb: int = 1024, lang: str | None = None, teacher: str | Path | None = None
+          ) -> GradeReport:
+    """Grade one submission: with the teacher's copy `teacher` (what is graded comes from
+    it), or else the visible checks of the copy's own course.json."""
+    if not (0 < timeout < 3600) or not (0 < memory_mb < 1 << 20):
+        raise ValueError("timeout must be a number of seconds between 0 and 3600, memory a "
+                         "positive number of MiB")
+    course = load_course(teacher if teacher is not None else folder, teacher is not None)
+    with Grader(course, ops, Limits(timeout=timeout, memory_mb=memory_mb)) as grader:
+        return grader.grade(folder, lang)

@@ -13,17 +13,24 @@ made from it by stripping (`strip_solutions`), so the two can never drift apart.
 from __future__ import annotations
 
 import json
+import secrets
 import textwrap
 from pathlib import Path
 
 from minigrad.course import texts
 from minigrad.course.catalog import select
-from minigrad.course.entry import KIND_NOTES, Op
+from minigrad.course.entry import KIND_NOTES, POINTS, Op
+from minigrad.course.manifest import (
+    FORMAT,
+    GRADING,
+    MANIFEST,
+    SPEED_FACTOR,
+    TEACHER_ONLY,
+    read_manifest,
+)
 
 BEGIN, END = "### BEGIN SOLUTION", "### END SOLUTION"
 PACKAGE = "homework"
-MANIFEST = "course.json"
-FORMAT = 1  # the manifest's format version
 
 
 def new_assignment(folder: str | Path, ops: str | list[str] | None = None,
@@ -42,14 +49,20 @@ def new_assignment(folder: str | Path, ops: str | list[str] | None = None,
 
 
 def release(teacher: str | Path, student: str | Path) -> Path:
-    """Make the student's copy from the teacher's: every file, solutions stripped. Run it
-    again (into a new folder) after editing the teacher's copy."""
+    """Make the student's copy from the teacher's: every file, solutions stripped, without the
+    hidden cases' seed and the teacher's grading/ folder. Run it again (into a new folder)
+    after editing the teacher's copy."""
     teacher, student = Path(teacher), Path(student)
-    lang = read_manifest(teacher)["lang"]
+    manifest = read_manifest(teacher)
+    lang = manifest["lang"]
     _refuse_to_overwrite(student)
     for path in sorted(p for p in teacher.rglob("*") if p.is_file()):
         rel = path.relative_to(teacher)
-        if "__pycache__" in rel.parts:
+        if "__pycache__" in rel.parts or rel.parts[0] == GRADING:
+            continue
+        if rel.as_posix() == MANIFEST:
+            public = {k: v for k, v in manifest.items() if k not in TEACHER_ONLY}
+            _write(student / rel, json.dumps(public, indent=2, ensure_ascii=False) + "\n")
             continue
         text = path.read_text(encoding="utf-8")
         _write(student / rel, strip_solutions(text, rel.as_posix(),
@@ -69,8 +82,10 @@ def assignment_files(ops: list[Op], lang: str) -> dict[str, str]:
     files.update({f"{PACKAGE}/{op.name}.py": op_source(op, lang) for op in ops})
     files["README.md"] = texts.readme(ops, lang)
     files["tests/test_homework.py"] = texts.TESTS
-    files[MANIFEST] = json.dumps({"minigrad_course": FORMAT, "package": PACKAGE, "lang": lang,
-                                  "ops": [op.name for op in ops]}, indent=2) + "\n"
+    files[MANIFEST] = json.dumps({
+        "minigrad_course": FORMAT, "package": PACKAGE, "lang": lang,
+        "ops": [op.name for op in ops], "points": POINTS, "speed_factor": SPEED_FACTOR,
+        "hidden_seed": secrets.randbits(62)}, indent=2) + "\n"
     return files
 
 
@@ -127,21 +142,3 @@ def strip_solutions(text: str, where: str = "<source>", message: str = "your cod
 def _write(path: Path, text: str) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(text, encoding="utf-8")
-
-
-def read_manifest(folder: str | Path) -> dict:
-    """The assignment's course.json, checked: a clear error for a folder that is not one."""
-    path = Path(folder) / MANIFEST
-    if not path.is_file():
-        raise FileNotFoundError(f"{folder} is not an assignment: it has no {MANIFEST} (make "
-                                "one with `python -m minigrad course new DIR`)")
-    try:
-        manifest = json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as exc:
-        raise ValueError(f"{path} is not valid JSON: {exc}") from None
-    if not isinstance(manifest, dict) or manifest.get("minigrad_course") != FORMAT:
-        raise ValueError(f"{path} is not a minigrad course manifest (format {FORMAT})")
-    select(manifest.get("ops") or [])  # (refuses unknown ops)
-    if manifest.get("lang") not in texts.LANGS:
-        raise ValueError(f"{path}: lang must be one of {', '.join(texts.LANGS)}")
-    return manifest

@@ -10,7 +10,9 @@ PUT_BACK = ("if ctx.dim is not None and not ctx.keepdim:\n"
             "    grad = grad.unsqueeze(ctx.dim)  # the reduced dimension back, with size 1\n")
 SAVE_X_DIM = "ctx.save_for_backward(x)\nctx.dim = dim\n"
 SOFTMAX_AGAIN = ("(x,) = ctx.saved_tensors\n"
-                 "e = x.exp()  # the softmax again, with Tensor operations: differentiable\n"
+                 "# the softmax again, with Tensor operations (differentiable), shifted by the\n"
+                 "# largest value (a constant: no overflow, the same softmax)\n"
+                 "e = (x - x.detach().amax(ctx.dim, keepdim=True)).exp()\n"
                  "y = e / e.sum(ctx.dim, keepdim=True)\n")
 
 TENSOR_OPS = [
@@ -30,7 +32,7 @@ TENSOR_OPS = [
         "zh": "x 的元素的平均值：对全部元素求平均，或者沿某一维 `dim` 求平均。"},
        "out = np.mean(x.array, axis=dim, keepdims=keepdim)\n"
        "ctx.shape, ctx.dim, ctx.keepdim = x.shape, dim, keepdim\n"
-       "ctx.count = x.array.size // np.size(out)\n"
+       "ctx.count = x.array.size // max(np.size(out), 1)  # elements averaged\n"
        "return out",
        PUT_BACK + "return grad.expand(ctx.shape) / ctx.count",
        lambda x, dim=None, keepdim=False: (x.mean() if dim is None

@@ -1,230 +1,249 @@
-"""The sandbox: each op of a submission is graded in its own child process, with limits.
+"""The grader's side of the sandbox: start the zygote once, fork a limited child per op and
+role from it, talk to the child, end it (with everything it started).
 
-    python -m minigrad.course.sandbox REQUEST.json RESULTS.json
-
-`grading.py` starts this runner as a subprocess. The runner never imports the submission: it
-imports minigrad, hypothesis and (when installed) torch once, then forks one child per op, a
-few at a time. Each child lowers its limits before it touches the student's code (CPU
-seconds, address space, file size, no core dumps), sends fds 0-2 to /dev/null and keeps what
-the student prints in a bounded buffer, imports `homework/<op>.py`, runs the checks and
-writes its result as JSON. The runner kills a child that outlives the wall-clock limit (with
-its process group), and a child that dies writes no result: either way that op is reported,
-and the others are graded as usual.
+A `Session` belongs to one grading process (a `course grade`, or one worker of
+`course grade-all`): one zygote (zygote.py), one private temporary folder. For each
+submission it copies only the package's `.py` files into that folder (`copy_package`), and
+for each op it asks the zygote for children (`spawn`) that answer requests (child.py).
 """
 
 from __future__ import annotations
 
-import gc
-import importlib
-import io
 import json
-import math
 import os
-import resource
-import signal
+import re
+import select
+import shutil
+import socket
+import subprocess
 import sys
+import tempfile
 import time
-import traceback
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from hypothesis import given, settings
+import numpy as np
 
-from minigrad.course import checks
-from minigrad.course.cases import cases
-from minigrad.course.catalog import OPS
-from minigrad.course.feedback import MAX_PRINTED
+from minigrad.course import protocol
 
-MAX_FILE = 1 << 24  # bytes a child may write to any one file
-POLL = 0.01  # seconds between looks at the running children
-
-
-def main(argv: list[str]) -> int:
-    request = json.loads(Path(argv[0]).read_text(encoding="utf-8"))
-    torch = _torch()
-    _warm_up(torch)
-    results = {"torch": torch is not None, "ops": run_all(request, torch)}
-    Path(argv[1]).write_text(json.dumps(results), encoding="utf-8")
-    return 0
+ROOT = Path(__file__).resolve().parents[2]  # where the minigrad package is importable from
+BOOT = ("import sys; sys.path.insert(0, sys.argv[1]); "
+        "from minigrad.course.zygote import main; main(int(sys.argv[2]))")
+ENV = {"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1",
+       "LC_ALL": "C.UTF-8"}  # (nothing of the grader's own environment: no tokens)
+MAX_REPLY_HEADER = 1 << 18
+MAX_REPLY_BYTES = 1 << 26  # (the largest answer, the speed case's, is about 2 MB)
+MAX_SOURCE = 256 * 1024  # bytes of one .py file of a submission
+MAX_PACKAGE = 2 * 1024 * 1024  # bytes of all of them
+UID_BASE = 1_990_000_000  # (children of a grader run as root become these users)
+MODULE_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*\.py$")
 
 
-def _torch() -> Any:
-    """torch, imported once before forking (so each child gets it for free), or None."""
-    try:
-        torch = importlib.import_module("torch")
-    except ImportError:
-        return None
-    torch.set_num_threads(1)
-    return torch
+class SandboxError(RuntimeError):
+    """The sandbox itself failed (not the submission): the grade cannot be trusted."""
 
 
-def _warm_up(torch: Any) -> None:
-    """The first run of hypothesis, and torch's first backward (it imports sympy), are slow:
-    run them once here, so that every child starts warm."""
-    if torch is not None:
-        x = torch.ones(2, dtype=torch.float64, requires_grad=True)
-        torch.autograd.grad(x * x, [x], torch.ones(2, dtype=torch.float64))
+class ChildDied(Exception):
+    """The child ended (or broke the protocol) before it answered."""
 
-    @settings(max_examples=5, **checks.PROFILE)
-    @given(cases(OPS["add"], "forward"))
-    def warm(case: Any) -> None:
-        pass
-
-    warm()
+    def __init__(self, status: dict[str, Any]) -> None:
+        super().__init__(str(status))
+        self.status = status
 
 
-def run_all(request: dict[str, Any], torch: Any) -> dict[str, dict[str, Any]]:
-    """Grade every op of the request, `workers` children at a time; op name -> result."""
-    pending = list(request["ops"])
-    running: dict[int, tuple[str, float, Path]] = {}
-    results: dict[str, dict[str, Any]] = {}
-    scratch = Path(request["scratch"])
-    while pending or running:
-        while pending and len(running) < request["workers"]:
-            op = pending.pop(0)
-            path = scratch / f"{op}.json"
-            sys.stdout.flush()
-            sys.stderr.flush()
-            gc.freeze()  # (objects made so far are never collected: fewer pages copied)
-            pid = os.fork()
-            if pid == 0:
-                _child(op, request, path, torch)  # (never returns)
-            try:
-                os.setpgid(pid, pid)  # (the child does it too: whichever runs first)
-            except OSError:
-                pass
-            running[pid] = (op, time.monotonic(), path)
-        time.sleep(POLL)
-        for pid, (op, started, path) in list(running.items()):
-            done, status = os.waitpid(pid, os.WNOHANG)
-            seconds = time.monotonic() - started
-            if not done and seconds <= request["timeout"]:
-                continue
-            if not done:
-                _kill(pid)
-                os.waitpid(pid, 0)
-                status = -1
-            del running[pid]
-            results[op] = _collect(op, path, status, seconds)
-    return results
+class ChildTimeout(Exception):
+    """The child did not answer in time; it has been killed."""
 
 
-def _kill(pid: int) -> None:
-    for kill in (os.killpg, os.kill):
+@dataclass(frozen=True)
+class Limits:
+    """What one child may use."""
+
+    timeout: float = 5.0  # seconds of wall clock per request (the time check has its own)
+    memory_mb: int = 1024  # address space on top of the zygote's
+    cpu_seconds: int = 120
+    processes: int = 16
+    open_files: int = 64
+    file_bytes: int = 16 * 1024 * 1024
+
+
+class Child:
+    """One sandboxed child: send it requests; end it (and all it started)."""
+
+    def __init__(self, session: Session, sock: socket.socket, pid: int) -> None:
+        self.session, self.sock, self.pid = session, sock, pid
+        self.status: dict[str, Any] | None = None
+        self.ended = False
+
+    def cpu(self) -> float | None:
+        """Seconds of CPU the child has used (the kernel's count, which it cannot change),
+        or None where /proc does not tell."""
+        total = 0
         try:
-            kill(pid, signal.SIGKILL)
+            for task in os.listdir(f"/proc/{self.pid}/task"):
+                with open(f"/proc/{self.pid}/task/{task}/schedstat", encoding="ascii") as f:
+                    total += int(f.read().split()[0])
+        except (OSError, ValueError, IndexError):
+            return None
+        return total / 1e9
+
+    def request(self, header: dict[str, Any], arrays: list[np.ndarray], timeout: float,
+                cpu_limit: float | None = None) -> tuple[dict[str, Any], list[np.ndarray]]:
+        """Send one request, read its answer; ChildDied or ChildTimeout when there is none
+        in `timeout` seconds, or once the child used `cpu_limit` seconds of CPU on it (the
+        child is ended then)."""
+        if self.ended:
+            raise ChildDied(self.status or {})
+        message = protocol.encode(header, arrays)
+        deadline = time.monotonic() + timeout
+        start = self.cpu() if cpu_limit is not None else None
+        try:
+            self.sock.settimeout(timeout)
+            self.sock.sendall(message)
+            while start is not None and not select.select([self.sock], [], [], 0.02)[0]:
+                used = self.cpu()
+                if time.monotonic() > deadline or used is None or used - start > cpu_limit:
+                    raise protocol.Timeout()
+            reply, out = protocol.receive(self.sock, deadline, MAX_REPLY_HEADER,
+                                          MAX_REPLY_BYTES)
+        except (protocol.Timeout, TimeoutError):
+            self.end()
+            raise ChildTimeout() from None
+        except (protocol.ProtocolError, OSError) as exc:
+            self.end()
+            raise ChildDied(self.status or {"message": str(exc)[:200]}) from None
+        if reply.get("kind") == "setup_failed":
+            self.end()
+            raise SandboxError(f"a sandboxed child could not start: {reply.get('message')}")
+        return reply, out
+
+    def end(self) -> None:
+        """Close the connection and have the zygote kill the child's whole tree."""
+        if self.ended:
+            return
+        self.ended = True
+        self.sock.close()
+        self.status = self.session.end_child(self.pid)
+
+
+class Session:
+    """One zygote and one private temporary folder, for as many submissions as it grades."""
+
+    def __init__(self, limits: Limits = Limits(), slot: int = 0) -> None:
+        self.limits, self.slot, self.count = limits, slot, 0
+        self.root = Path(tempfile.mkdtemp(prefix="minigrad-grade-"))
+        os.chmod(self.root, 0o711)  # (a child's user may pass through, not list)
+        ours, theirs = socket.socketpair()
+        self._log = tempfile.TemporaryFile()
+        self.zygote = subprocess.Popen(
+            [sys.executable, "-I", "-B", "-c", BOOT, str(ROOT), str(theirs.fileno())],
+            env=ENV, cwd=self.root, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+            stderr=self._log, pass_fds=[theirs.fileno()], start_new_session=True)
+        theirs.close()
+        self.control = ours
+        self.info = self._line(120.0)
+
+    def _line(self, timeout: float) -> dict[str, Any]:
+        self.control.settimeout(timeout)
+        data = b""
+        try:
+            while not data.endswith(b"\n"):
+                part = self.control.recv(1 << 16)
+                if not part:
+                    break
+                data += part
         except OSError:
             pass
+        if not data.endswith(b"\n"):
+            self._log.seek(0)
+            raise SandboxError("the grader's zygote process failed: "
+                               + self._log.read()[-2000:].decode(errors="replace"))
+        return json.loads(data)
 
+    def copy_package(self, source: Path, package: str) -> Path:
+        """A private copy of the submission's package: its `.py` files only (no folders, no
+        links, none over MAX_SOURCE bytes, MAX_PACKAGE in all), readable by a child. The
+        grader reads them, never the child: a link cannot reach the teacher's files."""
+        self.count += 1
+        dest = Path(tempfile.mkdtemp(prefix="sub-", dir=self.root))
+        (dest / package).mkdir()
+        total = 0
+        for path in sorted(source.iterdir()) if source.is_dir() else []:
+            if not MODULE_NAME.match(path.name) or path.is_symlink() or not path.is_file():
+                continue
+            size = path.stat().st_size
+            total += size
+            if size > MAX_SOURCE or total > MAX_PACKAGE:
+                continue
+            fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
+            with os.fdopen(fd, "rb") as f:
+                (dest / package / path.name).write_bytes(f.read(MAX_SOURCE))
+        init = dest / package / "__init__.py"
+        if not init.exists():
+            init.write_text("")
+        for path in [dest, dest / package, *(dest / package).iterdir()]:
+            os.chmod(path, 0o755 if path.is_dir() else 0o644)
+        return dest
 
-def _collect(op: str, path: Path, status: int, seconds: float) -> dict[str, Any]:
-    """The child's result, or what its end says: killed at the limit, or crashed."""
-    result: dict[str, Any] | None = None
-    if status >= 0 and path.is_file():
+    def spawn(self, role: str, copy: Path, package: str, module: str, cls: str,
+              inputs: tuple[str, ...]) -> Child:
+        """A new child of `role` ("forward", "backward", "second", "reference") with the
+        submission copied at `copy` and its class `package.module.cls`."""
+        uid = UID_BASE + self.slot if self.info.get("user") == "separate" else None
+        limits = self.limits
+        spec = {"role": role, "package_dir": str(copy), "package": package, "module": module,
+                "class": cls, "inputs": list(inputs), "uid": uid,
+                "cpu_seconds": limits.cpu_seconds, "memory_mb": limits.memory_mb,
+                "processes": limits.processes, "open_files": limits.open_files,
+                "file_bytes": limits.file_bytes}
+        ours, theirs = socket.socketpair()
         try:
-            result = json.loads(path.read_text(encoding="utf-8"))
-        except (json.JSONDecodeError, UnicodeDecodeError, OSError):
-            result = None
-    if not isinstance(result, dict):
-        if status == -1 or (os.WIFSIGNALED(status) and os.WTERMSIG(status) == signal.SIGXCPU):
-            result = {"status": "timeout"}
-        elif os.WIFSIGNALED(status):
-            result = {"status": "crashed", "signal": signal.Signals(os.WTERMSIG(status)).name}
-        else:
-            result = {"status": "crashed", "exit_code": os.WEXITSTATUS(status)}
-    result.update(op=op, seconds=round(seconds, 3))
-    return result
+            socket.send_fds(self.control, [json.dumps(spec).encode()], [theirs.fileno()])
+            answer = self._line(60.0)
+        finally:
+            theirs.close()
+        return Child(self, ours, int(answer["pid"]))
 
+    def end_child(self, pid: int) -> dict[str, Any] | None:
+        """Kill `pid` and everything below the zygote; how `pid` ended."""
+        self.control.sendall(json.dumps({"end": pid}).encode())
+        return self._line(60.0).get("status")
 
-# -- in the child ------------------------------------------------------------------------------
-class Bounded(io.TextIOBase):
-    """A text stream that keeps the first `limit` characters written and counts the rest."""
+    def isolation(self) -> dict[str, Any]:
+        """What the children of this session are kept from, for the teacher's report."""
+        return {k: self.info.get(k) for k in ("landlock", "netns", "root", "user", "tmpfs")} | {
+            "processes": self.limits.processes, "memory_mb": self.limits.memory_mb}
 
-    def __init__(self, limit: int = MAX_PRINTED) -> None:
-        self.limit, self.kept, self.dropped = limit, io.StringIO(), 0
-
-    def writable(self) -> bool:
-        return True
-
-    def write(self, text: str) -> int:
-        room = self.limit - self.kept.tell()
-        self.kept.write(text[:max(room, 0)])
-        self.dropped += max(len(text) - max(room, 0), 0)
-        return len(text)
-
-
-def _child(op: str, request: dict[str, Any], path: Path, torch: Any) -> None:
-    code = 0
-    try:
-        os.setpgid(0, 0)
-        _limit(request["timeout"], request["memory_mb"])
-        printed = _quiet()
-        result = grade_op(op, Path(request["folder"]), request["package"], torch)
-        result.update(printed=printed.kept.getvalue(), printed_dropped=printed.dropped)
-        path.write_text(json.dumps(result), encoding="utf-8")
-    except BaseException:  # noqa: BLE001  (a child must always reach os._exit)
+    def close(self) -> None:
         try:
-            path.write_text(json.dumps({"status": "crashed", "message": traceback.format_exc(
-                limit=-3)[-checks.MAX_TEXT:]}), encoding="utf-8")
-        except BaseException:  # noqa: BLE001
-            code = 1
-    finally:
-        os._exit(code)
+            self.control.close()
+            self.zygote.wait(timeout=10)
+        except (OSError, subprocess.TimeoutExpired):
+            self.zygote.kill()
+            self.zygote.wait()
+        self._log.close()
+        _remove(self.root)
+
+    def __enter__(self) -> Session:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
 
-def _limit(timeout: float, memory_mb: int) -> None:
-    """Lower this process's limits (for good: the hard limits go down too)."""
-    cpu = max(1, math.ceil(timeout))
-    resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
-    room = _address_space() + memory_mb * (1 << 20)
-    resource.setrlimit(resource.RLIMIT_AS, (room, room))
-    resource.setrlimit(resource.RLIMIT_FSIZE, (MAX_FILE, MAX_FILE))
-    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+def remove_copy(copy: Path) -> None:
+    _remove(copy)
 
 
-def _address_space() -> int:
-    """Bytes of address space in use now (numpy, torch...): the memory limit comes on top."""
-    with open("/proc/self/status", encoding="ascii") as status:
-        for line in status:
-            if line.startswith("VmSize:"):
-                return int(line.split()[1]) * 1024
-    raise RuntimeError("cannot read VmSize from /proc/self/status")
-
-
-def _quiet() -> Bounded:
-    """fds 0, 1, 2 to /dev/null; Python's print() into a bounded buffer."""
-    null = os.open(os.devnull, os.O_RDWR)
-    for fd in (0, 1, 2):
-        os.dup2(null, fd)
-    sys.stdout = sys.stderr = printed = Bounded()
-    return printed
-
-
-def grade_op(name: str, folder: Path, package: str, torch: Any) -> dict[str, Any]:
-    """Import the student's class for op `name` and run its checks."""
-    op = OPS[name]
-    folder = folder.resolve()
-    sys.path.insert(0, str(folder))
-    try:
-        module = importlib.import_module(f"{package}.{name}")
-    except BaseException as exc:  # noqa: BLE001  (a SyntaxError, an ImportError, an exit...)
-        return {"status": "import_error", **_import_failure(exc, folder)}
-    cls = getattr(module, op.cls, None)
-    if not checks.is_function(cls):
-        return {"status": "import_error", "reason": "no_class", "cls": op.cls,
-                "file": f"{package}/{name}.py"}
-    return {"status": "graded", "checks": checks.run_checks(op, cls, torch, folder)}
-
-
-def _import_failure(exc: BaseException, folder: Path) -> dict[str, Any]:
-    where = checks.student_frame(exc, folder)
-    if isinstance(exc, SyntaxError) and exc.filename:
-        where = {"file": Path(exc.filename).resolve().relative_to(folder).as_posix()
-                 if Path(exc.filename).resolve().is_relative_to(folder) else exc.filename,
-                 "line": exc.lineno, "code": (exc.text or "").strip(), "function": ""}
-    return {"reason": "exception", "type": type(exc).__name__,
-            "message": str(exc).strip()[:checks.MAX_TEXT], "where": where}
-
-
-if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+def _remove(path: Path) -> None:
+    """Remove a folder a child may have made awkward (no permissions on its own folders)."""
+    if not path.exists():
+        return
+    for dirpath, dirnames, _ in os.walk(path):
+        for name in dirnames:
+            try:
+                os.chmod(os.path.join(dirpath, name), 0o700, follow_symlinks=False)
+            except OSError:
+                pass
+    shutil.rmtree(path, ignore_errors=True)

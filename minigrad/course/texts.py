@@ -35,14 +35,15 @@ WORDS: dict[str, dict[str, str]] = {
     "your_code": {"en": "your code here", "zh": "在这里写你的代码"},
     "wrote": {
         "en": "Wrote an assignment of {count} ops:\n"
-              "  {teacher}   the teacher's copy: the solutions, between ### BEGIN SOLUTION and "
-              "### END SOLUTION\n"
+              "  {teacher}   the teacher's copy: the solutions and the hidden cases' seed "
+              "(keep it)\n"
               "  {student}   the student's copy: hand this one out\n"
-              "Check the solutions: python -m minigrad course grade {teacher}",
+              "Check the solutions: python -m minigrad course grade {teacher} --teacher "
+              "{teacher}",
         "zh": "已写好一份作业，共 {count} 个运算：\n"
-              "  {teacher}   老师的版本：答案写在 ### BEGIN SOLUTION 和 ### END SOLUTION 之间\n"
+              "  {teacher}   老师的版本：答案和隐藏用例的种子（自己留着）\n"
               "  {student}   学生的版本：发给学生的就是这一份\n"
-              "检查答案：python -m minigrad course grade {teacher}",
+              "检查答案：python -m minigrad course grade {teacher} --teacher {teacher}",
     },
     "released": {"en": "Wrote the student's copy to {student}: hand this one out",
                  "zh": "学生的版本已写到 {student}：发给学生的就是这一份"},
@@ -95,7 +96,8 @@ CHECK_NAMES: dict[str, dict[str, str]] = {
     "dim": {"en": "any dim", "zh": "任意 dim"},
     "batched": {"en": "a batch", "zh": "带批次"},
     "second": {"en": "second derivative", "zh": "二阶导数"},
-    "pytorch": {"en": "against PyTorch", "zh": "对照 PyTorch"},
+    "stability": {"en": "stability", "zh": "数值稳定性"},
+    "speed": {"en": "speed", "zh": "速度"},
 }
 
 README = {
@@ -135,17 +137,24 @@ python -m minigrad course grade .     # run in this folder: feedback and a score
 pytest tests                          # the same checks, one test per op
 ```
 
-For every op the grader checks the forward values; the backward against finite differences,
-on shapes and values that hypothesis chooses; the harder shapes (broadcasting, another `dim`,
-a batch); the second derivative; and, when PyTorch is installed, against PyTorch. When a
-check fails it shows which input and which element are wrong, the numerical value (finite
-differences) next to yours, and the smallest example it could find. Start from that example:
-work it out by hand.
+For every op the grader checks the forward values; the gradients your backward gives, for a
+random `grad`, against the right ones; the harder shapes (broadcasting, another `dim`, a
+batch); the second derivative (your backward, differentiated); and the speed of forward and
+backward on a large input (within {factor}x of the teacher's solution). When a check fails it
+shows which input and which element are wrong, the right value next to yours, and the
+smallest example it found. Start from that example: work it out by hand.
+
+Your teacher's grade runs more: hidden cases (larger shapes, more batch dimensions,
+zero-size dimensions, float32 inputs) and a stability check at extreme values (1000, 1e-300:
+nothing may overflow into inf or nan where the right answer is a number). Two rules hold:
+forward computes with numpy (it may not call minigrad's ops), and backward is your own
+formula (it may not call minigrad's autograd); `apply` is minigrad's, leave it alone.
 
 ## Points
 
-{points}. A check that runs longer than the time limit, or crashes, gets no points, and the
-other ops are graded all the same.
+{points}. A check counts only when the checks it builds on passed (the second derivative,
+the harder shapes and the speed build on backward). A check that runs longer than the time
+limit, or crashes, gets no points, and the other ops are graded all the same.
 """,
     "zh": """# 作业：写出反向传播
 
@@ -181,14 +190,20 @@ python -m minigrad course grade .     # 在这个文件夹里运行：给出反�
 pytest tests                          # 同样的检查，每个运算一个测试
 ```
 
-评分程序对每个运算检查：前向的数值；用有限差分检查反向，形状和数值由 hypothesis 挑选；
-更难的形状（广播、换一个 `dim`、批次）；二阶导数；装了 PyTorch 时，再和 PyTorch 对照。
-某项检查没通过时，它会指出哪个输入的哪个元素错了，把数值解（有限差分）和你的结果并排列出，
-并给出它能找到的最小反例。从这个反例入手，先用笔算一遍。
+评分程序对每个运算检查：前向的数值；给定一个随机的 `grad`，你的 backward 算出的梯度是否正确；
+更难的形状（广播、换一个 `dim`、批次）；二阶导数（对你的 backward 再求导）；以及在一个大输入上
+forward 加 backward 的速度（不能超过老师答案用时的 {factor} 倍）。某项检查没通过时，它会指出哪个输入
+的哪个元素错了，把正确值和你的结果并排列出，并给出它找到的最小反例。从这个反例入手，先用笔算一遍。
+
+老师评分时还会运行更多检查：隐藏用例（更大的形状、更多的批次维、长度为 0 的维度、float32 输入），
+以及极端数值（1000、1e-300）下的数值稳定性检查：正确答案是普通的数时，你的结果不能溢出成 inf 或
+nan。另有两条规矩：forward 用 numpy 计算（不能调用 minigrad 的运算），backward 是你自己推出的公式
+（不能借 minigrad 的自动求导）；`apply` 是 minigrad 的，不要改它。
 
 ## 分数
 
-{points}。某项检查超过时间限制或者崩溃，就得不到分数，但其他运算照常评分。
+{points}。一项检查只有在它所依赖的检查都通过时才计分（二阶导数、更难的形状和速度都依赖 backward）。
+某项检查超过时间限制或者崩溃，就得不到分数，但其他运算照常评分。
 """,
 }
 
@@ -196,7 +211,7 @@ POINTS_LINE = {"en": "Per op: {items}", "zh": "每个运算：{items}"}
 POINT_WORD = {"en": "{name} {n}", "zh": "{name} {n} 分"}
 
 
-def readme(ops: list[Op], lang: str) -> str:
+def readme(ops: list[Op], lang: str, factor: float = 50.0) -> str:
     """The student's README.md for these ops."""
     rows = "\n".join(f"| `homework/{op.name}.py` | `{op.cls}` | {op.what[lang]} |"
                      for op in ops)
@@ -207,7 +222,7 @@ def readme(ops: list[Op], lang: str) -> str:
                      for c in shown)
     points = POINTS_LINE[lang].format(items=items)
     return README[lang].format(count=len(ops), s="" if len(ops) == 1 else "s", rows=rows,
-                               points=points)
+                               points=points, factor=f"{factor:g}")
 
 
 TESTS = '''"""The grader's checks, one test per op: `pytest tests` (or `python -m minigrad course
@@ -227,3 +242,10 @@ def test_op(op):
     report = grade(HERE, ops=[op])
     assert report.passed, report.text()
 '''
+
+
+def clean(text: str) -> str:
+    """`text` without control characters (a submission's output, shown in feedback): only
+    newlines and tabs are kept, so nothing it printed can move the cursor or change colours."""
+    return "".join(ch for ch in text if ch in "\n\t" or (ch >= " " and ch != "\x7f"
+                                                         and not "\x80" <= ch <= "\x9f"))

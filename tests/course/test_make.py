@@ -12,7 +12,8 @@ import pytest
 from minigrad.__main__ import main
 from minigrad.course import new_assignment, read_manifest, strip_solutions
 from minigrad.course.catalog import OPS, select
-from minigrad.course.make import BEGIN, END
+from minigrad.course.entry import POINTS
+from minigrad.course.make import BEGIN, END, release
 from minigrad.course.texts import wrap
 
 
@@ -36,8 +37,12 @@ def test_course_new_writes_a_teacher_and_a_student_copy(tmp_path: Path,
                      "homework/mul.py", "homework/sum.py", "tests/test_homework.py"]
     assert sorted(p.relative_to(student).as_posix() for p in student.rglob("*")
                   if p.is_file()) == names
-    assert read_manifest(student) == {"minigrad_course": 1, "package": "homework",
-                                      "lang": "en", "ops": ["mul", "sum", "matmul"]}
+    public = {"minigrad_course": 2, "package": "homework", "lang": "en",
+              "ops": ["mul", "sum", "matmul"], "points": POINTS, "speed_factor": 50.0}
+    assert read_manifest(student) == public
+    secret = read_manifest(teacher)["hidden_seed"]  # (the hidden cases: the teacher's only)
+    assert read_manifest(teacher) == {**public, "hidden_seed": secret}
+    assert isinstance(secret, int) and str(secret) not in (student / "course.json").read_text()
 
     solution = (teacher / "homework/mul.py").read_text()
     stub = (student / "homework/mul.py").read_text()
@@ -112,6 +117,18 @@ def test_a_folder_that_is_not_an_assignment_is_named(tmp_path: Path) -> None:
                                                       "lang": "en"}))
     with pytest.raises(ValueError, match="unknown op foo"):
         read_manifest(tmp_path)
+    for manifest, message in [
+        ({"points": {"forward": -1}}, "points.forward must be a whole number of points"),
+        ({"points": {"pytorch": 1}}, "points: unknown check 'pytorch'"),
+        ({"speed_factor": 0.5}, "speed_factor must be a number of at least 1"),
+        ({"ops": []}, "ops is empty"),
+        ({"custom_ops": {"cube": {"class": "Cube", "kind": "cubic", "signature": "x"}}},
+         "custom op cube: kind must be one of"),
+    ]:
+        (tmp_path / "course.json").write_text(json.dumps(
+            {"minigrad_course": 2, "ops": ["mul"], "lang": "en", **manifest}))
+        with pytest.raises(ValueError, match=re.escape(message)):
+            read_manifest(tmp_path)
     (tmp_path / "course.json").write_text("{")
     with pytest.raises(ValueError, match="is not valid JSON"):
         read_manifest(tmp_path)
@@ -150,3 +167,12 @@ def test_release_makes_the_student_copy_again_after_an_edit(tmp_path: Path,
     assert (tmp_path / "v2/README.md").read_text() == (student / "README.md").read_text()
     assert main(["course", "release", str(teacher), str(student)]) == 2  # never overwrites
     assert "already exists" in capsys.readouterr().err
+
+
+def test_release_keeps_the_teachers_grading_folder_and_seed(tmp_path: Path) -> None:
+    teacher, _ = new_assignment(tmp_path / "hw", "exp")
+    (teacher / "grading").mkdir()
+    (teacher / "grading/checks.py").write_text("def check_x(student, reference):\n    pass\n")
+    student = release(teacher, tmp_path / "v2")
+    assert not (student / "grading").exists()
+    assert "hidden_seed" not in read_manifest(student)
