@@ -9,6 +9,7 @@ is `engine.execute`.
 
 from __future__ import annotations
 
+import importlib
 import warnings
 from collections.abc import Iterator
 from typing import Any
@@ -205,3 +206,11 @@ def Variable(data: Any, requires_grad: bool = False, volatile: bool = False) -> 
     if requires_grad:
         t.requires_grad_(True)
     return t
+
+
+def __getattr__(name: str) -> Any:
+    """`minigrad.autograd.functional`, a library on the engine, is imported when first used
+    (as PyTorch's `torch.autograd.functional` is reached from `import torch`)."""
+    if name == "functional":
+        return importlib.import_module("minigrad.autograd.functional")
+    raise AttributeError(f"module 'minigrad.autograd' has no attribute '{name}'")
