@@ -34,14 +34,15 @@ class NoBatchingRule(BaseException):  # noqa: N818 (a signal to vmap, not an err
     (A BaseException so that an `except Exception:` inside f cannot swallow it and go on
     with a wrong value.)"""
 
-    def __init__(self, op: str) -> None:
+    def __init__(self, op: str, named: bool = True) -> None:
         super().__init__(op)
-        self.op = op
+        self.op, self.named = op, named  # named: `op` says what had no rule
 
 
 def _no_rule(op: str | None = None) -> NoBatchingRule:
-    """The signal, naming the function that asked (`linear`, `sum`, `item`)."""
-    return NoBatchingRule(op or sys._getframe(2).f_code.co_name)
+    """The signal, naming what had no rule (or, when `op` is None, the function that read
+    what a Batched cannot give: `batching.describe` finds the public name)."""
+    return NoBatchingRule(op or sys._getframe(2).f_code.co_name, named=op is not None)
 
 
 class Batched(Tensor):
@@ -77,7 +78,7 @@ class Batched(Tensor):
         return self.shape[0]
 
     def __getattr__(self, name: str) -> Any:  # grad_fn, _version, ...: not per sample
-        raise _no_rule(name)
+        raise NoBatchingRule(name, named=not name.startswith("_"))
 
     def __repr__(self) -> str:
         raise _no_rule("print")
@@ -108,20 +109,20 @@ class Batched(Tensor):
         return tuple(self._dim(d) for d in (dim if isinstance(dim, tuple | list) else (dim,)))
 
     def sum(self, dim: Any = None, keepdim: bool = False, **kwargs: Any) -> Any:
-        if self.ndim == 0:
-            raise _no_rule("sum")  # (the sum of one number: nothing to reduce per sample)
+        if self.ndim == 0 and dim is None and not kwargs and self.is_floating_point():
+            return self._same(self.value.clone())  # (one number per sample: its own sum)
         return self._same(self.value.sum(self._dims(dim), keepdim=keepdim, **kwargs))
 
     def mean(self, dim: Any = None, keepdim: bool = False, **kwargs: Any) -> Any:
-        if self.ndim == 0:
-            raise _no_rule("mean")
+        if self.ndim == 0 and dim is None and not kwargs:
+            return self._same(self.value.clone())
         return self._same(self.value.mean(self._dims(dim), keepdim=keepdim, **kwargs))
 
-    def softmax(self, dim: int, dtype: Any = None) -> Any:
-        return self._same(self.value.softmax(self._dim(dim), dtype=dtype))
+    def softmax(self, dim: int) -> Any:
+        return self._same(self.value.softmax(self._dim(dim)))
 
-    def log_softmax(self, dim: int, dtype: Any = None) -> Any:
-        return self._same(self.value.log_softmax(self._dim(dim), dtype=dtype))
+    def log_softmax(self, dim: int) -> Any:
+        return self._same(self.value.log_softmax(self._dim(dim)))
 
     # -- shapes: the batch dim stays in front ----------------------------------------------
     def reshape(self, *shape: Any) -> Any:
@@ -195,7 +196,7 @@ class Batched(Tensor):
     def matmul(self, other: Any) -> Any:
         return _matmul(self.level, self, other)
 
-    mm = matmul
+    mm = mv = dot = matmul
 
 
 class _Rank:
@@ -310,7 +311,7 @@ RULES = (*UNARY, *ELEMENTWISE, *(f"__{n}__" for n in ELEMENTWISE),
          "maximum", "minimum", "atan2", "sum", "mean", "softmax", "log_softmax", "reshape",
          "view", "flatten", "unsqueeze", "squeeze", "transpose", "swapaxes", "swapdims", "t",
          "permute", "movedim", "select", "expand", "__getitem__", "new_zeros", "new_ones",
-         "__matmul__", "__rmatmul__", "matmul", "mm")
+         "__matmul__", "__rmatmul__", "matmul", "mm", "mv", "dot")
 for _name in RULES:
     if _name in Batched.__dict__:
         setattr(Batched, _name, _guarded(_name, Batched.__dict__[_name]))

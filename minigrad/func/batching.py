@@ -8,6 +8,7 @@ sample (`randomness="different"`); vmap then runs f per sample.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -52,7 +53,7 @@ def attempt(func: Callable, flat_args: list, flat_in_dims: list, spec: Any, kwar
         out = func(*pytree.unflatten(args, spec), **kwargs)
     except NoBatchingRule as missing:
         rng.state = start
-        return Outcome(False, reason=f"no batching rule for {missing.op}")
+        return Outcome(False, reason=f"no batching rule for {describe(missing)}")
     if rng.state != start and randomness != "same":  # ("same": drawn once, for all)
         rng.state = start  # (the numbers drawn are given back)
         if randomness == "error":
@@ -60,3 +61,33 @@ def attempt(func: Callable, flat_args: list, flat_in_dims: list, spec: Any, kwar
         return Outcome(False, reason="random numbers must differ per sample")
     return Outcome(True, outputs=[out], level=level)
 
+
+PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # minigrad/
+OWN = os.path.join(PACKAGE, "func")
+GENERIC = {"function", "__call__", "forward", "apply", "wrapper", "wrapped", "run", "<lambda>",
+           "reduction"}
+SPOKEN = {"__bool__": "using a value in an `if`", "item": ".item()", "__iter__": "iterating",
+          "__repr__": "printing", "print": "printing", "tolist": ".tolist()"}
+
+
+def describe(missing: NoBatchingRule) -> str:
+    """What f called that has no batching rule, by its public name: the outermost minigrad
+    function f called (`linear`, not the `_record` deep inside it that gave up)."""
+    if missing.named:
+        return missing.op
+    names = []
+    tb = missing.__traceback__
+    while tb is not None:
+        code = tb.tb_frame.f_code
+        inside = code.co_filename.startswith(PACKAGE) and not code.co_filename.startswith(OWN)
+        if inside:
+            name = code.co_name
+            if name in GENERIC:  # (an op made by a factory: its name or its Function's)
+                found = tb.tb_frame.f_locals
+                name = found["name"] if isinstance(found.get("name"), str) else getattr(
+                    found.get("op"), "__name__", name).lower()
+            names.append(name)
+        tb = tb.tb_next
+    public = [n for n in names if n not in GENERIC and not n.startswith("_")] or names
+    name = public[0] if public else missing.op
+    return SPOKEN.get(name, SPOKEN.get(missing.op, name))

@@ -15,7 +15,7 @@ from minigrad.autograd.functional.passes import transform
 from minigrad.autograd.tensor import Tensor
 from minigrad.func import argnums as arg
 from minigrad.func import pytree
-from minigrad.func.levels import check_aux, split_aux, zeros_like
+from minigrad.func.levels import check_aux, per_sample_only, split_aux, zeros_like
 
 JVP = "jvp(f, primals, tangents)"
 
@@ -54,6 +54,7 @@ def jvp_with_argnums(func: Callable, primals: Any, tangents: Any, argnums: Any, 
             f"with structure {primals_spec} and tangents with structure {tangents_spec}")
     _tensors_only(flat_primals, "primals")
     _tensors_only(flat_tangents, "tangents")
+    per_sample_only((primals, tangents), "jvp (one forward-mode pass per sample)")
     with forward_ad.dual_level():
         flat_duals = [forward_ad.make_dual(p, t) for p, t in zip(flat_primals, flat_tangents)]
         duals = pytree.unflatten(flat_duals, primals_spec)

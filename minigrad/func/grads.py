@@ -19,7 +19,7 @@ from minigrad.autograd.grad_mode import enable_grad, is_grad_enabled
 from minigrad.autograd.tensor import Tensor
 from minigrad.func import argnums as arg
 from minigrad.func import pytree
-from minigrad.func.levels import Level, check_aux, split_aux, zeros_like
+from minigrad.func.levels import Level, check_aux, per_sample_only, split_aux, zeros_like
 
 
 def grad(func: Callable, argnums: Any = 0, has_aux: bool = False) -> Callable:
@@ -47,6 +47,7 @@ WHO = "grad_and_value(f)(*args)"
 @transform("grad")
 def _grad_and_value(func: Callable, argnums: Any, has_aux: bool, args: tuple,
                     kwargs: dict) -> tuple:
+    per_sample_only((args, kwargs), "grad (one backward pass per sample)")
     with Level() as level, enable_grad():
         diff = level.differentiable_tree(arg.sliced(args, argnums, as_tuple=False))
         output, aux = split_aux(func(*arg.replaced(args, diff, argnums), **kwargs), has_aux,
@@ -88,6 +89,7 @@ def vjp(func: Callable, *primals: Any, has_aux: bool = False) -> tuple:
 def vjp_with_argnums(func: Callable, *primals: Any, argnums: Any = None,
                      has_aux: bool = False) -> tuple:
     """vjp with respect to the primals at `argnums` only (all of them when None)."""
+    per_sample_only(primals, "vjp (one backward pass per sample)")
     with Level() as level, enable_grad():
         if argnums is None:
             diff = level.differentiable_tree(primals)
@@ -110,6 +112,7 @@ def vjp_with_argnums(func: Callable, *primals: Any, argnums: Any = None,
     def vjp_fn(cotangents: Any, retain_graph: bool = True, create_graph: bool | None = None
                ) -> Any:
         flat_cot, cot_spec = pytree.flatten(cotangents)
+        per_sample_only(flat_cot, "vjp_fn (one backward pass per sample)")
         if cot_spec != out_spec:
             raise RuntimeError(
                 "Expected pytree structure of cotangents to be the same as pytree structure "

@@ -26,6 +26,7 @@ from minigrad.autograd.grad_mode import is_grad_enabled
 from minigrad.autograd.node import AccumulateGrad, gradient_edge
 from minigrad.autograd.tensor import Tensor
 from minigrad.func import pytree
+from minigrad.func.batched import Batched, NoBatchingRule
 
 _active: list[Level] = []  # the levels open now, outermost first
 
@@ -98,6 +99,13 @@ class Level:
         return pytree.unflatten([x.detach() if isinstance(x, Tensor) and x.requires_grad
                                  and not self.keeps_graph(x, records) else x
                                  for x in leaves], spec)
+
+
+def per_sample_only(tree: Any, what: str) -> None:
+    """Inside a batched vmap, a transform given part of the batch runs per sample: minigrad
+    has no batched backward (or forward-mode) pass, PyTorch's batching rule for it."""
+    if any(isinstance(x, Batched) for x in pytree.flatten(tree)[0]):
+        raise NoBatchingRule(what)
 
 
 def split_aux(result: Any, has_aux: bool, who: str) -> tuple:

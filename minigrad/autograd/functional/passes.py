@@ -32,7 +32,7 @@ def transform(name: str) -> Callable:
             try:
                 return fn(*args, **kwargs)
             finally:
-                _open.remove(notes)
+                _open.pop()  # (transforms nest: the innermost ends first)
                 events.emit(events.TransformEnd(name, dict(notes)))
         return run
     return wrap
