@@ -44,7 +44,7 @@ SEAM_PACKAGES = ("minigrad.ops.",)
 TOP_LEVEL_FILES = ("__init__.py", "__main__.py")
 ENGINE_MODULES = ("tensor", "function", "node", "engine", "ready_queue", "broadcast", "hooks",
                   "grad_mode", "events", "anomaly_mode", "graph", "saved_names",
-                  "saved_tensor_hooks")
+                  "saved_tensor_hooks", "forward_ad", "jvp_apply")
 SURFACE_MODULES = ("dtypes", "devices", "size", "printing", "summation", "tensor_info",
                    "tensor_methods", "factories", "random_factories", "legacy_tensors",
                    "type_info", "return_types", "cuda", "backends")

@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from minigrad.autograd import tensor as _tensor
+from minigrad.autograd.forward_ad import LEVELS
 from minigrad.autograd.function import Function
 from minigrad.autograd.grad_mode import GRAD_ENABLED
 from minigrad.surface.summation import add_reduce
@@ -44,7 +45,8 @@ def fit(node: Any, i: int, g: Any, nxt: Any, nr: int, summed: list | None) -> An
             f"{list(shape)} but expected shape compatible with {list(expected)}") from None
     if summed is not None:
         summed[i] = dims
-    if GRAD_ENABLED.get():  # create_graph: record the summation too
+    if GRAD_ENABLED.get() or LEVELS.visible:  # create_graph: record it; forward mode: a
+        # gradient may carry a tangent (forward-over-reverse), which the sum must carry too
         return SumToSize.apply(g, shape=expected)
     return _tensor.make(data, None, 0)
 

@@ -30,6 +30,27 @@ class ForwardOp:
 
 
 @dataclass(frozen=True)
+class ForwardTangent:
+    """Forward mode: an op's output got its tangent (only emitted while someone listens).
+
+    `function` is the op's Function class (its node name: `function._node_class.__name__`),
+    `output` its value (a Tensor, or a tuple for several outputs), `inputs` what `apply` got;
+    `input_tangents` one per input at `level` (zeros for a float tensor without one, 0.0 for a
+    number, None for a mask or index), `output_tangent` what the op's JVP rule gave (a tuple
+    for several outputs). Emitted after the op's own ForwardOp, if it recorded one; the ops a
+    rule runs to compute the tangent emit theirs before (`forward_ad.in_rule()` is True then).
+    """
+
+    function: Any
+    output: Any
+    inputs: tuple
+    input_tangents: tuple
+    output_tangent: Any
+    settings: dict
+    level: int
+
+
+@dataclass(frozen=True)
 class BackwardBegin:
     """A backward pass starts from `roots`, seeded with `gradients` (one per root)."""
 

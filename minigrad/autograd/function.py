@@ -19,10 +19,11 @@ from typing import Any
 import numpy as np
 from numpy import ndarray  # (np.ndarray is a slow lookup: numpy's module has __getattr__)
 
-from minigrad.autograd import events
+from minigrad.autograd import events, jvp_apply
 from minigrad.autograd import (
     tensor as _tensor,  # Tensor is used at call time (tensor.py imports us)
 )
+from minigrad.autograd.forward_ad import LEVELS, top_level
 from minigrad.autograd.grad_mode import GRAD_ENABLED, state
 from minigrad.autograd.node import Node
 
@@ -83,6 +84,8 @@ class Function:
         Keyword arguments are settings (a dim, a shape), not inputs: they get no edge in
         `next_functions`, as in PyTorch, where `x.sum(0)` has one edge and `x * 3` two.
         """
+        if LEVELS.visible and top_level(args) >= 0:  # forward mode: autograd/jvp_apply.py
+            return jvp_apply.apply(cls, args, kwargs)
         ctx = _record(cls, args) if GRAD_ENABLED.get() else None
         record = ctx is not None
         scratch = cls._scratch

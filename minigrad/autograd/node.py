@@ -17,6 +17,7 @@ import numpy as np
 from minigrad.autograd import anomaly_mode as anomaly
 from minigrad.autograd import events, hooks, saved_names
 from minigrad.autograd import tensor as _tensor
+from minigrad.autograd.forward_ad import LEVELS
 from minigrad.autograd.grad_mode import GRAD_ENABLED, state
 from minigrad.autograd.hooks import RemovableHandle
 from minigrad.autograd.saved_tensor_hooks import SAVED_TENSOR_HOOKS, pack, unpack
@@ -167,6 +168,11 @@ class Node:
         elif self._saved_versions:  # (saved again, now without tensors)
             self._saved_versions = ()
 
+    def save_for_forward(self, *values: Any) -> None:
+        """Keep `values` for the Function's `jvp` (forward mode), where `ctx.saved_tensors`
+        reads them (autograd/jvp_apply.py), as in PyTorch."""
+        self._saved_forward = values
+
     @property
     def saved_tensors(self) -> tuple:
         """What forward saved, after checking none of it was freed or changed in place."""
@@ -267,7 +273,8 @@ class Node:
         if self._num_outputs > 1:
             grads = self._per_output(grads)
         try:
-            if function.backward_arrays is not None and not GRAD_ENABLED.get():
+            if function.backward_arrays is not None and not (GRAD_ENABLED.get()
+                                                             or LEVELS.visible):
                 out = function.backward_arrays(self, *[g if g is None else g.array for g in grads])
             else:
                 out = function.backward(self, *grads)

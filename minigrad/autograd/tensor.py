@@ -51,6 +51,7 @@ class Tensor(TensorInfo, TensorMethods):
     _retains_grad = False
     _grad_acc: Any = None  # a leaf's AccumulateGrad node, made on first use
     _base: Tensor | None = None  # the tensor a view shares memory with
+    _tangents: dict | None = None  # forward mode: {level: tangent} (autograd/forward_ad.py)
     name: str | None = None
     __array_priority__ = 1000  # numpy defers `ndarray * Tensor` to Tensor.__rmul__
 

@@ -2,18 +2,19 @@
 
 The Tensor methods and operators call these. Each function lives beside its op class (the
 `Function` that records the node and holds the derivative): arithmetic (+ - * / **), floor_mod
-(// %), unary (exp, tanh, relu, ...), selection (maximum, where, clamp), reduce (sum, mean,
-max, ...), products (mm, matmul, linear), views (view, reshape, t, ...), index (x[key], cat,
-...), softmaxes, losses, and in_place (add_, zero_, a[key] = v). This module only re-exports
-them: each module's `__all__` (its public functions, which `minigrad` re-exports too), then
-what Tensor's methods call besides. (No module is named like a function it holds:
-`minigrad.ops.matmul` is the function.)
+(// %), unary (exp, tanh, relu, ...), selection (maximum, where, clamp), reduce (sum, mean),
+extremes (max, amax, argmax, ...), products (mm, matmul, linear), views (view, reshape, t,
+...), index (x[key], cat, ...), softmaxes, losses, and in_place (add_, zero_, a[key] = v).
+This module only re-exports them: each module's `__all__` (its public functions, which
+`minigrad` re-exports too), then what Tensor's methods call besides. (No module is named
+like a function it holds: `minigrad.ops.matmul` is the function.)
 """
 
 from minigrad.ops import (
     arithmetic,
     cumulative,
     elementwise,
+    extremes,
     gathering,
     index,
     logical,
@@ -34,6 +35,7 @@ from minigrad.ops.arithmetic import compare, divide, multiply, negative, rsub, s
 from minigrad.ops.base import as_operand, cast, constant
 from minigrad.ops.cumulative import *  # noqa: F403
 from minigrad.ops.elementwise import *  # noqa: F403
+from minigrad.ops.extremes import *  # noqa: F403
 from minigrad.ops.floor_mod import floor_divide, remainder
 from minigrad.ops.gathering import *  # noqa: F403
 from minigrad.ops.in_place import (
@@ -73,8 +75,8 @@ from minigrad.ops.views import (
     view_as,
 )
 
-__all__ = [*arithmetic.__all__, *index.__all__, *products.__all__,
-           *reduce.__all__, *selection.__all__, *softmaxes.__all__, *unary.__all__,
+__all__ = [*arithmetic.__all__, *index.__all__, *products.__all__, *reduce.__all__,
+           *extremes.__all__, *selection.__all__, *softmaxes.__all__, *unary.__all__,
            *views.__all__, *elementwise.__all__, *statistics.__all__, *cumulative.__all__,
            *logical.__all__, *shaping.__all__, *gathering.__all__, *sorting.__all__]
 

@@ -35,6 +35,7 @@ class Add(Function):
     formula = r"d(a+b)/da = 1 ;  d(a+b)/db = 1"
     source = "{0} + {1}"
     gradients = ("{g}", "{g}")
+    tangent = "{t0} + {t1}"
 
     @staticmethod
     def forward(ctx, a, b):
@@ -45,6 +46,10 @@ class Add(Function):
     def backward(ctx, grad):
         return grad, grad
 
+    @staticmethod
+    def jvp(ctx, ta, tb):
+        return ta + tb
+
 
 class Sub(Function):
     """a - b"""
@@ -53,6 +58,7 @@ class Sub(Function):
     formula = r"d(a-b)/da = 1 ;  d(a-b)/db = -1"
     source = "{0} - {1}"
     gradients = ("{g}", "-{g}")
+    tangent = "{t0} - {t1}"
 
     @staticmethod
     def forward(ctx, a, b):
@@ -63,6 +69,10 @@ class Sub(Function):
     def backward(ctx, grad):
         return grad, -grad if ctx.needs_input_grad[1] else None
 
+    @staticmethod
+    def jvp(ctx, ta, tb):
+        return ta - tb
+
 
 class AddScaled(Function):
     """a + alpha * b (`add(a, b, alpha=...)`)"""
@@ -71,6 +81,7 @@ class AddScaled(Function):
     formula = r"d(a+alpha*b)/da = 1 ;  d(a+alpha*b)/db = alpha"
     source = "{0} + {alpha} * {1}"  # (a trace, by node name, reads Add's words)
     gradients = ("{g}", "{g} * {alpha}")
+    tangent = "{t0} + {alpha} * {t1}"
 
     @staticmethod
     def forward(ctx, a, b, alpha=1):
@@ -81,6 +92,10 @@ class AddScaled(Function):
     def backward(ctx, grad):
         return grad, grad * ctx.alpha if ctx.needs_input_grad[1] else None
 
+    @staticmethod
+    def jvp(ctx, ta, tb):
+        return ta + tb * ctx.alpha
+
 
 class SubScaled(Function):
     """a - alpha * b (`sub(a, b, alpha=...)`)"""
@@ -89,6 +104,7 @@ class SubScaled(Function):
     formula = r"d(a-alpha*b)/da = 1 ;  d(a-alpha*b)/db = -alpha"
     source = "{0} - {alpha} * {1}"  # (a trace, by node name, reads Sub's words)
     gradients = ("{g}", "-{g} * {alpha}")
+    tangent = "{t0} - {alpha} * {t1}"
 
     @staticmethod
     def forward(ctx, a, b, alpha=1):
@@ -99,6 +115,10 @@ class SubScaled(Function):
     def backward(ctx, grad):
         return grad, grad * -ctx.alpha if ctx.needs_input_grad[1] else None
 
+    @staticmethod
+    def jvp(ctx, ta, tb):
+        return ta - tb * ctx.alpha
+
 
 class Rsub(Function):
     """c - a, for a number c (PyTorch's rsub)"""
@@ -107,6 +127,7 @@ class Rsub(Function):
     formula = r"d(c-a)/da = -1"
     source = "{c} - {0}"
     gradients = ("-{g}",)
+    tangent = "-{t0}"
 
     @staticmethod
     def forward(ctx, a, c):
@@ -116,6 +137,10 @@ class Rsub(Function):
     def backward(ctx, grad):
         return -grad
 
+    @staticmethod
+    def jvp(ctx, ta):
+        return -ta
+
 
 class Mul(Function):
     """a * b"""
@@ -124,6 +149,7 @@ class Mul(Function):
     formula = r"d(a*b)/da = b ;  d(a*b)/db = a"
     source = "{0} * {1}"
     gradients = ("{g} * {1}", "{g} * {0}")
+    tangent = "{t0} * {1} + {0} * {t1}"
 
     @staticmethod
     def forward(ctx, a, b):
@@ -140,6 +166,11 @@ class Mul(Function):
         need_a, need_b = ctx.needs_input_grad
         return grad * b if need_a else None, grad * a if need_b else None
 
+    @staticmethod
+    def jvp(ctx, ta, tb):
+        a, b = ctx.inputs
+        return ta * b + a * tb
+
 
 class Div(Function):
     """a / b"""
@@ -148,6 +179,7 @@ class Div(Function):
     formula = r"d(a/b)/da = 1/b ;  d(a/b)/db = -a/b^2"
     source = "{0} / {1}"
     gradients = ("{g} / {1}", "-{g} * {0} / {1}**2")
+    tangent = "({t0} - {out} * {t1}) / {1}"
 
     @staticmethod
     def forward(ctx, a, b):
@@ -161,6 +193,10 @@ class Div(Function):
         need_a, need_b = ctx.needs_input_grad
         return grad / b if need_a else None, -grad * a / (b * b) if need_b else None
 
+    @staticmethod
+    def jvp(ctx, ta, tb):
+        return (ta - ctx.output * tb) / ctx.inputs[1]
+
 
 class Neg(Function):
     """-a"""
@@ -169,6 +205,7 @@ class Neg(Function):
     formula = r"d(-a)/da = -1"
     source = "-{0}"
     gradients = ("-{g}",)
+    tangent = "-{t0}"
 
     @staticmethod
     def forward(ctx, a):
@@ -181,6 +218,10 @@ class Neg(Function):
     def backward(ctx, grad):
         return -grad
 
+    @staticmethod
+    def jvp(ctx, ta):
+        return -ta
+
 
 class Pow(Function):
     """a ** p, for a number p"""
@@ -189,6 +230,7 @@ class Pow(Function):
     formula = r"d(a^p)/da = p*a^(p-1)"
     source = "{0} ** {p}"
     gradients = ("{g} * {p} * {0}{power}",)  # {power}: **(p-1), nothing when p-1 is 1
+    tangent = "{t0} * {p} * {0}{power}"
 
     @staticmethod
     def forward(ctx, a, p):
@@ -204,6 +246,11 @@ class Pow(Function):
             return grad * 0
         return grad * p * a ** (p - 1)
 
+    @staticmethod
+    def jvp(ctx, ta):
+        p = ctx.p
+        return ta * 0 if p == 0 else ta * p * ctx.inputs[0] ** (p - 1)
+
 
 class PowTensor(Function):
     """a ** b, both tensors"""
@@ -212,6 +259,7 @@ class PowTensor(Function):
     formula = r"d(a^b)/da = b*a^(b-1) ;  d(a^b)/db = a^b*ln(a)"
     source = "{0} ** {1}"
     gradients = ("{g} * {1} * {0}**({1} - 1)", "{g} * {0}**{1} * ln({0})")
+    tangent = "{t0} * {1} * {0}**({1} - 1) + {t1} * {out} * ln({0})"
 
     @staticmethod
     def forward(ctx, a, b):
@@ -233,6 +281,16 @@ class PowTensor(Function):
                 gb = choose(at_zero, 0.0, gb)
         return ga, gb
 
+    @staticmethod
+    def jvp(ctx, ta, tb):
+        a, b = ctx.inputs
+        with np.errstate(divide="ignore", invalid="ignore"):
+            tb_part = tb * ctx.output * a.log()
+        at_zero = (unwrap(a) == 0) & (unwrap(b) >= 0)  # the limit 0, as in backward
+        if at_zero.any():
+            tb_part = choose(at_zero, 0.0, tb_part)
+        return ta * b * a ** (b - 1) + tb_part
+
 
 class RPow(Function):
     """c ** a, for a number c"""
@@ -242,6 +300,7 @@ class RPow(Function):
     saves_output = True
     source = "{base} ** {0}"
     gradients = ("{g} * {out} * ln({base})",)
+    tangent = "{t0} * {out} * ln({base})"
 
     @staticmethod
     def forward(ctx, a, base):
@@ -251,6 +310,10 @@ class RPow(Function):
     @staticmethod
     def backward(ctx, grad):
         return grad * ctx.output * float(np.log(ctx.base))
+
+    @staticmethod
+    def jvp(ctx, ta):
+        return ta * ctx.output * float(np.log(ctx.base))
 
 
 def add(input: Any, other: Any, alpha: float = 1) -> Any:

@@ -17,6 +17,7 @@ from minigrad.autograd import broadcast, events
 from minigrad.autograd import (
     tensor as _tensor,  # (resolved at call time: tensor.py imports the ops)
 )
+from minigrad.autograd.forward_ad import LEVELS, top_level, write_tangent
 from minigrad.autograd.function import Function
 from minigrad.autograd.grad_mode import no_grad, state
 from minigrad.ops import view_rebase
@@ -24,6 +25,7 @@ from minigrad.ops.arithmetic import add, div, mul, sub
 from minigrad.ops.base import as_operand, constant, unwrap
 from minigrad.ops.reduce import sum_to_size
 from minigrad.ops.selection import clamp
+from minigrad.ops.tangent_rules import linear
 from minigrad.ops.views import expand
 from minigrad.surface import dtypes
 
@@ -35,6 +37,7 @@ class Fill(Function):
     formula = r"d fill(a)/da = 0"
     source = None  # (read as FillBackward2(a))
     gradients = ()
+    tangent = "0"
 
     @staticmethod
     def forward(ctx, a, value):
@@ -43,6 +46,10 @@ class Fill(Function):
     @staticmethod
     def backward(ctx, grad):
         return constant(np.zeros_like(grad.array))
+
+    @staticmethod
+    def jvp(ctx, t):
+        return constant(np.zeros_like(t.array))
 
 
 class Zero(Fill):
@@ -59,6 +66,7 @@ class Copy(Function):
     formula = r"d copy(a, src)/da = 0 ;  /dsrc = 1"
     source = None  # (read as CopyBackwards(a, src))
     gradients = ()
+    tangent = "{t1}"
 
     @staticmethod
     def forward(ctx, a, src):
@@ -68,6 +76,10 @@ class Copy(Function):
     def backward(ctx, grad):
         return constant(np.zeros_like(grad.array)), grad
 
+    @staticmethod
+    def jvp(ctx, t, tsrc):
+        return (t * 0 + tsrc).to(ctx.inputs[0].array.dtype)
+
 
 class CopySlices(Function):
     """`a[key] = v` recorded: the elements at key come from v, the others from a"""
@@ -76,6 +88,8 @@ class CopySlices(Function):
     formula = r"d (a[key] = v)/da = 1 outside key, 0 at key ;  /dv = 1 at key"
     source = None  # (read as CopySlices(a, v))
     gradients = ("{g} with 0 at the written elements", "{g} at the written elements")
+    tangent = "{t0} with {t1} at key"
+    jvp = staticmethod(linear)  # the op itself, on the tangents
 
     @staticmethod
     def forward(ctx, a, value, key):
@@ -173,7 +187,8 @@ def inplace(target: Any, op: Any, arg: Any) -> Any:
     if state.grad_enabled:  # (under no_grad, an optimizer's update, there is nothing to check)
         recording = target._requires_grad or (tensor_arg and arg._requires_grad)
         _check_may_write(target, recording)
-    ufunc = None if recording else _IN_PLACE_UFUNCS.get(op)
+    dual = LEVELS.visible and top_level((target, arg)) >= 0  # forward mode: tangents move too
+    ufunc = None if recording or dual else _IN_PLACE_UFUNCS.get(op)
     if events.listening():  # (a trace copies what it shows of target before it changes)
         events.emit(events.InPlaceChange(target))
     if recording and target._base is not None:  # a view: its base is rebased
@@ -185,6 +200,7 @@ def inplace(target: Any, op: Any, arg: Any) -> Any:
         target._shared_version()  # (before it takes over the new node: its node may have saved it)
         old = _tensor.make(target.array.copy(), target.grad_fn, target._output_nr)
         old._requires_grad = target._requires_grad
+        old._tangents = target._tangents and dict(target._tangents)
         if target.grad_fn is None and target._requires_grad:
             old._grad_acc = target._accumulator()
         new = op(old, arg)
@@ -215,6 +231,8 @@ def inplace(target: Any, op: Any, arg: Any) -> Any:
         with no_grad():
             new = op(target, arg)
         _write(target, new.array)
+        if dual:
+            write_tangent(target, new)
     target._bump_version()
     return target
 
@@ -263,7 +281,8 @@ def setitem_(target: Any, key: Any, value: Any) -> None:
     key = tuple(unwrap(k) for k in key) if isinstance(key, tuple) else unwrap(key)
     _check_index_put(target, key, value)
     value_needs_grad = isinstance(value, _tensor.Tensor) and value._requires_grad
-    if state.grad_enabled and (target._requires_grad or value_needs_grad):
+    if state.grad_enabled and (target._requires_grad or value_needs_grad) or (
+            LEVELS.visible and top_level((target, value)) >= 0):
         inplace(target, functools.partial(copy_slices, key=key), value)
         return
     if events.listening():

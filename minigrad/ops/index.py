@@ -13,6 +13,7 @@ import numpy as np
 
 from minigrad.autograd.function import Function
 from minigrad.ops.base import as_operand, normalize_dims, unwrap
+from minigrad.ops.tangent_rules import linear
 from minigrad.ops.view_checks import narrow_start
 from minigrad.ops.views import unsqueeze
 
@@ -25,6 +26,8 @@ class _Indexing(Function):
 
     source = "{0}[{key}]"
     gradients = ()
+    tangent = "{t0}[{key}]"
+    jvp = staticmethod(linear)  # the op itself, on the tangents
 
     @staticmethod
     def forward(ctx, a, key):
@@ -85,6 +88,7 @@ class ScatterAdd(Function):
     formula = r"d(scatter g)/dg = the same positions picked again"
     source = None  # (read as IndexPutBackward0(g))
     gradients = ()
+    jvp = staticmethod(linear)  # the op itself, on the tangents
 
     @staticmethod
     def forward(ctx, g, shape, key):
@@ -105,6 +109,8 @@ class Cat(Function):
     formula = r"cat: grad split back into the pieces"
     source = "cat([{args}], dim={dim})"
     gradients = ()
+    tangent = "cat([{targs}], dim={dim})"
+    jvp = staticmethod(linear)  # the op itself, on the tangents
 
     @staticmethod
     def forward(ctx, *tensors, dim=0):
@@ -128,6 +134,8 @@ class Stack(Function):
     formula = r"stack: grad unstacked into the pieces"
     source = "stack([{args}], dim={dim})"
     gradients = ()
+    tangent = "stack([{targs}], dim={dim})"
+    jvp = staticmethod(linear)  # the op itself, on the tangents
 
     @staticmethod
     def forward(ctx, *tensors, dim=0):

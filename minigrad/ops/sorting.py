@@ -20,9 +20,9 @@ import numpy as np
 
 from minigrad.autograd.function import Function
 from minigrad.ops.base import constant, keepdims_alias, normalize_dim, unwrap
+from minigrad.ops.extremes import _EvenReduction, _nonempty_dim
 from minigrad.ops.gathering import along
 from minigrad.ops.index import ScatterAdd
-from minigrad.ops.reduce import _EvenReduction, _nonempty_dim
 from minigrad.ops.views import unsqueeze
 from minigrad.surface import dtypes, return_types
 

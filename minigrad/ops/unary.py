@@ -27,6 +27,7 @@ class Reciprocal(Function):
     saves_output = True
     source = "{0}.reciprocal()"
     gradients = ("-{g} * {out}**2",)
+    tangent = "-{t0} * {out}**2"
 
     @staticmethod
     def forward(ctx, a):
@@ -37,6 +38,11 @@ class Reciprocal(Function):
         out = ctx.output
         return -grad * out * out
 
+    @staticmethod
+    def jvp(ctx, t):
+        out = ctx.output
+        return -t * out * out
+
 
 class Exp(Function):
     """e ** a"""
@@ -46,6 +52,7 @@ class Exp(Function):
     saves_output = True
     source = "{0}.exp()"
     gradients = ("{g} * {out}",)
+    tangent = "{t0} * {out}"
 
     @staticmethod
     def forward(ctx, a):
@@ -55,6 +62,10 @@ class Exp(Function):
     def backward(ctx, grad):
         return grad * ctx.output
 
+    @staticmethod
+    def jvp(ctx, t):
+        return t * ctx.output
+
 
 class Log(Function):
     """natural logarithm"""
@@ -63,6 +74,7 @@ class Log(Function):
     formula = r"d(ln a)/da = 1/a"
     source = "{0}.log()"
     gradients = ("{g} / {0}",)
+    tangent = "{t0} / {0}"
 
     @staticmethod
     def forward(ctx, a):
@@ -74,6 +86,10 @@ class Log(Function):
         (a,) = ctx.saved_tensors
         return grad / a
 
+    @staticmethod
+    def jvp(ctx, t):
+        return t / ctx.inputs[0]
+
 
 class Sqrt(Function):
     """square root"""
@@ -83,6 +99,7 @@ class Sqrt(Function):
     saves_output = True
     source = "{0}.sqrt()"
     gradients = ("{g} / (2 * {out})",)
+    tangent = "{t0} / (2 * {out})"
 
     @staticmethod
     def forward(ctx, a):
@@ -92,6 +109,10 @@ class Sqrt(Function):
     def backward(ctx, grad):
         return grad / (2 * ctx.output)
 
+    @staticmethod
+    def jvp(ctx, t):
+        return t / (2 * ctx.output)
+
 
 class Abs(Function):
     """|a|"""
@@ -100,6 +121,7 @@ class Abs(Function):
     formula = r"d|a|/da = sign(a)"
     source = "{0}.abs()"
     gradients = ("{g} * sign({0})",)
+    tangent = "{t0} * sign({0})"
 
     @staticmethod
     def forward(ctx, a):
@@ -111,6 +133,10 @@ class Abs(Function):
         (a,) = ctx.saved_tensors
         return grad * constant(np.sign(a.array))
 
+    @staticmethod
+    def jvp(ctx, t):
+        return t * constant(np.sign(ctx.inputs[0].array))
+
 
 class Tanh(Function):
     """hyperbolic tangent"""
@@ -120,6 +146,7 @@ class Tanh(Function):
     saves_output = True
     source = "{0}.tanh()"
     gradients = ("{g} * (1 - {out}**2)",)
+    tangent = "{t0} * (1 - {out}**2)"
 
     @staticmethod
     def forward(ctx, a):
@@ -133,6 +160,10 @@ class Tanh(Function):
     def backward_arrays(ctx, grad):
         """The same gradient as `backward`, in numpy alone (used when nothing is recorded)."""
         return tanh_backward_array(grad, ctx.output_data())
+
+    @staticmethod
+    def jvp(ctx, t):
+        return TanhBackward.apply(t, ctx.output)
 
 
 def tanh_backward_array(grad: np.ndarray, y: np.ndarray) -> np.ndarray:
@@ -160,6 +191,11 @@ class TanhBackward(Function):
         return (gg * (1 - y * y) if need_grad else None,
                 gg * grad * y * -2 if need_y else None)
 
+    @staticmethod
+    def jvp(ctx, tg, ty):
+        grad, y = ctx.inputs
+        return TanhBackward.apply(tg, y) + ty * grad * y * -2
+
 
 class Sigmoid(Function):
     """logistic function 1 / (1 + e^-a)"""
@@ -169,6 +205,7 @@ class Sigmoid(Function):
     saves_output = True
     source = "{0}.sigmoid()"
     gradients = ("{g} * {out} * (1 - {out})",)
+    tangent = "{t0} * {out} * (1 - {out})"
 
     @staticmethod
     def forward(ctx, a):
@@ -180,6 +217,10 @@ class Sigmoid(Function):
     @staticmethod
     def backward(ctx, grad):
         return SigmoidBackward.apply(grad, ctx.output)
+
+    @staticmethod
+    def jvp(ctx, t):
+        return SigmoidBackward.apply(t, ctx.output)
 
 
 class SigmoidBackward(Function):
@@ -202,6 +243,11 @@ class SigmoidBackward(Function):
         return (gg * y * (1 - y) if need_grad else None,
                 gg * grad * (1 - 2 * y) if need_y else None)
 
+    @staticmethod
+    def jvp(ctx, tg, ty):
+        grad, y = ctx.inputs
+        return SigmoidBackward.apply(tg, y) + ty * grad * (1 - 2 * y)
+
 
 class Relu(Function):
     """max(a, 0)"""
@@ -211,6 +257,7 @@ class Relu(Function):
     saves_output = True
     source = "{0}.relu()"
     gradients = ("{g} * ({0} > 0)",)
+    tangent = "{t0} * ({0} > 0)"
 
     @staticmethod
     def forward(ctx, a):
@@ -226,6 +273,10 @@ class Relu(Function):
         """The same gradient as `backward`, in numpy alone (used when nothing is recorded)."""
         return _keep_or_zero(grad, ctx.output_data() > 0)
 
+    @staticmethod
+    def jvp(ctx, t):
+        return choose(ctx.output.array > 0, t, 0.0)
+
 
 class Sin(Function):
     """sine"""
@@ -234,6 +285,7 @@ class Sin(Function):
     formula = r"d(sin a)/da = cos a"
     source = "{0}.sin()"
     gradients = ("{g} * cos({0})",)
+    tangent = "{t0} * cos({0})"
 
     @staticmethod
     def forward(ctx, a):
@@ -245,6 +297,10 @@ class Sin(Function):
         (a,) = ctx.saved_tensors
         return grad * a.cos()
 
+    @staticmethod
+    def jvp(ctx, t):
+        return t * ctx.inputs[0].cos()
+
 
 class Cos(Function):
     """cosine"""
@@ -253,6 +309,7 @@ class Cos(Function):
     formula = r"d(cos a)/da = -sin a"
     source = "{0}.cos()"
     gradients = ("-{g} * sin({0})",)
+    tangent = "-{t0} * sin({0})"
 
     @staticmethod
     def forward(ctx, a):
@@ -264,6 +321,10 @@ class Cos(Function):
         (a,) = ctx.saved_tensors
         return -grad * a.sin()
 
+    @staticmethod
+    def jvp(ctx, t):
+        return -t * ctx.inputs[0].sin()
+
 
 class Tan(Function):
     """tangent"""
@@ -273,6 +334,7 @@ class Tan(Function):
     saves_output = True  # as PyTorch's TanBackward0 (`_saved_result`)
     source = "{0}.tan()"
     gradients = ("{g} * (1 + {out}**2)",)
+    tangent = "{t0} * (1 + {out}**2)"
 
     @staticmethod
     def forward(ctx, a):
@@ -282,6 +344,11 @@ class Tan(Function):
     def backward(ctx, grad):
         y = ctx.output
         return grad * (y * y + 1)
+
+    @staticmethod
+    def jvp(ctx, t):
+        y = ctx.output
+        return t * (y * y + 1)
 
 
 def in_float(op: type, name: str) -> Any:

@@ -26,8 +26,10 @@ from minigrad.autograd import hooks
 from minigrad.autograd import (
     tensor as _tensor,  # (resolved at call time: tensor.py imports the ops)
 )
+from minigrad.autograd.forward_ad import write_tangent
 from minigrad.autograd.function import Function
 from minigrad.ops.base import constant
+from minigrad.ops.tangent_rules import linear
 
 MULTI_VIEW = ("Output {nr} of {op} is a view and is being modified inplace. This view is the "
               "output of a function that returns multiple views. Such functions do not allow "
@@ -60,6 +62,8 @@ class _AsStrided(Function):
     formula = r"d (a.flat[p])/da = 1 at the positions p, 0 elsewhere (summed where p repeats)"
     source = None  # (read as AsStridedBackward0(a))
     gradients = ("{g} put back at the view's positions",)
+    tangent = "{t0} at the view's positions"
+    jvp = staticmethod(linear)  # the op itself, on the tangents
 
     @staticmethod
     def forward(ctx, base, where):
@@ -78,6 +82,8 @@ class _PutBack(Function):
     formula = r"d (zeros.flat[p] += g)/dg = 1 at p"
     source = None
     gradients = ("{g} read at the view's positions",)
+    tangent = "{t0} put back at the view's positions"
+    jvp = staticmethod(linear)  # the op itself, on the tangents
 
     @staticmethod
     def forward(ctx, grad, where, shape):
@@ -98,6 +104,8 @@ class _CopyIntoView(Function):
     formula = r"d (a.flat[p] = v)/da = 1 outside p, 0 at p ;  /dv = 1 at p"
     source = None  # (read as CopySlices(a, v))
     gradients = ("{g} with 0 at the view's positions", "{g} at the view's positions")
+    tangent = "{t0} with {t1} at the view's positions"
+    jvp = staticmethod(linear)  # the op itself, on the tangents
 
     @staticmethod
     def forward(ctx, base, value, where):
@@ -133,6 +141,7 @@ def rebase_view(target: Any, op: Any, arg: Any) -> bool:
         return False
     old = _tensor.make(base.array.copy(), base.grad_fn, base._output_nr)
     old._requires_grad = base._requires_grad
+    old._tangents = base._tangents and dict(base._tangents)  # (forward mode: it moves on)
     new_view = op(_AsStrided.apply(old, where=where), arg)
     if new_view.array.shape != target.array.shape:
         raise RuntimeError(f"output with shape {list(target.array.shape)} doesn't match the "
@@ -148,6 +157,8 @@ def take_over(tensor: Any, new: Any) -> None:
     """`tensor` now reads as `new`'s node (a rebase), its retained gradient moved along."""
     old_fn, old_nr = tensor.grad_fn, tensor._output_nr
     tensor.grad_fn, tensor._output_nr, tensor._requires_grad = new.grad_fn, 0, True
+    if new._tangents is not None:  # forward mode: the tangent is new's too
+        write_tangent(tensor, new)
     if tensor._retains_grad:  # .grad is the new value's gradient now, as in PyTorch
         hooks.move_retained(tensor, old_fn, old_nr)
 

@@ -7,14 +7,14 @@ A view shares memory, and so the version counter, with its input, as in PyTorch
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 import numpy as np
 
 from minigrad.autograd.function import Function
 from minigrad.ops.base import normalize_dims
-from minigrad.ops.view_checks import expanded_shape, flatten_dims
+from minigrad.ops.tangent_rules import linear
+from minigrad.ops.view_checks import expanded_shape, flatten_dims, infer, plainly_expands, shape_arg
 
 # the public functions: minigrad.clone, ... (re-exported by ops/ and minigrad/)
 __all__ = ["clone", "expand", "flatten", "permute", "reshape", "squeeze", "t", "transpose",
@@ -29,6 +29,7 @@ class View(Function):
     formula = r"view: grad reshaped back to the input's shape"
     source = "{0}.view({shape})"
     gradients = ()
+    tangent = "{t0}.view({shape})"
 
     @staticmethod
     def forward(ctx, a, shape):
@@ -38,6 +39,10 @@ class View(Function):
     @staticmethod
     def backward(ctx, grad):
         return grad.reshape(ctx.in_shape)
+
+    @staticmethod
+    def jvp(ctx, t):
+        return t.reshape(ctx.shape)  # (a view of t where t's layout allows, as the output is of a)
 
 
 def view_array(a: np.ndarray, shape: tuple) -> np.ndarray:
@@ -75,6 +80,8 @@ class T(Function):
     formula = r"d(a.t())/da: grad.t()"
     source = "{0}.t()"
     gradients = ()
+    tangent = "{t0}.t()"
+    jvp = staticmethod(linear)  # the op itself, on the tangents
 
     @staticmethod
     def forward(ctx, a):
@@ -100,6 +107,8 @@ class Transpose(Function):
     formula = r"d(a.transpose(i, j))/da: grad.transpose(i, j)"
     source = "{0}.transpose({d0}, {d1})"
     gradients = ()
+    tangent = "{t0}.transpose({d0}, {d1})"
+    jvp = staticmethod(linear)  # the op itself, on the tangents
 
     @staticmethod
     def forward(ctx, a, d0, d1):
@@ -119,6 +128,8 @@ class Permute(Function):
     formula = r"permute: grad permuted back"
     source = "{0}.permute{permutation}"
     gradients = ()
+    tangent = "{t0}.permute{permutation}"
+    jvp = staticmethod(linear)  # the op itself, on the tangents
 
     @staticmethod
     def forward(ctx, a, dims):
@@ -138,6 +149,8 @@ class Unsqueeze(Function):
     formula = r"unsqueeze: grad squeezed back"
     source = "{0}.unsqueeze({dim})"
     gradients = ()
+    tangent = "{t0}.unsqueeze({dim})"
+    jvp = staticmethod(linear)  # the op itself, on the tangents
 
     @staticmethod
     def forward(ctx, a, dim):
@@ -163,6 +176,8 @@ class Squeeze(Function):
     formula = r"squeeze: grad reshaped back"
     source = "{0}.squeeze()"
     gradients = ()
+    tangent = "{t0}.squeeze()"
+    jvp = staticmethod(linear)  # the op itself, on the tangents
 
     @staticmethod
     def forward(ctx, a, dims):
@@ -204,6 +219,8 @@ class Expand(Function):
     formula = r"expand: grad summed over the expanded dims"
     source = "{0}.expand({shape})"
     gradients = ()
+    tangent = "{t0}.expand({shape})"
+    jvp = staticmethod(linear)  # the op itself, on the tangents
 
     @staticmethod
     def forward(ctx, a, shape):
@@ -221,6 +238,8 @@ class Clone(Function):
     formula = r"d(clone a)/da = 1"
     source = "{0}.clone()"
     gradients = ()
+    tangent = "{t0}.clone()"
+    jvp = staticmethod(linear)  # the op itself, on the tangents
 
     @staticmethod
     def forward(ctx, a):
@@ -231,44 +250,20 @@ class Clone(Function):
         return grad
 
 
-_INTEGERS = (int, np.integer)
-
-
-def _shape_arg(size: tuple) -> tuple:
-    """`view(2, 3)` and `view((2, 3))` both mean the shape (2, 3)."""
-    if len(size) == 1 and not isinstance(size[0], _INTEGERS):
-        return tuple(size[0])
-    return size
-
-
-def _infer(shape: tuple, numel: int, given: tuple) -> tuple:
-    """`shape` with its -1 replaced by the size that makes `numel` elements."""
-    if -1 in shape:
-        known = math.prod([n for n in shape if n != -1])
-        if known == 0 or numel % known:
-            raise RuntimeError(f"shape '{list(given)}' is invalid for input of size {numel}")
-        if len(shape) == 1:  # view(-1): no loop to run
-            return (numel,)
-        shape = tuple([numel // known if n == -1 else n for n in shape])
-    if math.prod(shape) != numel:
-        raise RuntimeError(f"shape '{list(given)}' is invalid for input of size {numel}")
-    return shape
-
-
 def view(input: Any, *shape: Any) -> Any:
-    shape = _shape_arg(shape)
-    shape = _infer(shape, input.array.size, shape)
+    shape = shape_arg(shape)
+    shape = infer(shape, input.array.size, shape)
     return View.apply(input, shape=shape)
 
 
 def unsafe_view(input: Any, shape: tuple) -> Any:
-    return UnsafeView.apply(input, shape=_infer(tuple(shape), input.array.size, shape))
+    return UnsafeView.apply(input, shape=infer(tuple(shape), input.array.size, shape))
 
 
 def reshape(input: Any, *shape: Any) -> Any:
     """view when the memory layout allows it, else clone then view (as PyTorch)"""
-    shape = _shape_arg(shape)
-    shape = _infer(shape, input.array.size, shape)
+    shape = shape_arg(shape)
+    shape = infer(shape, input.array.size, shape)
     probe = input.array.view()
     try:
         probe.shape = shape
@@ -315,7 +310,7 @@ swapaxes = transpose
 
 
 def permute(input: Any, *dims: Any) -> Any:
-    dims = _shape_arg(dims)
+    dims = shape_arg(dims)
     if sorted(d % input.array.ndim for d in dims) != list(range(input.array.ndim)):
         raise RuntimeError(f"permute(sparse_coo): number of dimensions in the tensor input does "
                            f"not match the length of the desired ordering of dimensions i.e. "
@@ -355,24 +350,11 @@ def _squeeze(op: Any, input: Any, dims: tuple) -> Any:
 
 
 def expand(input: Any, *sizes: Any) -> Any:
-    sizes = _shape_arg(sizes)
+    sizes = shape_arg(sizes)
     shape = input.array.shape
-    full = sizes if _plainly_expands(shape, sizes) else \
+    full = sizes if plainly_expands(shape, sizes) else \
         expanded_shape(shape, sizes, input.array.dtype)
     return Expand.apply(input, shape=full)
-
-
-def _plainly_expands(shape: tuple, full: tuple) -> bool:
-    """Each size of `shape` is kept or is a 1 expanded, no size is negative: the usual case,
-    told without numpy's broadcast_shapes (~2 us, more than the expand itself)."""
-    lead = len(full) - len(shape)
-    for n in full[:lead]:
-        if n < 0:
-            return False
-    for n, m in zip(full[lead:], shape):
-        if n != m and (m != 1 or n < 0):
-            return False
-    return True
 
 
 def expand_as(input: Any, other: Any) -> Any:

@@ -106,4 +106,12 @@ def tensor_repr(values: np.ndarray, suffixes: list[str], prefix: str = "tensor("
     body = format_values(values, indent=len(prefix))
     if values.size == 0 and values.shape != (0,):
         suffixes = [f"size={tuple(values.shape)}"] + suffixes
-    return prefix + ", ".join([body] + suffixes) + ")"
+    parts, last = [prefix + body], len(prefix + body) - (prefix + body).rfind("\n") + 1
+    for suffix in suffixes:  # on a line of its own where it would pass the line width
+        if last + len(suffix) + 2 > LINE_WIDTH:
+            parts.append(",\n" + " " * len(prefix) + suffix)
+            last = len(prefix) + len(suffix)
+        else:
+            parts.append(", " + suffix)
+            last += len(suffix) + 2
+    return "".join(parts) + ")"

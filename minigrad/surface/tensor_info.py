@@ -121,6 +121,8 @@ class TensorInfo:
             suffixes.append(f"grad_fn=<{self.grad_fn.display_name()}>")
         elif self._requires_grad:
             suffixes.append("requires_grad=True")
+        if self._tangents:  # forward mode: the tangent (at the innermost level), as PyTorch
+            suffixes.append(f"tangent={self._tangents[max(self._tangents)]}")
         heading = "Parameter containing:\n" if type(self).__name__ == "Parameter" else ""
         return heading + tensor_repr(self.array, suffixes)
 

@@ -22,9 +22,15 @@ import numpy as np
 
 from minigrad import autograd
 from minigrad.autograd.tensor import Tensor
-from minigrad.surface.printing import tensor_repr
-
-MAX_PRINTED = 100  # Jacobians with more entries are described, not printed
+from minigrad.testing.gradcheck_forward import compare_forward, fast_check
+from minigrad.testing.gradcheck_report import (
+    GradcheckError,
+    Labels,
+    SecondOrderLabels,
+    at,
+    index_text,
+    mismatch,
+)
 
 FLOAT32_WARNING = (
     "Input #{} requires gradient and is not a double precision floating point or complex. "
@@ -38,27 +44,29 @@ NOT_REENTRANT = (
 )
 
 
-class GradcheckError(RuntimeError):
-    """A gradient check failed. For a Jacobian mismatch the attributes say where:
-    `output_index`, `input_index`, `input_element`, `output_element` (index tuples),
-    `numerical_value`, `analytical_value`, and the two Jacobians `numerical`/`analytical`."""
-
-    def __init__(self, message: str, **details: Any) -> None:
-        super().__init__(message)
-        self.__dict__.update(details)
-
-
 def gradcheck(fn: Callable[..., Any], inputs: Any, eps: float = 1e-6, atol: float = 1e-5,
-              rtol: float = 1e-3, raise_exception: bool = True) -> bool:
+              rtol: float = 1e-3, raise_exception: bool = True, *,
+              check_forward_ad: bool = False, check_backward_ad: bool = True,
+              fast_mode: bool = False) -> bool:
     """Check the gradients of `fn(*inputs)` against finite differences (use float64).
 
     Returns True when every Jacobian matches: `|analytical - numerical| <= atol + rtol *
     |numerical|` element by element. Otherwise raises `GradcheckError`, or returns False
-    with `raise_exception=False`.
+    with `raise_exception=False`. As PyTorch's: `check_forward_ad` checks forward mode's
+    Jacobian too, `check_backward_ad=False` skips backward's; `fast_mode` checks each input
+    along one random direction instead of element by element (gradcheck_forward.py).
     """
     inputs = _as_tuple(inputs)
     _warn_not_double(inputs)
-    return _checked(lambda: _gradcheck(fn, inputs, eps, atol, rtol, _Labels(inputs)),
+    labels = Labels(inputs)
+
+    def slow() -> None:
+        _gradcheck(fn, inputs, eps, atol, rtol, labels, check_backward_ad, check_forward_ad)
+
+    if not fast_mode:
+        return _checked(slow, raise_exception)
+    return _checked(lambda: fast_check(fn, inputs, _check_inputs(inputs), eps, atol, rtol,
+                                       check_backward_ad, check_forward_ad, slow),
                     raise_exception)
 
 
@@ -92,7 +100,7 @@ def gradgradcheck(fn: Callable[..., Any], inputs: Any, grad_outputs: Any = None,
 
     all_inputs = inputs + grad_outputs
     _warn_not_double(all_inputs)
-    labels = _SecondOrderLabels(all_inputs, [inputs[i] for i in diff], returned)
+    labels = SecondOrderLabels(all_inputs, [inputs[i] for i in diff], returned)
     return _checked(lambda: _gradcheck(grad_fn, all_inputs, eps, atol, rtol, labels),
                     raise_exception)
 
@@ -116,12 +124,16 @@ def _checked(run: Callable[[], None], raise_exception: bool) -> bool:
 
 # -- the check -------------------------------------------------------------------------------
 def _gradcheck(fn: Callable, inputs: tuple, eps: float, atol: float, rtol: float,
-               labels: _Labels) -> None:
+               labels: Labels, backward: bool = True, forward: bool = False) -> None:
     wrt = _check_inputs(inputs)
     results = _as_tuple(fn(*inputs))
     floats = [k for k, o in enumerate(results) if _is_float(o)]
     keep = [k for k in floats if results[k].requires_grad]
     numerical = _numerical(fn, inputs, wrt, floats, eps)  # [input][output in floats]
+    if forward:
+        compare_forward(fn, inputs, wrt, floats, results, numerical, atol, rtol, labels)
+    if not backward:
+        return
     outputs = [results[k] for k in keep]
     for i, out in enumerate(outputs):
         analytical = _analytical(out, wrt)
@@ -131,7 +143,7 @@ def _gradcheck(fn: Callable, inputs: tuple, eps: float, atol: float, rtol: float
         for j, a in enumerate(analytical):
             n = numerical[j][floats.index(keep[i])]
             if not _allclose(a, n, atol, rtol):
-                raise _mismatch(a, n, i, j, out.array.shape, wrt[j].array.shape, atol, rtol,
+                raise mismatch(a, n, i, j, out.array.shape, wrt[j].array.shape, atol, rtol,
                                 labels)
     for k in floats:
         if k not in keep:
@@ -211,23 +223,23 @@ def _allclose(a: np.ndarray, n: np.ndarray, atol: float, rtol: float) -> bool:
     return bool(np.all(np.abs(a - n) <= atol + rtol * np.abs(n)))
 
 
-def _check_multiplied_by_grad_output(outputs: list, wrt: list, labels: _Labels) -> None:
+def _check_multiplied_by_grad_output(outputs: list, wrt: list, labels: Labels) -> None:
     """With grad_output = 0 every gradient must be 0 (PyTorch checks this too)."""
     zeros = [Tensor._make(np.zeros_like(o.array), None, 0) for o in outputs]
     grads = autograd.grad(outputs, wrt, zeros, retain_graph=True, allow_unused=True)
     for j, g in enumerate(grads):
         if g is not None and np.any(g.array != 0):
             r = int(np.flatnonzero(g.array)[0])
-            at = _at(np.unravel_index(r, g.array.shape))
+            place = at(np.unravel_index(r, g.array.shape))
             raise GradcheckError(
                 f"backward not multiplied by grad_output\nWith every grad_output = 0, the "
-                f"gradient of {labels.input(j)}{at} is {float(g.array.flat[r])!r} instead of 0: "
+                f"gradient of {labels.input(j)}{place} is {float(g.array.flat[r])!r} instead of 0: "
                 "a backward must multiply what it returns by the incoming gradient (chain "
                 "rule).", input_index=j)
 
 
 def _expect_zero(numerical: list, i: int, k: int, shape: tuple, wrt: list,
-                 labels: _Labels) -> None:
+                 labels: Labels) -> None:
     """An output that does not require grad must not change with the inputs."""
     for j, per_output in enumerate(numerical):
         jac = per_output[i]
@@ -236,115 +248,10 @@ def _expect_zero(numerical: list, i: int, k: int, shape: tuple, wrt: list,
             raise GradcheckError(
                 "Numerical gradient for function expected to be zero\n"
                 f"The {labels.output(k)} does not require grad, yet it changes with "
-                f"{labels.input(j)}:\nd output {k}{_index(np.unravel_index(c, shape))} / "
+                f"{labels.input(j)}:\nd output {k}{index_text(np.unravel_index(c, shape))} / "
                 f"d {labels.short(j)}"
-                f"{_index(np.unravel_index(r, wrt[j].array.shape))} = {float(jac[r, c])!r} "
+                f"{index_text(np.unravel_index(r, wrt[j].array.shape))} = {float(jac[r, c])!r} "
                 f"numerically.{labels.detached_hint}", input_index=j)
-
-
-# -- the report ------------------------------------------------------------------------------
-def _mismatch(a: np.ndarray, n: np.ndarray, i: int, j: int, out_shape: tuple, in_shape: tuple,
-              atol: float, rtol: float, labels: _Labels) -> GradcheckError:
-    diff = np.abs(a - n)
-    allowed = atol + rtol * np.abs(n)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        ratio = np.where(diff <= allowed, 0.0,
-                         np.where(np.isnan(diff), np.inf, diff / allowed))
-    r, c = np.unravel_index(int(np.argmax(ratio)), ratio.shape)
-    in_el = tuple(int(v) for v in np.unravel_index(r, in_shape))
-    out_el = tuple(int(v) for v in np.unravel_index(c, out_shape))
-    wrong = int(np.sum(~(diff <= allowed)))
-    lines = [
-        f"Jacobian mismatch for output {i:d} with respect to input {j:d},",
-        f"numerical:{_jacobian_text(n, 'numerical')}",
-        f"analytical:{_jacobian_text(a, 'analytical')}",
-        "",
-        f"Worst element: {labels.input(j)}{_at(in_el)}, {labels.output(i)}{_at(out_el)} "
-        f"(Jacobian row {r}, column {c}):",
-        f"    numerical  = {float(n[r, c])!r}",
-        f"    analytical = {float(a[r, c])!r}",
-        f"    |analytical - numerical| = {diff[r, c]:.6g} > atol + rtol * |numerical| = "
-        f"{allowed[r, c]:.6g}",
-        f"{wrong} of {a.size} elements of this Jacobian differ (rows: the {a.shape[0]} elements "
-        f"of input {j}, shape {tuple(in_shape)};",
-        f"columns: the {a.shape[1]} elements of output {i}, shape {tuple(out_shape)}).",
-    ]
-    lines += labels.notes()
-    return GradcheckError("\n".join(lines), output_index=i, input_index=j, input_element=in_el,
-                          output_element=out_el, numerical_value=float(n[r, c]),
-                          analytical_value=float(a[r, c]), numerical=n, analytical=a)
-
-
-def _jacobian_text(jac: np.ndarray, which: str) -> str:
-    if jac.size <= MAX_PRINTED:
-        return tensor_repr(jac, ["dtype=minigrad.float64"])
-    return (f"<a {jac.shape[0]} x {jac.shape[1]} Jacobian, too big to print: see "
-            f"GradcheckError.{which}>")
-
-
-def _index(idx: tuple) -> str:
-    return f"[{', '.join(str(int(v)) for v in idx)}]" if len(idx) else ""
-
-
-def _at(idx: tuple) -> str:
-    return f" at index {_index(idx)}" if len(idx) else " (a scalar)"
-
-
-class _Labels:
-    """How a report names inputs and outputs: `input 1 (b)` when the tensor has a name."""
-
-    detached_hint = ""
-
-    def __init__(self, inputs: tuple) -> None:
-        self.wrt = [x for x in inputs if _needs_grad(x)]
-
-    def input(self, j: int) -> str:
-        name = getattr(self.wrt[j], "name", None) if j < len(self.wrt) else None
-        return f"input {j} ({name})" if name else f"input {j}"
-
-    def short(self, j: int) -> str:
-        name = getattr(self.wrt[j], "name", None) if j < len(self.wrt) else None
-        return name or f"input {j}"
-
-    def output(self, i: int) -> str:
-        return f"output {i}"
-
-    def notes(self) -> list[str]:
-        return []
-
-
-class _SecondOrderLabels(_Labels):
-    """gradgradcheck's inputs are fn's inputs then the grad_outputs; its outputs are the
-    first-order gradients."""
-
-    detached_hint = ("\nThe first-order gradient was computed outside the graph: a backward "
-                     "that uses .array or numpy\ncannot be differentiated again; compute it "
-                     "with Tensor operations.")
-
-    def __init__(self, inputs: tuple, fn_wrt: list, returned: list) -> None:
-        super().__init__(inputs)
-        self.n_wrt = len(fn_wrt)
-        self.fn_labels = _Labels(tuple(fn_wrt))
-        self.returned = returned
-
-    def input(self, j: int) -> str:
-        if j < self.n_wrt:
-            return self.fn_labels.input(j)
-        return f"grad_outputs[{j - self.n_wrt}]"
-
-    def short(self, j: int) -> str:
-        return self.fn_labels.short(j) if j < self.n_wrt else self.input(j)
-
-    def output(self, i: int) -> str:
-        if i < len(self.returned):
-            return f"output {i} (the gradient of {self.fn_labels.short(self.returned[i])})"
-        return f"output {i}"
-
-    def notes(self) -> list[str]:
-        return ["gradgradcheck checks the function (inputs, grad_outputs) -> the gradients "
-                "backward computes",
-                "with create_graph=True: a mismatch here is a wrong or non-differentiable "
-                "backward."]
 
 
 # -- helpers ---------------------------------------------------------------------------------
