@@ -11,11 +11,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from minigrad.autograd import forward_ad
 from minigrad.autograd.functional.passes import transform
 from minigrad.autograd.tensor import Tensor
 from minigrad.func import argnums as arg
 from minigrad.func import pytree
-from minigrad.func.levels import check_aux, per_sample_only, split_aux, zeros_like
+from minigrad.func.grads import check_outputs
+from minigrad.func.levels import Level, check_aux, per_sample_only, split_aux, zeros_like
 
 JVP = "jvp(f, primals, tangents)"
 
@@ -39,8 +41,6 @@ def _tensors_only(flat: list, argname: str) -> None:
 def jvp_with_argnums(func: Callable, primals: Any, tangents: Any, argnums: Any, *,
                      strict: bool = False, has_aux: bool) -> tuple:
     """jvp with tangents for the primals at `argnums` only (all of them when None)."""
-    from minigrad.autograd import forward_ad
-
     if not isinstance(primals, tuple):
         raise RuntimeError(f"{JVP}: Expected primals to be a tuple. E.g. it should be valid to "
                            "call f(*primals).")
@@ -55,33 +55,34 @@ def jvp_with_argnums(func: Callable, primals: Any, tangents: Any, argnums: Any, 
     _tensors_only(flat_primals, "primals")
     _tensors_only(flat_tangents, "tangents")
     per_sample_only((primals, tangents), "jvp (one forward-mode pass per sample)")
-    with forward_ad.dual_level():
-        flat_duals = [forward_ad.make_dual(p, t) for p, t in zip(flat_primals, flat_tangents)]
+    scope = Level()  # (only to hand back results cut from graphs of inner transforms)
+    level = forward_ad.push_level()  # (a level of its own: jvp of jvp nests)
+    try:
+        flat_duals = [forward_ad.make_dual(p, t, level=level)
+                      for p, t in zip(flat_primals, flat_tangents)]
         duals = pytree.unflatten(flat_duals, primals_spec)
-        if argnums is not None:
-            duals = arg.replaced(primals, duals, argnums)
+        if argnums is not None:  # (sliced as a tuple, one tangent each: an int takes one)
+            duals = arg.replaced(primals, duals[0] if isinstance(argnums, int) else duals,
+                                 argnums)
         result, aux = split_aux(func(*duals), has_aux, JVP)
         if has_aux:
             leaves, aux_spec = pytree.flatten(check_aux(aux))
-            aux = pytree.unflatten([forward_ad.unpack_dual(a).primal for a in leaves],
-                                   aux_spec)
+            aux = pytree.unflatten([forward_ad.unpack_dual(a, level=level).primal
+                                    for a in leaves], aux_spec)
         flat_out, spec = pytree.flatten(result)
-        if (len(flat_out) == 1 and flat_out[0] is None) or not flat_out:
-            raise RuntimeError(f"{JVP}: Expected f to be a function that has non-empty output "
-                               f"(got output = {flat_out})")
-        pairs = [_unpack(forward_ad, o, strict) for o in flat_out]
-    outs = pytree.unflatten([p for p, _ in pairs], spec)
-    tangents_out = pytree.unflatten([t for _, t in pairs], spec)
+        check_outputs(flat_out, JVP)
+        pairs = [_unpack(o, strict, level) for o in flat_out]
+    finally:
+        forward_ad.pop_level(level)
+    outs = scope.lower(pytree.unflatten([p for p, _ in pairs], spec))
+    tangents_out = scope.lower(pytree.unflatten([t for _, t in pairs], spec))
     return (outs, tangents_out, aux) if has_aux else (outs, tangents_out)
 
 
-def _unpack(forward_ad: Any, dual: Any, strict: bool) -> tuple:
+def _unpack(dual: Any, strict: bool, level: int) -> tuple:
     """(primal, tangent) of one output; zeros for an output that does not depend on the
     primals (or, with strict, PyTorch's error)."""
-    if not isinstance(dual, Tensor):
-        raise RuntimeError(f"{JVP}: expected f(*args) to return only tensors, got unsupported "
-                           f"type {type(dual)}")
-    primal, tangent = forward_ad.unpack_dual(dual)
+    primal, tangent = forward_ad.unpack_dual(dual, level=level)
     if tangent is None:
         if strict:
             raise RuntimeError("jvp(f, primals, tangents, strict=True): The output of f is "

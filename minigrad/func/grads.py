@@ -14,6 +14,7 @@ from collections.abc import Callable
 from typing import Any
 
 from minigrad import autograd
+from minigrad.autograd import forward_ad
 from minigrad.autograd.functional.passes import transform
 from minigrad.autograd.grad_mode import enable_grad, is_grad_enabled
 from minigrad.autograd.tensor import Tensor
@@ -69,6 +70,8 @@ def backward_pass(outputs: tuple, inputs: list, cotangents: Any, create_graph: b
                   retain_graph: bool | None = None) -> tuple:
     """One backward pass from the outputs that require grad, seeded with the cotangents;
     zeros for an input nothing reaches (functorch's `_autograd_grad`)."""
+    if forward_ad.LEVELS.visible:  # forward over reverse: the tangents flow through the
+        create_graph = True          # backward pass only as recorded ops (then lowered)
     if cotangents is None:
         cotangents = [None] * len(outputs)
     pairs = [(o, c) for o, c in zip(outputs, cotangents) if o.requires_grad]
@@ -101,7 +104,7 @@ def vjp_with_argnums(func: Callable, *primals: Any, argnums: Any = None,
         if has_aux:
             aux = level.lower(check_aux(aux))
         flat_out, out_spec = pytree.flatten(out)
-        _check_outputs(flat_out, "vjp(f, *primals)")
+        check_outputs(flat_out, "vjp(f, *primals)")
         flat_diff, diff_spec = pytree.flatten(diff)
         results = level.lower(out)
         for o in flat_out:
@@ -127,7 +130,7 @@ def vjp_with_argnums(func: Callable, *primals: Any, argnums: Any = None,
     return (results, vjp_fn, aux) if has_aux else (results, vjp_fn)
 
 
-def _check_outputs(flat: list, api: str) -> None:
+def check_outputs(flat: list, api: str) -> None:
     """functorch's assert_non_empty_tensor_output."""
     if (len(flat) == 1 and flat[0] is None) or not flat:
         raise RuntimeError(f"{api}: Expected f to be a function that has non-empty output "

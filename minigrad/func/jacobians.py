@@ -70,13 +70,23 @@ def jacrev(func: Callable, argnums: Any = 0, *, has_aux: bool = False,
                 rows.append(pytree.flatten(vmap(vjp_fn)(cotangents))[0])
         per_input = [parts[0] if len(parts) == 1 else ops.cat(parts, 0)
                      for parts in zip(*rows)]
-        numels = [o.numel() for o in flat_output]
-        by_input = [[part.view(tuple(out.shape) + tuple(primal.shape))
-                     for part, out in zip(whole.split(numels, dim=0), flat_output)]
+        by_input = [[part.reshape(tuple(out.shape) + tuple(primal.shape))
+                     for part, out in zip(_split(whole, flat_output, 0), flat_output)]
                     for whole, primal in zip(per_input, flat_primals)]
         jac = _by_output(by_input, flat_output, primals_spec, argnums, output_spec)
         return (jac, found[2]) if has_aux else jac
     return wrapper_fn
+
+
+def _split(whole: Tensor, like: list, dim: int) -> list:
+    """`whole` cut along dim into one piece per tensor of `like`, as long as its numel."""
+    pieces, start = [], 0
+    for t in like:
+        n = t.numel()
+        key = (slice(start, start + n),) if dim == 0 else (..., slice(start, start + n))
+        pieces.append(whole[key])
+        start += n
+    return pieces
 
 
 def _by_output(by_input: list, flat_output: list, primals_spec: Any, argnums: Any,
@@ -110,10 +120,9 @@ def jacfwd(func: Callable, argnums: Any = 0, has_aux: bool = False, *,
             leaves, aux_spec = pytree.flatten(aux)
             aux = pytree.unflatten([a[0] for a in leaves], aux_spec)
         jac_outs, spec = pytree.flatten(results)
-        numels = [p.numel() for p in flat_primals]
         blocks = []
         for jac_out in jac_outs:
-            parts = jac_out.movedim(0, -1).split(numels, dim=-1)
+            parts = _split(jac_out.movedim(0, -1), flat_primals, -1)
             blocks.append(pytree.unflatten(
                 [part.squeeze(-1) if not primal.shape else part.unflatten(-1, primal.shape)
                  for part, primal in zip(parts, flat_primals)], primals_spec))

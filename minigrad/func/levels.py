@@ -22,6 +22,7 @@ from typing import Any
 
 import numpy as np
 
+from minigrad.autograd import forward_ad
 from minigrad.autograd.grad_mode import is_grad_enabled
 from minigrad.autograd.node import AccumulateGrad, gradient_edge
 from minigrad.autograd.tensor import Tensor
@@ -55,7 +56,7 @@ class Level:
             fresh = x.view_as(x)
             fresh.grad_fn._func_level = self  # (an alias: its edge leads outside)
         else:
-            fresh = x.detach().requires_grad_()
+            fresh = keep_tangents(x, x.detach().requires_grad_())
             fresh._func_level = self
         return fresh
 
@@ -96,9 +97,20 @@ class Level:
         """The results as the caller sees them: attached to the graph only where they depend
         on something outside this level; plain tensors otherwise."""
         leaves, spec = pytree.flatten(tree)
-        return pytree.unflatten([x.detach() if isinstance(x, Tensor) and x.requires_grad
-                                 and not self.keeps_graph(x, records) else x
-                                 for x in leaves], spec)
+        return pytree.unflatten([keep_tangents(x, x.detach()) if isinstance(x, Tensor)
+                                 and x.requires_grad and not self.keeps_graph(x, records)
+                                 else x for x in leaves], spec)
+
+
+def keep_tangents(source: Tensor, target: Tensor) -> Tensor:
+    """`target` (a `detach()` of `source`) with `source`'s forward-mode tangents: cut from the
+    backward graph, still a dual number for an enclosing `jvp` (forward over reverse)."""
+    if source._tangents:
+        for level in range(len(forward_ad.LEVELS.kinds)):
+            tangent = forward_ad.own_tangent(source, level)
+            if tangent is not None:
+                forward_ad.set_tangent(target, level, tangent)
+    return target
 
 
 def per_sample_only(tree: Any, what: str) -> None:

@@ -100,18 +100,19 @@ def _jacfwd(func: Callable, inputs: Any, strict: bool, vectorize: bool) -> Any:
             is_outputs_tuple, outs = c.as_tuple(func(*duals), "outputs", None)
             unpacked = [forward_ad.unpack_dual(o) for o in outs]
             primals = tuple(u.primal for u in unpacked)
-            columns.append([np.zeros_like(u.primal.array) if u.tangent is None
-                            else u.tangent.array for u in unpacked])
-    jac = []
+            columns.append([c.zeros_like(u.primal) if u.tangent is None else u.tangent
+                            for u in unpacked])
+    jac = []  # (lists, not tuples: PyTorch's forward-mode jacobian returns lists)
     for o, primal in enumerate(primals):
         per_input, start = [], 0
         for inp, n in zip(inputs, numels):
-            cols = np.stack([col[o] for col in columns[start:start + n]], axis=-1)
+            rows = c.stack([col[o] for col in columns[start:start + n]],
+                           (n, *primal.shape), primal)
             start += n
-            per_input.append(_tensor.Tensor._make(
-                np.ascontiguousarray(cols.reshape(primal.shape + inp.shape)), None, 0))
-        jac.append(tuple(per_input))
-    return c.unpack(tuple(jac), (is_outputs_tuple, is_inputs_tuple))
+            per_input.append(rows.permute(*range(1, rows.dim()), 0).reshape(
+                tuple(primal.shape) + tuple(inp.shape)))
+        jac.append(per_input)
+    return c.unpack(jac, (is_outputs_tuple, is_inputs_tuple))
 
 
 def _unit(inp: Any, k: int) -> Any:
