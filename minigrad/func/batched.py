@@ -34,9 +34,11 @@ class NoBatchingRule(BaseException):  # noqa: N818 (a signal to vmap, not an err
     (A BaseException so that an `except Exception:` inside f cannot swallow it and go on
     with a wrong value.)"""
 
-    def __init__(self, op: str, named: bool = True) -> None:
+    def __init__(self, op: str, named: bool = True, kind: str = "rule") -> None:
         super().__init__(op)
-        self.op, self.named = op, named  # named: `op` says what had no rule
+        # named: `op` says what had no rule; kind: "rule" (an op without one), "backward" or
+        # "forward" (a transform whose pass runs per sample)
+        self.op, self.named, self.kind = op, named, kind
 
 
 def _no_rule(op: str | None = None) -> NoBatchingRule:

@@ -32,12 +32,14 @@ class BatchLevel:
 
 @dataclass
 class Outcome:
-    """`done`: f ran batched and `outputs` is its one (batched) result; else `reason` says
-    what had no batching rule."""
+    """`done`: f ran batched and `outputs` is its one (batched) result; else `because` names
+    what had no batching rule and `kind` what sort of thing it was ("rule": an op;
+    "backward", "forward": a transform's pass; "random": random numbers per sample)."""
 
     done: bool
     outputs: list = field(default_factory=list)
-    reason: str = ""
+    because: str = ""
+    kind: str = "rule"
     level: Any = None
 
 
@@ -53,12 +55,12 @@ def attempt(func: Callable, flat_args: list, flat_in_dims: list, spec: Any, kwar
         out = func(*pytree.unflatten(args, spec), **kwargs)
     except NoBatchingRule as missing:
         rng.state = start
-        return Outcome(False, reason=f"no batching rule for {describe(missing)}")
+        return Outcome(False, because=describe(missing), kind=missing.kind)
     if rng.state != start and randomness != "same":  # ("same": drawn once, for all)
         rng.state = start  # (the numbers drawn are given back)
         if randomness == "error":
             raise RuntimeError(RANDOM_IN_ERROR_MODE)
-        return Outcome(False, reason="random numbers must differ per sample")
+        return Outcome(False, kind="random")
     return Outcome(True, outputs=[out], level=level)
 
 
@@ -66,8 +68,8 @@ PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # minigra
 OWN = os.path.join(PACKAGE, "func")
 GENERIC = {"function", "__call__", "forward", "apply", "wrapper", "wrapped", "run", "<lambda>",
            "reduction"}
-SPOKEN = {"__bool__": "using a value in an `if`", "item": ".item()", "__iter__": "iterating",
-          "__repr__": "printing", "print": "printing", "tolist": ".tolist()"}
+# (what the narration says in words: teach/forward_phrases.py's "spoken")
+SPOKEN = {"__bool__": "if", "__iter__": "iter", "__repr__": "print"}
 
 
 def describe(missing: NoBatchingRule) -> str:

@@ -37,7 +37,7 @@ def _tensors_only(flat: list, argname: str) -> None:
                                f"{type(x)}")
 
 
-@transform("jvp")
+@transform("func.jvp")
 def jvp_with_argnums(func: Callable, primals: Any, tangents: Any, argnums: Any, *,
                      strict: bool = False, has_aux: bool) -> tuple:
     """jvp with tangents for the primals at `argnums` only (all of them when None)."""
@@ -54,7 +54,7 @@ def jvp_with_argnums(func: Callable, primals: Any, tangents: Any, argnums: Any, 
             f"with structure {primals_spec} and tangents with structure {tangents_spec}")
     _tensors_only(flat_primals, "primals")
     _tensors_only(flat_tangents, "tangents")
-    per_sample_only((primals, tangents), "jvp (one forward-mode pass per sample)")
+    per_sample_only((primals, tangents), "jvp", kind="forward")
     scope = Level()  # (only to hand back results cut from graphs of inner transforms)
     level = forward_ad.push_level()  # (a level of its own: jvp of jvp nests)
     try:

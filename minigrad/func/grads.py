@@ -45,10 +45,10 @@ def grad_and_value(func: Callable, argnums: Any = 0, has_aux: bool = False) -> C
 WHO = "grad_and_value(f)(*args)"
 
 
-@transform("grad")
+@transform("func.grad")
 def _grad_and_value(func: Callable, argnums: Any, has_aux: bool, args: tuple,
                     kwargs: dict) -> tuple:
-    per_sample_only((args, kwargs), "grad (one backward pass per sample)")
+    per_sample_only((args, kwargs), "grad")
     with Level() as level, enable_grad():
         diff = level.differentiable_tree(arg.sliced(args, argnums, as_tuple=False))
         output, aux = split_aux(func(*arg.replaced(args, diff, argnums), **kwargs), has_aux,
@@ -88,11 +88,11 @@ def vjp(func: Callable, *primals: Any, has_aux: bool = False) -> tuple:
     return vjp_with_argnums(func, *primals, argnums=None, has_aux=has_aux)
 
 
-@transform("vjp")
+@transform("func.vjp")
 def vjp_with_argnums(func: Callable, *primals: Any, argnums: Any = None,
                      has_aux: bool = False) -> tuple:
     """vjp with respect to the primals at `argnums` only (all of them when None)."""
-    per_sample_only(primals, "vjp (one backward pass per sample)")
+    per_sample_only(primals, "vjp")
     with Level() as level, enable_grad():
         if argnums is None:
             diff = level.differentiable_tree(primals)
@@ -115,7 +115,7 @@ def vjp_with_argnums(func: Callable, *primals: Any, argnums: Any = None,
     def vjp_fn(cotangents: Any, retain_graph: bool = True, create_graph: bool | None = None
                ) -> Any:
         flat_cot, cot_spec = pytree.flatten(cotangents)
-        per_sample_only(flat_cot, "vjp_fn (one backward pass per sample)")
+        per_sample_only(flat_cot, "vjp_fn")
         if cot_spec != out_spec:
             raise RuntimeError(
                 "Expected pytree structure of cotangents to be the same as pytree structure "

@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 
 from minigrad import ops
+from minigrad.autograd.functional.passes import transform
 from minigrad.autograd.tensor import Tensor
 from minigrad.func import argnums as arg
 from minigrad.func import pytree
@@ -55,6 +56,7 @@ def jacrev(func: Callable, argnums: Any = 0, *, has_aux: bool = False,
         raise ValueError("jacrev: `chunk_size` should be greater than 0.")
 
     @functools.wraps(func)
+    @transform("func.jacrev")
     def wrapper_fn(*args: Any) -> Any:
         found = vjp_with_argnums(func, *args, argnums=argnums, has_aux=has_aux)
         output, vjp_fn = found[0], found[1]
@@ -104,6 +106,7 @@ def jacfwd(func: Callable, argnums: Any = 0, has_aux: bool = False, *,
            randomness: str = "error") -> Callable:
     """The Jacobian of func with respect to the arguments at `argnums`, by forward mode."""
     @functools.wraps(func)
+    @transform("func.jacfwd")
     def wrapper_fn(*args: Any) -> Any:
         primals = args if argnums is None else arg.sliced(args, argnums)
         flat_primals, primals_spec = pytree.flatten(primals)
@@ -135,4 +138,10 @@ def jacfwd(func: Callable, argnums: Any = 0, has_aux: bool = False, *,
 
 def hessian(func: Callable, argnums: Any = 0) -> Callable:
     """The matrix of second derivatives: jacfwd(jacrev(func)), forward over reverse."""
-    return jacfwd(jacrev(func, argnums), argnums)
+    inner = jacfwd(jacrev(func, argnums), argnums)
+
+    @functools.wraps(func)
+    @transform("func.hessian")
+    def wrapper_fn(*args: Any) -> Any:
+        return inner(*args)
+    return wrapper_fn

@@ -113,11 +113,11 @@ def keep_tangents(source: Tensor, target: Tensor) -> Tensor:
     return target
 
 
-def per_sample_only(tree: Any, what: str) -> None:
+def per_sample_only(tree: Any, what: str, kind: str = "backward") -> None:
     """Inside a batched vmap, a transform given part of the batch runs per sample: minigrad
     has no batched backward (or forward-mode) pass, PyTorch's batching rule for it."""
     if any(isinstance(x, Batched) for x in pytree.flatten(tree)[0]):
-        raise NoBatchingRule(what)
+        raise NoBatchingRule(what, kind=kind)
 
 
 def split_aux(result: Any, has_aux: bool, who: str) -> tuple:

@@ -54,7 +54,7 @@ def name_of(func: Any) -> str:
     return repr(func)
 
 
-@transform("vmap")
+@transform("func.vmap")
 def _vmap(func: Callable, in_dims: Any, out_dims: Any, randomness: str, args: tuple,
           kwargs: dict) -> Any:
     _check_out_dims(out_dims, func)
@@ -63,7 +63,7 @@ def _vmap(func: Callable, in_dims: Any, out_dims: Any, randomness: str, args: tu
     if outcome.done:
         note(how="batched", samples=size)
         return _outputs(outcome.outputs, out_dims, func, size, outcome.level)
-    note(how="per sample", samples=size, because=outcome.reason)
+    note(how="per sample", samples=size, because=outcome.because, kind=outcome.kind)
     return _per_sample(func, flat_args, flat_in_dims, spec, kwargs, size, out_dims, randomness)
 
 

@@ -20,6 +20,7 @@ import numpy as np
 
 from minigrad.surface.printing import format_values, tensor_repr
 from minigrad.teach import op_words as op_text
+from minigrad.teach.explain_forward import forward_only, forward_sections, transform_lines
 from minigrad.teach.phrases import PHRASES
 from minigrad.teach.summary import summary_lines
 from minigrad.teach.summary_phrases import SUMMARY_PHRASES
@@ -104,16 +105,19 @@ class _Narrator:
     # -- the whole text ------------------------------------------------------------------------
     def text(self, timing: bool, lines: bool, summary: bool = False) -> str:
         self.lines = lines
+        if not self.trace.nodes and (self.trace.forwards or self.trace.transforms):
+            return "\n".join(forward_only(self))  # (forward mode alone: no graph, no leaves)
         forward = self.forward(lines)
         table = summary_lines(self.trace, self.lang) if summary else []
         if table:  # (the table and the listing make one first part: the player's intro)
             forward = table + [""] + ["  " + forward[0]] + forward[1:]
-        out = forward
+        out = forward + forward_sections(self)
         if not self.trace.backwards:
             out += ["", self.say("no_backward")]
         for k, backward in enumerate(self.trace.backwards):
             out.append("")
             out += self.backward(backward, k + 1 if len(self.trace.backwards) > 1 else None)
+        out += transform_lines(self)
         out.append("")
         out += self.ending(timing)
         return "\n".join(out)

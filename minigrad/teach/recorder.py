@@ -33,13 +33,17 @@ from minigrad.autograd.events import (
     BackwardEnd,
     BackwardStep,
     ForwardOp,
+    ForwardTangent,
     GradAccumulated,
     HookFired,
     InPlaceChange,
+    TransformBegin,
+    TransformEnd,
 )
 from minigrad.autograd.node import AccumulateGrad, gradient_edge, owner_id
 from minigrad.autograd.tensor import Tensor
 from minigrad.teach.copies import Copies, compact_copy
+from minigrad.teach.forward_recorder import ForwardRecorder
 from minigrad.teach.labels import UNKNOWN, UniqueLabels, constant_text, source_line, user_frame
 from minigrad.teach.modules import ModuleCalls
 from minigrad.teach.op_words import source_form
@@ -91,6 +95,7 @@ class Recorder:
         # id of the array that owns some memory -> the boxes holding it or views of it (see
         # `_boxed`; the boxes keep that array alive, so its id stays its own)
         self.watched: dict[int, list[list]] = {}
+        self.forward = ForwardRecorder()  # forward-mode steps and function transforms
 
     def __call__(self, event: Any) -> None:
         kind = type(event)
@@ -107,6 +112,7 @@ class Recorder:
             self.hooks.append(TraceHook(event.where, getattr(event.hook, "__name__", "hook"),
                                         _datas(event.before), _datas(event.after)))
         elif kind is BackwardBegin:
+            self.forward.backward_began()
             self.depth += 1
             edges = self.add_roots(event.roots)
             self.passes.append([edges, [_data(g) for g in event.gradients], [], 0.0])
@@ -114,6 +120,8 @@ class Recorder:
             self.depth -= 1
             if self.passes:
                 self.passes[-1][3] = event.seconds
+        elif kind is ForwardTangent or kind is TransformBegin or kind is TransformEnd:
+            self.forward(event)
 
     def _forward(self, event: ForwardOp) -> None:
         node = event.node
@@ -261,7 +269,7 @@ class Recorder:
     # -- build ---------------------------------------------------------------------------------
     def build(self, names: dict[int, str]) -> tuple:
         """The records: nodes (forward order), leaves, backward passes, live leaf refs,
-        modules."""
+        modules, forward-mode passes, transforms."""
         self._register_reachable(list(self.live))
         paths, modules, param_names = self.module_calls.build()
         for key, name in param_names.items():
@@ -316,7 +324,10 @@ class Recorder:
                 leaf.grad = last[leaf.label]
         self.copies.clear()  # (the records hold what they need)
         self.watched.clear()
-        return nodes, leaves, backwards, live_leaves, modules
+        forwards, transforms = self.forward.build(
+            {id(self.live[n].out): labels[n] for n in order if self.live[n].out is not None},
+            names)
+        return nodes, leaves, backwards, live_leaves, modules, forwards, transforms
 
     def _forward_order(self) -> list:
         """Ops by creation order; each leaf's AccumulateGrad just before its first user."""

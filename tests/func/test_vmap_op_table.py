@@ -32,7 +32,7 @@ def how_vmap_ran(fn, *args) -> tuple:
     """(vmap's result, its TransformEnd notes)."""
     notes = []
     with events.listen(lambda e: notes.append(e.notes) if isinstance(e, events.TransformEnd)
-                       and e.name == "vmap" else None):
+                       and e.name == "func.vmap" else None):
         out = vmap(fn)(*args)
     return out, notes[-1]
 

@@ -36,7 +36,7 @@ V_FOR_INPUT = ("The vector v can only be None if the input to the user-provided 
                "single Tensor with a single element.")
 
 
-@transform("vjp")
+@transform("autograd.functional.vjp")
 def vjp(func: Callable, inputs: Any, v: Any = None, create_graph: bool = False,
         strict: bool = False) -> tuple:
     """(func(inputs), vᵀ J): the vector-Jacobian product, one backward pass seeded with v."""
@@ -50,7 +50,7 @@ def vjp(func: Callable, inputs: Any, v: Any = None, create_graph: bool = False,
     return _results(outputs, is_outputs_tuple, result, is_inputs_tuple, create_graph)
 
 
-@transform("jvp")
+@transform("autograd.functional.jvp")
 def jvp(func: Callable, inputs: Any, v: Any = None, create_graph: bool = False,
         strict: bool = False) -> tuple:
     """(func(inputs), J v), by the double backward trick: g(u) = uᵀJ is linear in u, so
@@ -87,7 +87,7 @@ def _gradient_of_scalar(func: Callable, inputs: Any, v: Any, create_graph: bool,
     return is_inputs_tuple, inputs, v, is_outputs_tuple, outputs, jac
 
 
-@transform("vhp")
+@transform("autograd.functional.vhp")
 def vhp(func: Callable, inputs: Any, v: Any = None, create_graph: bool = False,
         strict: bool = False) -> tuple:
     """(func(inputs), vᵀ H): backward through the gradient, seeded with v."""
@@ -98,7 +98,7 @@ def vhp(func: Callable, inputs: Any, v: Any = None, create_graph: bool = False,
     return _results(outputs, is_outputs_tuple, result, is_inputs_tuple, create_graph)
 
 
-@transform("hvp")
+@transform("autograd.functional.hvp")
 def hvp(func: Callable, inputs: Any, v: Any = None, create_graph: bool = False,
         strict: bool = False) -> tuple:
     """(func(inputs), H v), by the double backward trick on vhp (H is symmetric, so this

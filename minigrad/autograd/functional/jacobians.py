@@ -27,7 +27,7 @@ NOT_TOGETHER = ("minigrad.autograd.functional.jacobian: `{0}=True` and `strategy
                 "`strategy=\"reverse-mode\"`.")
 
 
-@transform("jacobian")
+@transform("autograd.functional.jacobian")
 def jacobian(func: Callable, inputs: Any, create_graph: bool = False, strict: bool = False,
              vectorize: bool = False, strategy: str = "reverse-mode") -> Any:
     """d func(inputs) / d inputs: a tensor of shape output.shape + input.shape (a tuple of
@@ -86,22 +86,14 @@ def _jacfwd(func: Callable, inputs: Any, strict: bool, vectorize: bool) -> Any:
     if not vectorize:
         raise NotImplementedError("Computing Jacobian using forward-AD or forward-over-reverse "
                                   "Hessian isonly implemented for `vectorize=True`.")
-    from minigrad.autograd import forward_ad  # (the dual numbers: only this path needs them)
-
     is_inputs_tuple, inputs = c.as_tuple(inputs, "inputs", "jacobian")
     numels = [inp.nelement() for inp in inputs]
     note(columns=sum(numels), per="input element")
     columns: list[list] = []  # per pass: the tangent of each output
     is_outputs_tuple, primals = False, ()
     for k in range(sum(numels)):
-        with forward_ad.dual_level():
-            duals = tuple(forward_ad.make_dual(inp, _unit(inp, k - sum(numels[:i])))
-                          for i, inp in enumerate(inputs))
-            is_outputs_tuple, outs = c.as_tuple(func(*duals), "outputs", None)
-            unpacked = [forward_ad.unpack_dual(o) for o in outs]
-            primals = tuple(u.primal for u in unpacked)
-            columns.append([c.zeros_like(u.primal) if u.tangent is None else u.tangent
-                            for u in unpacked])
+        is_outputs_tuple, primals, column = _column(func, inputs, numels, k)
+        columns.append(column)
     jac = []  # (lists, not tuples: PyTorch's forward-mode jacobian returns lists)
     for o, primal in enumerate(primals):
         per_input, start = [], 0
@@ -115,6 +107,21 @@ def _jacfwd(func: Callable, inputs: Any, strict: bool, vectorize: bool) -> Any:
     return c.unpack(jac, (is_outputs_tuple, is_inputs_tuple))
 
 
+@transform("forward-mode pass")
+def _column(func: Callable, inputs: tuple, numels: list, k: int) -> tuple:
+    """Column k of the Jacobian: one forward-mode pass with input element k's unit vector as
+    the tangent. (is the output a tuple, the primal outputs, their tangents)."""
+    from minigrad.autograd import forward_ad  # (the dual numbers: only this path needs them)
+
+    with forward_ad.dual_level():
+        duals = tuple(forward_ad.make_dual(inp, _unit(inp, k - sum(numels[:i])))
+                      for i, inp in enumerate(inputs))
+        is_outputs_tuple, outs = c.as_tuple(func(*duals), "outputs", None)
+        unpacked = [forward_ad.unpack_dual(o) for o in outs]
+    return (is_outputs_tuple, tuple(u.primal for u in unpacked),
+            [c.zeros_like(u.primal) if u.tangent is None else u.tangent for u in unpacked])
+
+
 def _unit(inp: Any, k: int) -> Any:
     """A tangent for `inp`: 1 at its flat position k (zeros when k falls in another input)."""
     e = np.zeros(inp.nelement(), inp.array.dtype)
@@ -123,7 +130,7 @@ def _unit(inp: Any, k: int) -> Any:
     return _tensor.Tensor._make(e.reshape(inp.array.shape), None, 0)
 
 
-@transform("hessian")
+@transform("autograd.functional.hessian")
 def hessian(func: Callable, inputs: Any, create_graph: bool = False, strict: bool = False,
             vectorize: bool = False, outer_jacobian_strategy: str = "reverse-mode") -> Any:
     """d² func / d inputs²: the Jacobian of the gradient (func must return one element)."""

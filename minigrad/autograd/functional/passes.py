@@ -31,6 +31,12 @@ def transform(name: str) -> Callable:
             events.emit(events.TransformBegin(name))
             try:
                 return fn(*args, **kwargs)
+            except BaseException as exc:
+                # (a BaseException that is no Exception is a signal, not an error: vmap's
+                # NoBatchingRule drops a batched attempt, whose transforms did not happen)
+                notes["raised"] = type(exc).__name__
+                notes["dropped"] = not isinstance(exc, Exception)
+                raise
             finally:
                 _open.pop()  # (transforms nest: the innermost ends first)
                 events.emit(events.TransformEnd(name, dict(notes)))
