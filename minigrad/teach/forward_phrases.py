@@ -14,6 +14,8 @@ FORWARD_PHRASES: dict[str, dict[str, str]] = {
         "no_tangent": "{names} carr{ies} no tangent: {primes} = 0",
         "result": "Tangent out: {label}' = {value}  ({label}'s derivative along the tangents "
                   "in, from one pass)",
+        "view_pass": "Forward-mode pass: the tangents flow from the inputs to the output, {n} "
+                     "step{s}",
         "summary": "Summary: {ops} operation{s} in {passes} forward-mode pass{es}",
         "transforms": "Function transforms: {n}",
         "backward": "{n} backward pass{es}",
@@ -57,6 +59,7 @@ FORWARD_PHRASES: dict[str, dict[str, str]] = {
         "result": "输出的切向量：{label}' = {value}"
                   "（一次前向传播得到 {label} 沿输入切向量方向的导数）",
         "summary": "小结：{passes} 次前向模式传播，共 {ops} 个运算",
+        "view_pass": "前向模式传播：切向量从输入流向输出，共 {n} 步",
         "transforms": "函数变换：共 {n} 个",
         "backward": "{n} 次反向传播",
         "forward": "{n} 次前向模式传播",
