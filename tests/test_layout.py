@@ -247,7 +247,8 @@ def op_classes() -> list[type]:
 
 
 def missing_op_text(cls: type) -> list[str]:
-    """What op class `cls` lacks of its one home: docstring, rule, source form, gradients."""
+    """What op class `cls` lacks of its one home: docstring, rule, source form, gradients,
+    and for minigrad's own ops the JVP rule and its text."""
     missing = []
     if not (vars(cls).get("__doc__") or "").strip():
         missing.append("a docstring")
@@ -260,6 +261,12 @@ def missing_op_text(cls: type) -> list[str]:
     if not isinstance(gradients, tuple) or not all(g is None or isinstance(g, str)
                                                    for g in gradients):
         missing.append("gradients (a tuple of str or None)")
+    if cls.__module__.startswith(("minigrad.ops.", "minigrad.autograd.")):  # forward mode
+        if getattr(cls, "jvp", None) is None and not getattr(cls, "jvp_refused", None):
+            missing.append("a jvp rule (or jvp_refused: PyTorch's words)")
+        if getattr(cls, "jvp", None) is not None and not isinstance(
+                getattr(cls, "tangent", None), str):
+            missing.append("tangent (its jvp rule's text)")
     return missing
 
 
@@ -320,6 +327,16 @@ def test_an_op_without_its_text_is_named():
 
     assert missing_op_text(Bare) == ["a docstring", "a formula", "a source (str, callable or None)",
                                      "gradients (a tuple of str or None)"]
+
+    class BuiltIn(Function):
+        """an op of minigrad's own, with its backward's words but no forward-mode rule"""
+
+        __module__ = "minigrad.ops.planted"
+        node_name, formula, source, gradients = "BuiltInBackward0", "d/da = 1", "{0}", ("{g}",)
+
+    assert missing_op_text(BuiltIn) == ["a jvp rule (or jvp_refused: PyTorch's words)"]
+    BuiltIn.jvp = staticmethod(lambda ctx, t: t)
+    assert missing_op_text(BuiltIn) == ["tangent (its jvp rule's text)"]
 
 
 def test_a_circle_through_tensor_outside_the_seam_is_named(planted: Path):

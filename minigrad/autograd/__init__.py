@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from minigrad.autograd import engine, graph
+from minigrad.autograd import engine, forward_ad, graph
 from minigrad.autograd import tensor as _tensor
 from minigrad.autograd.events import BackwardStep
 from minigrad.autograd.function import Function
@@ -72,7 +72,7 @@ def grad(outputs: Any, inputs: Any, grad_outputs: Any = None, retain_graph: bool
                     f"The differentiated Tensor at index {i} appears to not have been used in "
                     "the graph. Set allow_unused=True if this is the desired behavior.")
         elif not create_graph:
-            g = g.detach()
+            g = forward_ad.detached(g)
         result.append(g)
     return tuple(result)
 

@@ -68,6 +68,7 @@ class SumToSize(Function):
     formula = r"d(sum_to a)/da_i = 1"
     source = "{0}.sum_to_size({shape})"
     gradients = ()
+    tangent = "{t0}.sum_to_size({shape})"
 
     @staticmethod
     def forward(ctx, a, shape):
@@ -77,6 +78,10 @@ class SumToSize(Function):
     @staticmethod
     def backward(ctx, grad):
         return grad.expand(ctx.in_shape)
+
+    @staticmethod
+    def jvp(ctx, t):
+        return SumToSize.apply(t, shape=ctx.shape)
 
 
 def sum_to_dims(g_shape: tuple, shape: tuple) -> tuple[int, ...]:

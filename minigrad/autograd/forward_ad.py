@@ -147,7 +147,8 @@ def make_dual(tensor: Any, tangent: Any, *, level: int | None = None) -> Any:
     """A view of `tensor` carrying `tangent` at `level` (default: the current one).
 
     As in PyTorch the tangent is kept as it is when it is laid out as the tensor is, copied
-    otherwise; the result is a view, so backward reaches `tensor` through it."""
+    otherwise (unless it requires grad); the result is a view, so backward reaches `tensor`
+    through it."""
     if level is None:
         level = len(LEVELS.kinds) - 1
     if level < 0 or level >= len(LEVELS.kinds):
@@ -170,10 +171,11 @@ def make_dual(tensor: Any, tangent: Any, *, level: int | None = None) -> Any:
         dual = tensor.view(tensor.array.shape)
     finally:
         LEVELS.hide_from(old)
-    if tangent.array.strides != _strides_like(tensor.array, tangent.array.itemsize):
+    if tangent.array.strides != _strides_like(tensor.array, tangent.array.itemsize) and \
+            not tangent._requires_grad:  # (one that requires grad is kept: its graph counts)
         laid_out = np.empty_like(tensor.array, dtype=tangent.array.dtype)
         laid_out[...] = tangent.array
-        tangent = Tensor._make(laid_out, tangent.grad_fn, tangent._output_nr)
+        tangent = Tensor._make(laid_out, None, 0)
     set_tangent(dual, level, tangent)
     return dual
 
@@ -208,6 +210,23 @@ def set_tangent(t: Any, level: int, tangent: Any) -> None:
         t._tangents = {}
     t._tangents[level] = tangent
     LEVELS.duals[level][id(t)] = weakref.ref(t)
+
+
+def copied(t: Any) -> dict | None:
+    """`t`'s tangents, each a copy (for the old value an in-place op records: the tangents
+    `t` keeps are written over)."""
+    if not t._tangents:
+        return None
+    return {level: tangent.clone() for level, tangent in t._tangents.items()}
+
+
+def detached(t: Any) -> Any:
+    """`t.detach()` keeping its tangents (what autograd.grad returns: in PyTorch a gradient
+    computed inside a level carries its tangent, forward-over-reverse)."""
+    out = t.detach()
+    for level, tangent in (t._tangents or {}).items():
+        set_tangent(out, level, tangent)
+    return out
 
 
 def top_level(args: tuple) -> int:

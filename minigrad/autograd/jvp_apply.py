@@ -57,8 +57,9 @@ def apply(cls: type, args: tuple, kwargs: dict) -> Any:
     level = top_level(args)
     built_in = cls.__module__.startswith(BUILT_IN)
     rule = getattr(cls, "jvp", None)
-    if rule is None:  # refused before anything runs
-        raise NotImplementedError(NO_RULE.format(aten_name(cls)) if built_in else NO_USER_RULE)
+    if rule is None or getattr(cls, "jvp_refused", None):  # refused before anything runs
+        raise NotImplementedError(getattr(cls, "jvp_refused", None) or (
+            NO_RULE.format(aten_name(cls)) if built_in else NO_USER_RULE))
     outer = LEVELS.hide_from(level)
     try:
         if built_in:
@@ -77,6 +78,10 @@ def apply(cls: type, args: tuple, kwargs: dict) -> Any:
     finally:
         LEVELS.hide_from(outer)
     _attach(out, result, level)
+    first = out[0] if isinstance(out, tuple) else out  # (the output a node may save)
+    node = getattr(first, "grad_fn", None)
+    if built_in and cls.saves_output and node is not None and node._saved_output is not None:
+        node._output_tangents = first._tangents  # (the same dict: leaving a level empties it)
     if events.listening():
         events.emit(events.ForwardTangent(cls, out, args, tangents, result, kwargs, level))
     return out
@@ -90,8 +95,10 @@ def _input_tangent(a: Any, level: int, built_in: bool) -> Any:
         if a.array.dtype.kind not in "fc":
             return None
         tangent = own_tangent(a, level)
-        return tangent if tangent is not None else _tensor.Tensor._make(
-            np.zeros_like(a.array), None, 0)
+        if tangent is None:
+            tangent = _tensor.Tensor._make(np.zeros_like(a.array), None, 0)
+            tangent.zero_tangent = True  # (a rule may skip the products it is in)
+        return tangent
     if built_in and type(a) in (int, float):
         return 0.0
     return None

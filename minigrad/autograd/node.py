@@ -17,7 +17,7 @@ import numpy as np
 from minigrad.autograd import anomaly_mode as anomaly
 from minigrad.autograd import events, hooks, saved_names
 from minigrad.autograd import tensor as _tensor
-from minigrad.autograd.forward_ad import LEVELS
+from minigrad.autograd.forward_ad import LEVELS, set_tangent
 from minigrad.autograd.grad_mode import GRAD_ENABLED, state
 from minigrad.autograd.hooks import RemovableHandle
 from minigrad.autograd.saved_tensor_hooks import SAVED_TENSOR_HOOKS, pack, unpack
@@ -64,6 +64,7 @@ class Node:
     _settings: dict | None = None  # see `settings`
     _packed: tuple | None = None  # what saved-tensor hooks packed: (unpack, packed) or None each
     _packed_output: tuple | None = None  # ... and of the saved output
+    _output_tangents: dict | None = None  # forward mode: the output's tangents, {level: t}
 
     # The edges to the inputs' nodes, kept as two flat tuples: the output numbers are plain
     # ints, so the cycle collector only ever scans one tuple per node (it scans a lot of them
@@ -208,7 +209,11 @@ class Node:
         output is at version 0. Stored as attributes rather than one tuple: fewer objects per
         node for the cycle collector to scan.
         """
-        return _tensor.make(self.output_data(), self, 0, self._output_vc)
+        out = _tensor.make(self.output_data(), self, 0, self._output_vc)
+        if self._output_tangents:  # forward mode: backward reads the output with its tangent
+            for level, tangent in self._output_tangents.items():
+                set_tangent(out, level, tangent)
+        return out
 
     def output_data(self) -> np.ndarray:
         """`output`'s numpy array, checked the same way (for backwards that compute in numpy)."""

@@ -17,6 +17,7 @@ import numpy as np
 from minigrad import ops
 from minigrad.autograd.broadcast import size_mismatch
 from minigrad.autograd.tensor import Tensor
+from minigrad.ops import loss_parts as P
 from minigrad.ops import losses as L
 from minigrad.ops.base import constant, is_tensor
 
@@ -245,7 +246,7 @@ def probability_cross_entropy(logp: Tensor, target: Tensor, weight: Any, ignore_
         return -product.sum(dim)
     if reduction == "sum":
         return -product.sum()
-    return L.div_number(-product.sum(), logp.array.size // classes)
+    return P.div_number(-product.sum(), logp.array.size // classes)
 
 
 def smoothed_cross_entropy(nll: Tensor, logp: Tensor, labels: np.ndarray, weight: Any,
@@ -269,9 +270,9 @@ def smoothed_cross_entropy(nll: Tensor, logp: Tensor, labels: np.ndarray, weight
         smooth = smooth.sum()
     # (the smoothing term is scaled first: PyTorch's C++ makes its node first, so its
     # backward runs the nll term's node first, and so does minigrad's)
-    scaled = L.mul_number(smooth, label_smoothing / classes)
-    return L.mul_number(nll, 1 - label_smoothing) + scaled
+    scaled = P.mul_number(smooth, label_smoothing / classes)
+    return P.mul_number(nll, 1 - label_smoothing) + scaled
 
 
 def masked_fill(values: Tensor, mask: np.ndarray) -> Tensor:
-    return L.masked_fill(values, mask=np.asarray(mask), value=0.0)
+    return P.masked_fill(values, mask=np.asarray(mask), value=0.0)

@@ -21,6 +21,7 @@ from minigrad.autograd.function import Function
 from minigrad.ops.base import constant, unwrap
 from minigrad.ops.losses import _softplus
 from minigrad.ops.selection import choose
+from minigrad.ops.tangent_rules import elementwise
 
 # (the public functions are torch.nn.functional's: see minigrad/nn/functional_activations.py)
 __all__: list[str] = []
@@ -48,6 +49,8 @@ class Gelu(Function):
     formula = r"d gelu(a)/da = Phi(a) + a * phi(a)   (phi the normal density)"
     source = "gelu({0}, approximate)"
     gradients = ("{g} * (Phi({0}) + {0} * phi({0}))",)
+    tangent = "{t0} * (Phi({0}) + {0} * phi({0}))"
+    jvp = staticmethod(elementwise)  # backward's formula, the tangent as the gradient
 
     @staticmethod
     def forward(ctx, a, *, approximate="none"):
@@ -76,6 +79,7 @@ class GeluBackward(Function):
     formula = r"d(g*gelu'(a))/dg = gelu'(a) ;  d(g*gelu'(a))/da = g * phi(a) * (2 - a^2)"
     source = None  # (read as GeluBackwardBackward0(g, a))
     gradients = ()
+    tangent = "{t0} * gelu'({1}) + {t1} * {0} * phi({1}) * (2 - {1}**2)"
 
     @staticmethod
     def forward(ctx, grad, a):
@@ -92,6 +96,12 @@ class GeluBackward(Function):
         return (GeluBackward.apply(gg, a) if need_grad else None,
                 gg * grad * density * (2 - a * a) if need_a else None)
 
+    @staticmethod
+    def jvp(ctx, tg, ta):
+        grad, a = ctx.inputs
+        density = (a * a * -0.5).exp() * _INV_SQRT_2PI
+        return GeluBackward.apply(tg, a) + ta * grad * density * (2 - a * a)
+
 
 class LeakyRelu(Function):
     """a if a > 0 else negative_slope * a"""
@@ -100,6 +110,8 @@ class LeakyRelu(Function):
     formula = r"d leaky_relu(a)/da = 1 if a > 0 else negative_slope"
     source = "leaky_relu({0}, negative_slope)"
     gradients = ("{g} * (1 if {0} > 0 else negative_slope)",)
+    tangent = "{t0} * (1 if {0} > 0 else negative_slope)"
+    jvp = staticmethod(elementwise)  # backward's formula, the tangent as the gradient
 
     @staticmethod
     def forward(ctx, a, *, negative_slope=0.01):
@@ -130,6 +142,8 @@ class Elu(Function):
         r"exp(input_scale * a)"
     source = "elu({0}, alpha)"
     gradients = ("{g} * (1 if {0} > 0 else alpha * exp({0}))",)
+    tangent = "{t0} * (1 if {0} > 0 else alpha * exp({0}))"
+    jvp = staticmethod(elementwise)  # backward's formula, the tangent as the gradient
 
     @staticmethod
     def forward(ctx, a, *, alpha=1.0, scale=1.0, input_scale=1.0):
@@ -161,6 +175,8 @@ class Silu(Function):
     formula = r"d silu(a)/da = s * (1 + a * (1 - s))   (s = sigmoid(a))"
     source = "silu({0})"
     gradients = ("{g} * s * (1 + {0} * (1 - s))",)
+    tangent = "{t0} * s * (1 + {0} * (1 - s))"
+    jvp = staticmethod(elementwise)  # backward's formula, the tangent as the gradient
 
     @staticmethod
     def forward(ctx, a):
@@ -184,6 +200,8 @@ class Softplus(Function):
     formula = r"d softplus(a)/da = sigmoid(beta * a)  (1 where beta * a > threshold)"
     source = "softplus({0}, beta, threshold)"
     gradients = ("{g} * sigmoid(beta * {0})",)
+    tangent = "{t0} * sigmoid(beta * {0})"
+    jvp = staticmethod(elementwise)  # backward's formula, the tangent as the gradient
 
     @staticmethod
     def forward(ctx, a, *, beta=1.0, threshold=20.0):
@@ -207,6 +225,8 @@ class Hardtanh(Function):
     formula = r"d hardtanh(a)/da = 1 if min_val < a < max_val else 0"
     source = "hardtanh({0}, min_val, max_val)"
     gradients = ("{g} * (min_val < {0} < max_val)",)
+    tangent = "{t0} * (min_val < {0} < max_val)"
+    jvp = staticmethod(elementwise)  # backward's formula, the tangent as the gradient
 
     @staticmethod
     def forward(ctx, a, *, min_val=-1.0, max_val=1.0):
@@ -229,6 +249,8 @@ class Mish(Function):
     formula = r"d mish(a)/da = t + a * sigmoid(a) * (1 - t^2)   (t = tanh(softplus(a)))"
     source = "mish({0})"
     gradients = ("{g} * (t + {0} * sigmoid({0}) * (1 - t**2))",)
+    tangent = "{t0} * (t + {0} * sigmoid({0}) * (1 - t**2))"
+    jvp = staticmethod(elementwise)  # backward's formula, the tangent as the gradient
 
     @staticmethod
     def forward(ctx, a):

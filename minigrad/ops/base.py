@@ -12,6 +12,7 @@ from numpy import ndarray  # (np.ndarray is a slow lookup: numpy's module has __
 from minigrad.autograd import broadcast  # (its names are read at call time: it imports tensor)
 from minigrad.autograd import tensor as _tensor  # resolved at call time (tensor.py imports the ops)
 from minigrad.autograd.function import Function
+from minigrad.ops.tangent_rules import linear
 from minigrad.surface import dtypes
 
 
@@ -233,6 +234,8 @@ class Cast(Function):
     formula = r"d(to(a))/da = 1 (converted back to a's dtype)"
     source = "{0}.to({dtype})"
     gradients = ()
+    tangent = "{t0}.to({dtype})"
+    jvp = staticmethod(linear)  # the op itself, on the tangents
 
     @staticmethod
     def forward(ctx, a, dtype):

@@ -16,9 +16,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from minigrad.autograd.forward_ad import LEVELS
 from minigrad.autograd.function import Function
 from minigrad.autograd.grad_mode import state
 from minigrad.ops.base import constant
+from minigrad.ops.tangent_rules import is_zero, plus
 from minigrad.ops.windows import col2im, im2col, out_size
 
 
@@ -84,6 +86,7 @@ class Convolution(Function):
     formula = r"dx = col2im(W^T @ grad) ;  dW = grad @ im2col(x)^T ;  db = grad.sum((0, 2, 3))"
     source = staticmethod(conv_source)
     gradients = ("col2im(W^T @ {g})", "{g} @ im2col({0})^T", "{g}.sum((0, 2, 3))")
+    tangent = "conv({t0}, W) + conv({0}, {t1}) + {t2}"
 
     @staticmethod
     def forward(ctx, input, weight, bias, *, stride, padding, dilation, groups,
@@ -116,11 +119,22 @@ class Convolution(Function):
             if need_x:
                 gx = Convolution.apply(grad, w, None, **geo, transposed=True, size=size)
             if need_w:
-                cols = None if state.grad_enabled else ctx.saved_tensors[2].array
+                # (the windows saved by forward carry no tangent: not in forward mode)
+                cols = None if state.grad_enabled or LEVELS.visible else \
+                    ctx.saved_tensors[2].array
                 gw = _ConvWeightGrad.apply(x, grad, **geo, shape=w.array.shape, cols=cols)
         if need_b:
             gb = grad.sum((0, *range(2, grad.ndim)))
         return gx, gw, gb
+
+    @staticmethod
+    def jvp(ctx, tx, tw, tb):
+        x, w, _ = ctx.inputs
+        out = plus(None if is_zero(tx) else Convolution.apply(tx, w, None, **ctx.settings),
+                   None if is_zero(tw) else Convolution.apply(x, tw, None, **ctx.settings))
+        if out is None:  # only the bias moves
+            out = constant(np.zeros_like(ctx.output.array))
+        return out if is_zero(tb) else out + tb.reshape((1, -1) + (1,) * (out.ndim - 2))
 
 
 class _ConvWeightGrad(Function):
@@ -137,6 +151,7 @@ class _ConvWeightGrad(Function):
         r"d/dgrad = conv(x, V)   (V = the gradient arriving for dW)"
     source = None  # (read as ConvolutionBackwardBackward0(x, grad))
     gradients = ("conv^T({1}, {g})", "conv({0}, {g})")
+    tangent = "the weight gradient of ({t0}, {1}) + of ({0}, {t1})"
 
     @staticmethod
     def forward(ctx, input, grad, *, stride, padding, dilation, groups, shape, cols=None):
@@ -156,3 +171,9 @@ class _ConvWeightGrad(Function):
                                size=x.array.shape[2:]) if need_x else None
         gg = Convolution.apply(x, v, None, **geo) if need_g else None
         return gx, gg
+
+    @staticmethod
+    def jvp(ctx, tx, tg):
+        x, g = ctx.inputs
+        settings = {**ctx.settings, "cols": None}  # (the windows of x, not of its tangent)
+        return _ConvWeightGrad.apply(tx, g, **settings) + _ConvWeightGrad.apply(x, tg, **settings)

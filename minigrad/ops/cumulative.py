@@ -11,10 +11,12 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from minigrad.autograd.forward_ad import LEVELS
 from minigrad.autograd.function import Function
 from minigrad.autograd.grad_mode import state
 from minigrad.ops.base import cast, constant, normalize_dim
 from minigrad.ops.reduce import dim_or_axis
+from minigrad.ops.tangent_rules import linear
 from minigrad.ops.unary import exp
 from minigrad.surface.dtypes import TORCH_NAMES
 
@@ -39,6 +41,8 @@ class _ReverseCumsum(Function):
     formula = r"d(sum_{k>=i} g_k)/dg_k = 1 for k >= i"
     source = None  # (read as ReverseCumsumBackward0(g))
     gradients = ()
+    tangent = "reverse cumsum of {t0}"
+    jvp = staticmethod(linear)  # the op itself, on the tangents
 
     @staticmethod
     def forward(ctx, g, dim):
@@ -57,6 +61,8 @@ class Cumsum(Function):
     formula = r"d(cumsum a)_k/da_i = 1 for i <= k"
     source = "{0}.cumsum(...)"
     gradients = ("reverse cumsum of {g}",)
+    tangent = "{t0}.cumsum(...)"
+    jvp = staticmethod(linear)  # the op itself, on the tangents
 
     @staticmethod
     def forward(ctx, a, dim, dtype):
@@ -92,6 +98,7 @@ class Cumprod(Function):
     saves_output = True
     source = "{0}.cumprod(...)"
     gradients = ("reverse cumsum of ({g} * {out}) / {0}",)
+    tangent = "{out} * cumsum({t0} / {0})"
 
     @staticmethod
     def forward(ctx, a, dim):
@@ -106,13 +113,29 @@ class Cumprod(Function):
         (a,) = ctx.saved_tensors
         if not ctx.has_zero:
             return _ReverseCumsum.apply(grad * ctx.output, dim=ctx.dim) / a
-        if state.grad_enabled:
+        if state.grad_enabled or LEVELS.visible:  # (forward mode: forward-over-reverse)
             raise NotImplementedError("minigrad: the second derivative of cumprod through a "
                                       "zero element is not implemented")
         axis = _axis(ctx, a.array)
         if axis is None:
             return grad
         return constant(_cumprod_grad_with_zeros(a.array, grad.array, axis))
+
+    @staticmethod
+    def jvp(ctx, t):
+        a, dim = ctx.inputs[0], ctx.dim
+        if not a.array.ndim:
+            return t.clone()
+        if not np.any(a.array == 0):
+            return ctx.output * Cumsum.apply(t / a, dim=dim, dtype=None)
+        x = np.moveaxis(a.array, dim, -1)  # with zeros: sum_{i<=k} t_i prod_{j<=k, j!=i} a_j
+        weights = np.zeros(x.shape + (x.shape[-1],), x.dtype)  # [..., i, k]
+        for i in range(x.shape[-1]):
+            others = x.copy()
+            others[..., i] = 1
+            weights[..., i, i:] = np.cumprod(others, axis=-1)[..., i:]
+        moved = t.movedim(dim, -1).unsqueeze(-1) * constant(weights)
+        return moved.sum(-2).movedim(-1, dim)
 
 
 class Cummax(NamedTuple):
@@ -155,6 +178,8 @@ class _RunningExtreme(Function):
     """cummax/cummin values: the gradient of each goes to the element it copied. (The
     indices are found before, `running_indices`, and are no output of the node: PyTorch's
     CummaxBackward0 takes one gradient.)"""
+    tangent = "{t0} at the running extreme's index"
+    jvp = staticmethod(linear)  # the op itself, on the tangents
 
     @staticmethod
     def forward(ctx, a, dim, indices):
@@ -211,6 +236,7 @@ class Logcumsumexp(Function):
     saves_output = True
     source = "{0}.logcumsumexp(...)"
     gradients = ("exp({0}) * reverse cumsum of ({g} * exp(-{out}))",)
+    tangent = "cumsum({t0} * exp({0})) * exp(-{out})"
 
     @staticmethod
     def forward(ctx, a, dim):
@@ -231,6 +257,14 @@ class Logcumsumexp(Function):
         shift = constant(np.max(ctx.output_data(), axis=_axis(ctx, a.array), keepdims=True))
         weights = grad * exp(shift - ctx.output)
         return exp(a - shift) * _ReverseCumsum.apply(weights, dim=ctx.dim)
+
+    @staticmethod
+    def jvp(ctx, t):
+        a, dim = ctx.inputs[0], ctx.dim
+        if not a.array.ndim:
+            return t.clone()
+        shift = constant(np.max(a.array, axis=dim, keepdims=True))  # (for range, as backward)
+        return Cumsum.apply(t * exp(a - shift), dim=dim, dtype=None) * exp(shift - ctx.output)
 
 
 def _dim(name: str, input: Any, dim: Any, axis: Any) -> int:

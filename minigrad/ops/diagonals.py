@@ -15,6 +15,7 @@ import numpy as np
 from minigrad.autograd.function import Function
 from minigrad.ops.base import normalize_dim
 from minigrad.ops.index import ScatterAdd
+from minigrad.ops.tangent_rules import linear
 from minigrad.ops.views import permute
 
 __all__ = ["diag", "diag_embed", "diagonal", "tril", "triu"]
@@ -56,6 +57,8 @@ class Diagonal(Function):
     formula = r"diagonal: grad placed on the diagonal, zeros elsewhere"
     source = "{0}.diagonal({offset}, {dim1}, {dim2})"
     gradients = ()
+    tangent = "{t0}.diagonal({offset}, {dim1}, {dim2})"
+    jvp = staticmethod(linear)  # the op itself, on the tangents
 
     @staticmethod
     def forward(ctx, a, offset, dim1, dim2):
@@ -97,6 +100,8 @@ class DiagEmbed(Function):
     formula = r"diag_embed: grad's diagonal taken back"
     source = "{0}.diag_embed({offset}, {dim1}, {dim2})"
     gradients = ()
+    tangent = "{t0}.diag_embed({offset}, {dim1}, {dim2})"
+    jvp = staticmethod(linear)  # the op itself, on the tangents
 
     @staticmethod
     def forward(ctx, a, offset, dim1, dim2):
@@ -138,6 +143,7 @@ class _Triangle(Function):
     """one triangle of the last two dims (the `diagonal`-th diagonal in it), zeros elsewhere"""
 
     np_fn: Any = None
+    jvp = staticmethod(linear)  # the op itself, on the tangents
 
     @classmethod
     def forward(cls, ctx, a, diagonal):
@@ -157,6 +163,7 @@ class Tril(_Triangle):
     source = "{0}.tril({diagonal})"
     gradients = ("{g}.tril({diagonal})",)
     np_fn = staticmethod(np.tril)
+    tangent = "{t0}.tril({diagonal})"
 
 
 class Triu(_Triangle):
@@ -167,6 +174,7 @@ class Triu(_Triangle):
     source = "{0}.triu({diagonal})"
     gradients = ("{g}.triu({diagonal})",)
     np_fn = staticmethod(np.triu)
+    tangent = "{t0}.triu({diagonal})"
 
 
 def _triangle(op: type, name: str, input: Any, diagonal: int) -> Any:
@@ -191,6 +199,8 @@ class Unfold(Function):
     formula = r"unfold: each window's grad added back where the window was"
     source = "{0}.unfold({dimension}, {size}, {step})"
     gradients = ()
+    tangent = "{t0}.unfold({dimension}, {size}, {step})"
+    jvp = staticmethod(linear)  # the op itself, on the tangents
 
     @staticmethod
     def forward(ctx, a, dimension, size, step):

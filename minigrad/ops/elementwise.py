@@ -50,6 +50,11 @@ class _Pointwise(Function):
         (a,) = ctx.saved_tensors
         return grad * cls.derivative(a, None)
 
+    @classmethod
+    def jvp(cls, ctx, t):
+        """Elementwise, so J v is v times the derivative (PyTorch's `auto_element_wise`)."""
+        return t * cls.derivative(ctx.inputs[0], ctx.output)
+
     @staticmethod
     def derivative(a: Any, out: Any) -> Any:
         raise NotImplementedError
@@ -88,6 +93,7 @@ class Erf(_Pointwise):
     formula = r"d(erf a)/da = 2/sqrt(pi) * exp(-a^2)"
     source = "{0}.erf()"
     gradients = ("{g} * 2/sqrt(pi) * exp(-{0}**2)",)
+    tangent = "{t0} * 2/sqrt(pi) * exp(-{0}**2)"
     np_fn = staticmethod(_erf_array)
 
     @staticmethod
@@ -102,6 +108,7 @@ class Erfc(_Pointwise):
     formula = r"d(erfc a)/da = -2/sqrt(pi) * exp(-a^2)"
     source = "{0}.erfc()"
     gradients = ("-{g} * 2/sqrt(pi) * exp(-{0}**2)",)
+    tangent = "-{t0} * 2/sqrt(pi) * exp(-{0}**2)"
     np_fn = staticmethod(_erfc_array)
 
     @staticmethod
@@ -117,6 +124,7 @@ class Erfinv(_Pointwise):
     saves_output = True
     source = "{0}.erfinv()"
     gradients = ("{g} * sqrt(pi)/2 * exp({out}**2)",)
+    tangent = "{t0} * sqrt(pi)/2 * exp({out}**2)"
     np_fn = staticmethod(_erfinv_array)
 
     @staticmethod
@@ -131,6 +139,7 @@ class Log1p(_Pointwise):
     formula = r"d(ln(1+a))/da = 1/(1+a)"
     source = "{0}.log1p()"
     gradients = ("{g} / (1 + {0})",)
+    tangent = "{t0} / (1 + {0})"
     np_fn = staticmethod(np.log1p)
 
     @staticmethod
@@ -146,6 +155,7 @@ class Expm1(_Pointwise):
     saves_output = True
     source = "{0}.expm1()"
     gradients = ("{g} * ({out} + 1)",)
+    tangent = "{t0} * ({out} + 1)"
     np_fn = staticmethod(np.expm1)
 
     @staticmethod
@@ -160,6 +170,7 @@ class Log2(_Pointwise):
     formula = r"d(log2 a)/da = 1/(a ln 2)"
     source = "{0}.log2()"
     gradients = ("{g} / ({0} * ln(2))",)
+    tangent = "{t0} / ({0} * ln(2))"
     np_fn = staticmethod(np.log2)
 
     @staticmethod
@@ -174,6 +185,7 @@ class Log10(_Pointwise):
     formula = r"d(log10 a)/da = 1/(a ln 10)"
     source = "{0}.log10()"
     gradients = ("{g} / ({0} * ln(10))",)
+    tangent = "{t0} / ({0} * ln(10))"
     np_fn = staticmethod(np.log10)
 
     @staticmethod
@@ -189,6 +201,7 @@ class Exp2(_Pointwise):
     saves_output = True
     source = "{0}.exp2()"
     gradients = ("{g} * {out} * ln(2)",)
+    tangent = "{t0} * {out} * ln(2)"
     np_fn = staticmethod(np.exp2)
 
     @staticmethod
@@ -204,6 +217,7 @@ class Rsqrt(_Pointwise):
     saves_output = True
     source = "{0}.rsqrt()"
     gradients = ("-{g} / 2 * {out}**3",)
+    tangent = "-{t0} / 2 * {out}**3"
     np_fn = staticmethod(lambda x: 1 / np.sqrt(x))
 
     @staticmethod
@@ -218,6 +232,7 @@ class Asin(_Pointwise):
     formula = r"d(asin a)/da = 1/sqrt(1 - a^2)"
     source = "{0}.asin()"
     gradients = ("{g} / sqrt(1 - {0}**2)",)
+    tangent = "{t0} / sqrt(1 - {0}**2)"
     np_fn = staticmethod(np.arcsin)
 
     @staticmethod
@@ -232,6 +247,7 @@ class Acos(_Pointwise):
     formula = r"d(acos a)/da = -1/sqrt(1 - a^2)"
     source = "{0}.acos()"
     gradients = ("-{g} / sqrt(1 - {0}**2)",)
+    tangent = "-{t0} / sqrt(1 - {0}**2)"
     np_fn = staticmethod(np.arccos)
 
     @staticmethod
@@ -246,6 +262,7 @@ class Atan(_Pointwise):
     formula = r"d(atan a)/da = 1/(1 + a^2)"
     source = "{0}.atan()"
     gradients = ("{g} / (1 + {0}**2)",)
+    tangent = "{t0} / (1 + {0}**2)"
     np_fn = staticmethod(np.arctan)
 
     @staticmethod
@@ -260,6 +277,7 @@ class Sinh(_Pointwise):
     formula = r"d(sinh a)/da = cosh a"
     source = "{0}.sinh()"
     gradients = ("{g} * cosh({0})",)
+    tangent = "{t0} * cosh({0})"
     np_fn = staticmethod(np.sinh)
 
     @staticmethod
@@ -274,6 +292,7 @@ class Cosh(_Pointwise):
     formula = r"d(cosh a)/da = sinh a"
     source = "{0}.cosh()"
     gradients = ("{g} * sinh({0})",)
+    tangent = "{t0} * sinh({0})"
     np_fn = staticmethod(np.cosh)
 
     @staticmethod
@@ -288,6 +307,7 @@ class Asinh(_Pointwise):
     formula = r"d(asinh a)/da = 1/sqrt(a^2 + 1)"
     source = "{0}.asinh()"
     gradients = ("{g} / sqrt({0}**2 + 1)",)
+    tangent = "{t0} / sqrt({0}**2 + 1)"
     np_fn = staticmethod(np.arcsinh)
 
     @staticmethod
@@ -302,6 +322,7 @@ class Acosh(_Pointwise):
     formula = r"d(acosh a)/da = 1/sqrt(a^2 - 1)"
     source = "{0}.acosh()"
     gradients = ("{g} / sqrt({0}**2 - 1)",)
+    tangent = "{t0} / sqrt({0}**2 - 1)"
     np_fn = staticmethod(np.arccosh)
 
     @staticmethod
@@ -316,6 +337,7 @@ class Atanh(_Pointwise):
     formula = r"d(atanh a)/da = 1/(1 - a^2)"
     source = "{0}.atanh()"
     gradients = ("{g} / (1 - {0}**2)",)
+    tangent = "{t0} / (1 - {0}**2)"
     np_fn = staticmethod(np.arctanh)
 
     @staticmethod

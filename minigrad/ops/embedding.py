@@ -7,6 +7,7 @@ from __future__ import annotations
 from minigrad.autograd.function import Function
 from minigrad.ops.base import constant
 from minigrad.ops.index import ScatterAdd
+from minigrad.ops.tangent_rules import linear
 
 
 class Embedding(Function):
@@ -17,6 +18,8 @@ class Embedding(Function):
         r"padding_idx)"
     source = "embedding(indices, {0})"
     gradients = ("index_add(zeros, indices, {g})",)
+    tangent = "embedding(indices, {t0})"
+    jvp = staticmethod(linear)  # the op itself, on the tangents
 
     @staticmethod
     def forward(ctx, weight, *, indices, padding_idx=None):

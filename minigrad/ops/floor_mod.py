@@ -21,6 +21,7 @@ class Remainder(Function):
     formula = r"d(a mod b)/da = 1 ;  d(a mod b)/db = -floor(a/b)"
     source = "{0} % {1}"
     gradients = ("{g}", "-{g} * floor({0} / {1})")
+    tangent = "{t0} - {t1} * floor({0} / {1})"
 
     @staticmethod
     def forward(ctx, a, b):
@@ -36,6 +37,11 @@ class Remainder(Function):
         floor = constant(np.floor(a.array / b.array)) if need_b else None
         return grad if need_a else None, -grad * floor if need_b else None
 
+    @staticmethod
+    def jvp(ctx, ta, tb):
+        a, b = ctx.inputs
+        return ta - tb * constant(np.floor(unwrap(a) / unwrap(b)))
+
 
 class RemainderScalar(Remainder):
     """a mod c, for a number c"""
@@ -44,6 +50,7 @@ class RemainderScalar(Remainder):
     formula = r"d(a mod c)/da = 1"
     source = "{0} % {c}"
     gradients = ("{g}",)
+    tangent = "{t0}"
 
     @staticmethod
     def forward(ctx, a, c):
@@ -53,6 +60,10 @@ class RemainderScalar(Remainder):
     def backward(ctx, grad):
         return grad
 
+    @staticmethod
+    def jvp(ctx, ta):
+        return ta.clone()
+
 
 class FloorDivide(Function):
     """floor(a / b): a step function, whose derivative PyTorch does not define either"""
@@ -60,6 +71,7 @@ class FloorDivide(Function):
     node_name = "NotImplemented"
     formula = r"d floor(a/b)/da: not implemented (0 almost everywhere, as in PyTorch)"
     gradients = ()
+    jvp_refused = "Trying to use forward AD with aten::floor_divide that does not support it."
 
     @staticmethod
     def source(args: list[str], settings: dict, shape: tuple | None) -> str:
@@ -105,6 +117,7 @@ class NumberRemainder(Function):
 
     node_name = "NotImplemented"
     formula = r"d(c mod a)/da: not implemented (as in PyTorch)"
+    jvp_refused = "Trying to use forward AD with aten::remainder that does not support it."
     source = staticmethod(FloorDivide.source)  # (the node name does not say which it was)
     gradients = ()
 
@@ -125,6 +138,7 @@ class DivRounded(Function):
     formula = r"d round(a/b)/da = 0 ;  d round(a/b)/db = 0 (almost everywhere)"
     source = "{0}.div({1}, rounding_mode=...)"
     gradients = ("0", "0")
+    tangent = "0"
 
     @staticmethod
     def forward(ctx, a, b, rounding_mode):
@@ -138,6 +152,10 @@ class DivRounded(Function):
     def backward(ctx, grad):
         zeros = constant(np.zeros(ctx.shape, grad.array.dtype))
         return tuple(zeros if need else None for need in ctx.needs_input_grad)
+
+    @staticmethod
+    def jvp(ctx, ta, tb):
+        return constant(np.zeros_like(ctx.output.array))
 
 
 def _trunc_divide(x: Any, y: Any) -> Any:

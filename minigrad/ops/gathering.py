@@ -22,6 +22,7 @@ from minigrad.ops.index import ScatterAdd
 from minigrad.ops.index_checks import check_in_range, check_index_shape, index_array
 from minigrad.ops.masking import index_fill, masked_fill, masked_scatter, masked_select
 from minigrad.ops.selection import where
+from minigrad.ops.tangent_rules import linear
 from minigrad.ops.views import reshape
 from minigrad.surface import dtypes
 
@@ -52,6 +53,8 @@ class Gather(Function):
     formula = r"gather: grad added back at the gathered positions (repeats add up)"
     source = "{0}.gather({dim}, index)"
     gradients = ()
+    tangent = "{t0}.gather({dim}, index)"
+    jvp = staticmethod(linear)  # the op itself, on the tangents
 
     @staticmethod
     def forward(ctx, a, dim, index):
@@ -97,6 +100,8 @@ class Scatter(Function):
     formula = r"scatter: grad to a where not overwritten; src gets grad gathered back"
     source = "{0}.scatter({dim}, index, {1})"
     gradients = ()
+    tangent = "{t0}.scatter({dim}, index, {t1})"
+    jvp = staticmethod(linear)  # the op itself, on the tangents
 
     @staticmethod
     def forward(ctx, a, src, dim, index):
@@ -130,6 +135,7 @@ class ScatterValue(Function):
     formula = r"scatter(value): grad to a where not overwritten, else 0"
     source = "{0}.scatter({dim}, index, value)"
     gradients = ()
+    tangent = "{t0}.scatter({dim}, index, 0)"
 
     @staticmethod
     def forward(ctx, a, dim, index, value):
@@ -142,12 +148,17 @@ class ScatterValue(Function):
     def backward(ctx, grad):
         return scatter(grad, ctx.dim, constant(ctx.index), 0.0)
 
+    @staticmethod
+    def jvp(ctx, t):
+        return ScatterValue.apply(t, dim=ctx.dim, index=ctx.index, value=0.0)
+
 
 class ScatterReduce(Function):
     """scatter with reduce='add' or 'multiply': PyTorch defines no derivative for it"""
 
     node_name = "NotImplemented"
     formula = r"scatter(reduce=...): not implemented (as in PyTorch)"
+    jvp_refused = "Trying to use forward AD with aten::scatter that does not support it."
     source = "{0}.scatter({dim}, index, src, reduce={reduce})"
     gradients = ()
 
@@ -190,6 +201,8 @@ class ScatterAddAlong(Function):
     formula = r"scatter_add: grad to a as it is; src gets grad gathered back"
     source = "{0}.scatter_add({dim}, index, {1})"
     gradients = ("{g}", None)
+    tangent = "{t0}.scatter_add({dim}, index, {t1})"
+    jvp = staticmethod(linear)  # the op itself, on the tangents
 
     @staticmethod
     def forward(ctx, a, src, dim, index):
@@ -215,6 +228,8 @@ class IndexSelect(Function):
     formula = r"index_select: grad added back at the selected slices (repeats add up)"
     source = "{0}.index_select({dim}, index)"
     gradients = ()
+    tangent = "{t0}.index_select({dim}, index)"
+    jvp = staticmethod(linear)  # the op itself, on the tangents
 
     @staticmethod
     def forward(ctx, a, dim, index):
@@ -258,6 +273,8 @@ class IndexAdd(Function):
     formula = r"index_add: grad to a as it is; source gets alpha * grad's selected slices"
     source = "{0}.index_add({dim}, index, {1})"
     gradients = ("{g}", None)
+    tangent = "{t0}.index_add({dim}, index, {t1})"
+    jvp = staticmethod(linear)  # the op itself, on the tangents
 
     @staticmethod
     def forward(ctx, a, source, dim, index, alpha):
@@ -293,6 +310,8 @@ class Take(Function):
     formula = r"take: grad added back at the taken positions (repeats add up)"
     source = "{0}.take(index)"
     gradients = ()
+    tangent = "{t0}.take(index)"
+    jvp = staticmethod(linear)  # the op itself, on the tangents
 
     @staticmethod
     def forward(ctx, a, index):

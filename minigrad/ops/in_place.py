@@ -17,7 +17,7 @@ from minigrad.autograd import broadcast, events
 from minigrad.autograd import (
     tensor as _tensor,  # (resolved at call time: tensor.py imports the ops)
 )
-from minigrad.autograd.forward_ad import LEVELS, top_level, write_tangent
+from minigrad.autograd.forward_ad import LEVELS, copied, top_level, write_tangent
 from minigrad.autograd.function import Function
 from minigrad.autograd.grad_mode import no_grad, state
 from minigrad.ops import view_rebase
@@ -200,7 +200,7 @@ def inplace(target: Any, op: Any, arg: Any) -> Any:
         target._shared_version()  # (before it takes over the new node: its node may have saved it)
         old = _tensor.make(target.array.copy(), target.grad_fn, target._output_nr)
         old._requires_grad = target._requires_grad
-        old._tangents = target._tangents and dict(target._tangents)
+        old._tangents = copied(target)  # (target's own are written over)
         if target.grad_fn is None and target._requires_grad:
             old._grad_acc = target._accumulator()
         new = op(old, arg)

@@ -88,6 +88,7 @@ class ScatterAdd(Function):
     formula = r"d(scatter g)/dg = the same positions picked again"
     source = None  # (read as IndexPutBackward0(g))
     gradients = ()
+    tangent = "zeros with {t0} added at key"
     jvp = staticmethod(linear)  # the op itself, on the tangents
 
     @staticmethod

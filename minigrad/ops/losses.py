@@ -19,6 +19,7 @@ import numpy as np
 from minigrad.autograd import tensor as _tensor  # resolved at call time (tensor.py imports the ops)
 from minigrad.autograd.function import Function
 from minigrad.ops.base import constant
+from minigrad.ops.tangent_rules import linear
 from minigrad.ops.views import unsqueeze_array
 
 REDUCTIONS = ("mean", "sum", "none")
@@ -35,6 +36,17 @@ def _reduce(values: np.ndarray, reduction: str) -> np.ndarray:
     if reduction == "sum":
         return np.asarray(values.sum(), dtype=values.dtype)
     return values
+
+
+def _reduced(values: Any, reduction: str) -> Any:
+    """`_reduce` in Tensor ops (a JVP rule's tangent of the losses)."""
+    return values.mean() if reduction == "mean" else values.sum() if reduction == "sum" \
+        else values
+
+
+def _weighted(ctx: Any, values: Any) -> Any:
+    """`values` times the per-element weights, when the loss has them (`weight=`)."""
+    return values if ctx.weight is None else values * constant(ctx.weight)
 
 
 def _spread(ctx: Any, grad: Any) -> Any:
@@ -56,6 +68,7 @@ class MseLoss(Function):
         r"target) * grad / N   (N = number of elements for 'mean', 1 otherwise)"
     source = "mse_loss({args})"
     gradients = ()
+    tangent = "reduce(2 * ({0} - {1}) * ({t0} - {t1}))"
 
     @staticmethod
     def forward(ctx, input, target, *, reduction="mean"):
@@ -72,6 +85,11 @@ class MseLoss(Function):
         need_input, need_target = ctx.needs_input_grad
         return d if need_input else None, -d if need_target else None
 
+    @staticmethod
+    def jvp(ctx, tx, tt):
+        x, t = ctx.inputs
+        return _reduced((x - t) * (tx - tt) * 2, ctx.reduction)
+
 
 class NllLoss(Function):
     """-input[n, target[n]] (negative log-likelihood of the labelled class)"""
@@ -81,6 +99,8 @@ class NllLoss(Function):
         r"   (w = class weights, 1 by default; '/ sum' only for 'mean')"
     source = "nll_loss({0}, target)"
     gradients = ()
+    tangent = "nll_loss({t0}, target)"
+    jvp = staticmethod(linear)  # the op itself, on the tangents
 
     @staticmethod
     def forward(ctx, input, *, target, weight=None, reduction="mean", ignore_index=-100):
@@ -168,6 +188,7 @@ class BinaryCrossEntropy(Function):
         r"d bce/dtarget = w * (log(1-input) - log(input)) * grad"
     source = "binary_cross_entropy({args})"
     gradients = ()
+    tangent = "reduce(w * (({0}-{1}) / ({0}(1-{0})) * {t0} + (log(1-{0}) - log {0}) * {t1}))"
 
     @staticmethod
     def forward(ctx, input, target, *, weight=None, reduction="mean"):
@@ -198,6 +219,13 @@ class BinaryCrossEntropy(Function):
             d_target = g * ((1 - x).log().clamp(min=-100) - x.log().clamp(min=-100))
         return d_input, d_target
 
+    @staticmethod
+    def jvp(ctx, tx, tt):
+        x, t = ctx.inputs
+        by_x = tx * (x - t) / ((1 - x) * x).clamp(min=1e-12)
+        by_t = tt * ((1 - x).log().clamp(min=-100) - x.log().clamp(min=-100))
+        return _reduced(_weighted(ctx, by_x + by_t), ctx.reduction)
+
 
 def _softplus(x: Any) -> Any:
     """log(1 + e^x), computed without overflow (Tensor ops, so it can be differentiated)"""
@@ -215,6 +243,8 @@ class BinaryCrossEntropyWithLogits(Function):
         r"   (pw = pos_weight, 1 by default)"
     source = "binary_cross_entropy_with_logits({args})"
     gradients = ()
+    tangent = ("reduce(w * (sigmoid({0}) (pw {1} + 1 - {1}) - pw {1}) * {t0} + "
+               "w * (pw softplus(-{0}) - softplus({0})) * {t1})")
 
     @staticmethod
     def forward(ctx, input, target, *, weight=None, pos_weight=None, reduction="mean"):
@@ -244,6 +274,14 @@ class BinaryCrossEntropyWithLogits(Function):
             d_target = g * (pw * _softplus(-x) - _softplus(x))
         return d_input, d_target
 
+    @staticmethod
+    def jvp(ctx, tx, tt):
+        x, t = ctx.inputs
+        pw = 1 if ctx.pos_weight is None else constant(ctx.pos_weight)
+        by_x = tx * (x.sigmoid() * (pw * t + 1 - t) - pw * t)
+        by_t = tt * (pw * _softplus(-x) - _softplus(x))
+        return _reduced(_weighted(ctx, by_x + by_t), ctx.reduction)
+
 
 class NllLoss2d(NllLoss):
     """-input[n, target[n, d...], d...] for inputs (N, C, d1, ...): PyTorch's nll_loss2d"""
@@ -259,6 +297,7 @@ class HuberLoss(Function):
         r"d huber/dtarget = -(the same)"
     source = "huber_loss({args})"
     gradients = ()
+    tangent = "reduce(clamp({0} - {1}, -delta, delta) * ({t0} - {t1}))"
 
     @staticmethod
     def forward(ctx, input, target, *, reduction="mean", delta=1.0, scale=1.0):
@@ -281,6 +320,13 @@ class HuberLoss(Function):
         need_input, need_target = ctx.needs_input_grad
         return d if need_input else None, -d if need_target else None
 
+    @staticmethod
+    def jvp(ctx, tx, tt):
+        x, t = ctx.inputs
+        per = (x - t).clamp(-ctx.delta, ctx.delta) * (tx - tt)
+        scale = ctx.settings.get("scale", 1.0)  # (smooth_l1_loss's 1 / beta)
+        return _reduced(per * scale if scale != 1.0 else per, ctx.reduction)
+
 
 class SmoothL1Loss(HuberLoss):
     """0.5 * d^2 / beta where |d| < beta, else |d| - 0.5 * beta: huber_loss(delta=beta) / beta"""
@@ -289,71 +335,3 @@ class SmoothL1Loss(HuberLoss):
     formula = r"d smooth_l1/dinput = clamp(input - target, -beta, beta) / beta * grad / N ;  " \
         r"d smooth_l1/dtarget = -(the same)"
     source = "smooth_l1_loss({args})"
-
-
-class _ByNumber(Function):
-    """a * number or a / number, recorded as PyTorch records them inside its composite losses
-    (MulBackward1, DivBackward1: the C++ ops with a Scalar operand, which Python's `*` and
-    `/` never reach). Checked through the losses built on it (their op-table entries)."""
-
-    node_name = "MulBackward1"
-    formula = r"d(a*k)/da = k"
-    source = "({0} * {k})"
-    gradients = ("{g} * k",)
-
-    @staticmethod
-    def forward(ctx, a, *, k):
-        ctx.k = k
-        return a.array * a.array.dtype.type(k)
-
-    @staticmethod
-    def backward(ctx, grad):
-        return grad * ctx.k
-
-
-class _DivByNumber(_ByNumber):
-    """a / number (DivBackward1)"""
-
-    node_name = "DivBackward1"
-    formula = r"d(a/k)/da = 1/k"
-    source = "({0} / {k})"
-    gradients = ("{g} / k",)
-
-    @staticmethod
-    def forward(ctx, a, *, k):
-        ctx.k = k
-        return a.array / a.array.dtype.type(k)
-
-    @staticmethod
-    def backward(ctx, grad):
-        return grad / ctx.k
-
-
-class _MaskedFill(Function):
-    """a with the elements under `mask` set to `value` (MaskedFillBackward0)"""
-
-    node_name = "MaskedFillBackward0"
-    formula = r"d masked_fill(a)/da = 0 under the mask, 1 elsewhere"
-    source = "{0}.masked_fill(mask, {value})"
-    gradients = ("{g} where not mask",)
-
-    @staticmethod
-    def forward(ctx, a, *, mask, value):
-        ctx.mask = mask
-        return np.where(mask, a.array.dtype.type(value), a.array)
-
-    @staticmethod
-    def backward(ctx, grad):
-        return _MaskedFill.apply(grad, mask=ctx.mask, value=0)
-
-
-def mul_number(a: Any, k: float) -> Any:
-    return _ByNumber.apply(a, k=k)
-
-
-def div_number(a: Any, k: float) -> Any:
-    return _DivByNumber.apply(a, k=k)
-
-
-def masked_fill(a: Any, mask: np.ndarray, value: float) -> Any:
-    return _MaskedFill.apply(a, mask=mask, value=value)

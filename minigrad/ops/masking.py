@@ -15,6 +15,7 @@ from minigrad.autograd.function import Function
 from minigrad.ops.base import constant, is_tensor, normalize_dim, unwrap
 from minigrad.ops.index import ScatterAdd
 from minigrad.ops.index_checks import check_bool_mask, check_in_range
+from minigrad.ops.tangent_rules import linear
 from minigrad.surface.dtypes import TORCH_NAMES
 
 __all__ = ["index_fill", "masked_fill", "masked_scatter", "masked_select"]
@@ -27,6 +28,7 @@ class MaskedFill(Function):
     formula = r"d masked_fill(a)/da = 1 where mask is False, else 0"
     source = "{0}.masked_fill(mask, value)"
     gradients = ()
+    tangent = "{t0}.masked_fill(mask, 0)"
 
     @staticmethod
     def forward(ctx, a, mask, value, dim=None):  # (dim: index_fill's, for the narration)
@@ -37,6 +39,10 @@ class MaskedFill(Function):
     def backward(ctx, grad):
         return MaskedFill.apply(grad, mask=ctx.mask, value=0)
 
+    @staticmethod
+    def jvp(ctx, t):
+        return ctx.function.apply(t, **{**ctx.settings, "value": 0})  # (index_fill: same, by class)
+
 
 class MaskedFillTensor(Function):
     """a with the 0-d tensor v where mask is True"""
@@ -45,6 +51,8 @@ class MaskedFillTensor(Function):
     formula = r"d masked_fill(a, v)/da = 1 where mask is False ;  /dv = sum of grad where mask"
     source = "{0}.masked_fill(mask, {1})"
     gradients = ()
+    tangent = "{t0}.masked_fill(mask, {t1})"
+    jvp = staticmethod(linear)  # the op itself, on the tangents
 
     @staticmethod
     def forward(ctx, a, v, mask, dim=None):
@@ -64,6 +72,7 @@ class IndexFill(MaskedFill):
     node_name = "IndexFillBackward0"
     formula = r"d index_fill(a)/da = 1 outside the filled slices, else 0"
     source = "{0}.index_fill({dim}, index, value)"
+    tangent = "{t0}.index_fill({dim}, index, 0)"
 
 
 class IndexFillTensor(MaskedFillTensor):
@@ -72,6 +81,7 @@ class IndexFillTensor(MaskedFillTensor):
     node_name = "IndexFillBackward1"
     formula = r"d index_fill(a, v)/da = 1 outside the filled slices ;  /dv = their grad summed"
     source = "{0}.index_fill({dim}, index, {1})"
+    tangent = "{t0}.index_fill({dim}, index, {t1})"
 
 
 def _fill(ops: tuple, input: Any, mask: np.ndarray, value: Any, name: str, **settings) -> Any:
@@ -110,6 +120,8 @@ class MaskedSelect(Function):
     formula = r"masked_select: grad placed back where mask is True, zeros elsewhere"
     source = "{0}.masked_select(mask)"
     gradients = ()
+    tangent = "{t0}.masked_select(mask)"
+    jvp = staticmethod(linear)  # the op itself, on the tangents
 
     @staticmethod
     def forward(ctx, a, mask):
@@ -135,6 +147,8 @@ class MaskedScatter(Function):
     formula = r"masked_scatter: grad to a where mask is False; source gets the rest in order"
     source = "{0}.masked_scatter(mask, {1})"
     gradients = ()
+    tangent = "{t0}.masked_scatter(mask, {t1})"
+    jvp = staticmethod(linear)  # the op itself, on the tangents
 
     @staticmethod
     def forward(ctx, a, source, mask):

@@ -40,6 +40,12 @@ def _affine(xhat: np.ndarray, weight, bias, shape: tuple) -> np.ndarray:
     return out if bias is None else out + bias.array.reshape(shape)
 
 
+def _affine_jvp(th, xhat, w, tw, tb, shape: tuple):
+    """The tangent of `x_hat * weight + bias` from x_hat's (th) and the parameters'."""
+    out = th if w is None else th * w.reshape(shape) + xhat * tw.reshape(shape)
+    return out if tb is None else out + tb.reshape(shape)
+
+
 _NORM_FORMULA = r"x_hat = (x - mean) / sqrt(var + eps), y = x_hat * weight + bias ;  " \
     r"dx = (1/std) * (gh - mean(gh) - x_hat * mean(gh * x_hat)), gh = grad * weight ;  " \
     r"dweight = sum(grad * x_hat) ;  dbias = sum(grad)"
@@ -53,6 +59,7 @@ class NativeBatchNorm(Function):
         r"mode mean and var are the running statistics, constants)"
     source = "batch_norm({args})"
     gradients = (None, "sum({g} * x_hat)", "sum({g})")
+    tangent = "x_hat's tangent * weight + x_hat * {t1} + {t2}"
 
     @staticmethod
     def forward(ctx, input, weight, bias, *, running_mean, running_var, training, momentum,
@@ -95,6 +102,19 @@ class NativeBatchNorm(Function):
         return (gx, (grad * xhat).sum(dims) if need_w else None,
                 grad.sum(dims) if need_b else None)
 
+    @staticmethod
+    def jvp(ctx, tx, tw, tb):
+        x, w, _ = ctx.inputs
+        dims, shape = (0, *range(2, x.ndim)), (1, -1) + (1,) * (x.ndim - 2)
+        if ctx.training or ctx.running_mean is None:
+            xhat, invstd = normalized(x, dims, ctx.eps)
+            th = input_grad(tx, xhat, invstd, dims)  # (the normalisation's Jacobian is symmetric)
+        else:
+            invstd = constant(1 / np.sqrt(ctx.running_var.reshape(shape).astype(x.dtype) + ctx.eps))
+            xhat = (x - constant(ctx.running_mean.reshape(shape).astype(x.dtype))) * invstd
+            th = tx * invstd
+        return _affine_jvp(th, xhat, w, tw, tb, shape)
+
 
 class NativeLayerNorm(Function):
     """each sample normalised over its last dims, then scaled and shifted elementwise"""
@@ -103,6 +123,7 @@ class NativeLayerNorm(Function):
     formula = _NORM_FORMULA + r"   (means over the normalised last dims; sums over the rest)"
     source = "layer_norm({args})"
     gradients = (None, "sum({g} * x_hat)", "sum({g})")
+    tangent = "x_hat's tangent * weight + x_hat * {t1} + {t2}"
 
     @staticmethod
     def forward(ctx, input, weight, bias, *, normalized_shape, eps):
@@ -124,6 +145,14 @@ class NativeLayerNorm(Function):
         return (gx, (grad * xhat).sum(ctx.rest) if need_w else None,
                 grad.sum(ctx.rest) if need_b else None)
 
+    @staticmethod
+    def jvp(ctx, tx, tw, tb):
+        x, w, _ = ctx.inputs
+        dims = tuple(range(x.ndim - len(ctx.normalized_shape), x.ndim))
+        xhat, invstd = normalized(x, dims, ctx.eps)
+        th = input_grad(tx, xhat, invstd, dims)
+        return _affine_jvp(th, xhat, w, tw, tb, tuple(ctx.normalized_shape))
+
 
 class NativeGroupNorm(Function):
     """each group of channels of each sample normalised, then scaled and shifted per channel"""
@@ -132,6 +161,7 @@ class NativeGroupNorm(Function):
     formula = _NORM_FORMULA + r"   (means over each group's channels and positions)"
     source = "group_norm({args})"
     gradients = (None, "sum({g} * x_hat)", "sum({g})")
+    tangent = "x_hat's tangent * weight + x_hat * {t1} + {t2}"
 
     @staticmethod
     def forward(ctx, input, weight, bias, *, num_groups, eps):
@@ -156,3 +186,12 @@ class NativeGroupNorm(Function):
         xhat = xhat.reshape(x.shape)
         return (gx, (grad * xhat).sum(ctx.dims) if need_w else None,
                 grad.sum(ctx.dims) if need_b else None)
+
+    @staticmethod
+    def jvp(ctx, tx, tw, tb):
+        x, w, _ = ctx.inputs
+        per_group = (x.shape[0], ctx.num_groups, -1)
+        xhat, invstd = normalized(x.reshape(per_group), (2,), ctx.eps)
+        th = input_grad(tx.reshape(per_group), xhat, invstd, (2,)).reshape(x.shape)
+        shape = (1, -1) + (1,) * (x.ndim - 2)
+        return _affine_jvp(th, xhat.reshape(x.shape), w, tw, tb, shape)

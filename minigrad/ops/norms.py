@@ -12,6 +12,7 @@ than two dims) are not here, and say so.
 from __future__ import annotations
 
 import math
+from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
@@ -19,7 +20,7 @@ import numpy as np
 from minigrad.autograd.function import Function
 from minigrad.ops.base import constant, promote
 from minigrad.ops.reduce import _restore_dims as restore_dims
-from minigrad.ops.reduce import dim_or_axis, reduce_dims
+from minigrad.ops.reduce import dim_or_axis, reduce_dims, summed
 from minigrad.ops.selection import choose
 from minigrad.surface.dtypes import TORCH_NAMES
 from minigrad.surface.summation import add_reduce
@@ -80,6 +81,7 @@ class Norm(Function):
     saves_output = True
     source = "{0}.norm({dims})"
     gradients = ()
+    tangent = "sum({t0} * d||{0}||/d{0})"
 
     @staticmethod
     def forward(ctx, a, p, dims, keepdim):
@@ -92,6 +94,14 @@ class Norm(Function):
         (a,) = ctx.saved_tensors
         return norm_backward(a, ctx.p, grad, ctx.output, ctx)
 
+    @staticmethod
+    def jvp(ctx, t):
+        a, dims, keepdim = ctx.inputs[0], ctx.dims, ctx.keepdim
+        out = ctx.output
+        shape = SimpleNamespace(dims=dims, keepdim=keepdim, in_shape=a.array.shape)
+        slope = norm_backward(a, ctx.p, constant(np.ones_like(out.array)), out, shape)
+        return summed(t * slope, dims, keepdim)
+
 
 class Dist(Function):
     """the p-norm of a - b"""
@@ -101,6 +111,7 @@ class Dist(Function):
     saves_output = True
     source = "dist({0}, {1}, p=...)"
     gradients = ()
+    tangent = "sum(({t0} - {t1}) * d||d||/dd) at d = {0} - {1}"
 
     @staticmethod
     def forward(ctx, a, b, p):
@@ -114,6 +125,13 @@ class Dist(Function):
         ga = norm_backward(a - b, ctx.p, grad, ctx.output, None)
         need_a, need_b = ctx.needs_input_grad
         return ga if need_a else None, -ga if need_b else None
+
+    @staticmethod
+    def jvp(ctx, ta, tb):
+        a, b = ctx.inputs
+        out = ctx.output
+        slope = norm_backward(a - b, ctx.p, constant(np.ones_like(out.array)), out, None)
+        return ((ta - tb) * slope).sum()
 
 
 def _order(p: Any, ndim: int, dim: Any) -> float:

@@ -23,6 +23,7 @@ class Atan2(Function):
     formula = r"d atan2(a,b)/da = b/(a^2+b^2) ;  d atan2(a,b)/db = -a/(a^2+b^2)"
     source = "atan2({0}, {1})"
     gradients = ("{g} * {1} / ({0}**2 + {1}**2)", "-{g} * {0} / ({0}**2 + {1}**2)")
+    tangent = "({t0} * {1} - {t1} * {0}) / ({0}**2 + {1}**2)"
 
     @staticmethod
     def forward(ctx, a, b):
@@ -36,6 +37,11 @@ class Atan2(Function):
         need_a, need_b = ctx.needs_input_grad
         return scale * b if need_a else None, -scale * a if need_b else None
 
+    @staticmethod
+    def jvp(ctx, ta, tb):
+        a, b = ctx.inputs
+        return (ta * b - tb * a) / (a * a + b * b)
+
 
 class Hypot(Function):
     """sqrt(a^2 + b^2)"""
@@ -45,6 +51,7 @@ class Hypot(Function):
     saves_output = True
     source = "hypot({0}, {1})"
     gradients = ("{g} * {0} / {out}", "{g} * {1} / {out}")
+    tangent = "({t0} * {0} + {t1} * {1}) / {out}"
 
     @staticmethod
     def forward(ctx, a, b):
@@ -58,6 +65,11 @@ class Hypot(Function):
         need_a, need_b = ctx.needs_input_grad
         return scale * a if need_a else None, scale * b if need_b else None
 
+    @staticmethod
+    def jvp(ctx, ta, tb):
+        a, b = ctx.inputs
+        return (ta * a + tb * b) / ctx.output
+
 
 class Lerp(Function):
     """a + w * (b - a), for a number w"""
@@ -66,6 +78,7 @@ class Lerp(Function):
     formula = r"d lerp(a,b,w)/da = 1 - w ;  d lerp(a,b,w)/db = w"
     source = "lerp({0}, {1}, weight)"
     gradients = ("{g} * (1 - weight)", "{g} * weight")
+    tangent = "{t0} * (1 - weight) + {t1} * weight"
 
     @staticmethod
     def forward(ctx, a, b, weight):
@@ -77,6 +90,11 @@ class Lerp(Function):
         w = ctx.weight
         return grad * (1 - w), grad * w
 
+    @staticmethod
+    def jvp(ctx, ta, tb):
+        w = ctx.weight
+        return ta * (1 - w) + tb * w
+
 
 class LerpTensor(Function):
     """a + w * (b - a), w a tensor"""
@@ -85,6 +103,7 @@ class LerpTensor(Function):
     formula = r"d lerp(a,b,w)/da = 1 - w ;  /db = w ;  /dw = b - a"
     source = "lerp({0}, {1}, {2})"
     gradients = ("{g} * (1 - {2})", "{g} * {2}", "{g} * ({1} - {0})")
+    tangent = "{t0} * (1 - {2}) + {t1} * {2} + {t2} * ({1} - {0})"
 
     @staticmethod
     def forward(ctx, a, b, w):
@@ -97,6 +116,11 @@ class LerpTensor(Function):
         need_a, need_b, need_w = ctx.needs_input_grad
         return (grad * (1 - w) if need_a else None, grad * w if need_b else None,
                 grad * (b - a) if need_w else None)
+
+    @staticmethod
+    def jvp(ctx, ta, tb, tw):
+        a, b, w = ctx.inputs
+        return ta * (1 - w) + tb * w + tw * (b - a)
 
 
 def _xlogy_array(x: Any, y: Any) -> np.ndarray:
@@ -113,6 +137,7 @@ class Xlogy(Function):
     formula = r"d(a ln b)/da = ln b (0 where a = 0 and b <= 0) ;  d(a ln b)/db = a/b"
     source = "xlogy({0}, {1})"
     gradients = ("{g} * ln({1})", "{g} * {0} / {1}")
+    tangent = "{t0} * ln({1}) + {t1} * {0} / {1}"
 
     @staticmethod
     def forward(ctx, a, b):
@@ -130,6 +155,14 @@ class Xlogy(Function):
             ga = choose((grad.array == 0) | (a.array == 0) & (b.array <= 0), 0.0, ga)
         return ga, grad * a / b if need_b else None
 
+    @staticmethod
+    def jvp(ctx, ta, tb):
+        a, b = ctx.inputs
+        with np.errstate(divide="ignore", invalid="ignore"):
+            by_a = ta * log(b)
+        by_a = choose((ta.array == 0) | (a.array == 0) & (b.array <= 0), 0.0, by_a)
+        return by_a + tb * a / b
+
 
 class XlogyNumber(Function):
     """c * ln(b), for a number c"""
@@ -138,6 +171,7 @@ class XlogyNumber(Function):
     formula = r"d(c ln b)/db = c/b"
     source = "xlogy(c, {0})"
     gradients = ("{g} * c / {0}",)
+    tangent = "{t0} * c / {0}"
 
     @staticmethod
     def forward(ctx, b, c):
@@ -150,6 +184,10 @@ class XlogyNumber(Function):
         (b,) = ctx.saved_tensors
         return grad * ctx.c / b
 
+    @staticmethod
+    def jvp(ctx, tb):
+        return tb * ctx.c / ctx.inputs[0]
+
 
 class XlogyOfNumber(Function):
     """a * ln(c), for a number c"""
@@ -158,6 +196,7 @@ class XlogyOfNumber(Function):
     formula = r"d(a ln c)/da = ln c (0 where a = 0 and c <= 0)"
     source = "xlogy({0}, c)"
     gradients = ("{g} * ln(c)",)
+    tangent = "{t0} * ln(c)"
 
     @staticmethod
     def forward(ctx, a, c):
@@ -166,9 +205,18 @@ class XlogyOfNumber(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        with np.errstate(divide="ignore"):
-            log_c = float(np.log(ctx.c)) if ctx.c > 0 else (-np.inf if ctx.c == 0 else np.nan)
-        return choose(ctx.zero | (grad.array == 0), 0.0, grad * log_c)
+        return choose(ctx.zero | (grad.array == 0), 0.0, grad * _log_of(ctx.c))
+
+    @staticmethod
+    def jvp(ctx, ta):
+        a, c = ctx.inputs[0], ctx.c
+        return choose((a.array == 0) & (c <= 0) | (ta.array == 0), 0.0, ta * _log_of(c))
+
+
+def _log_of(c: float) -> float:
+    """ln c for a number: -inf at 0, NaN below."""
+    with np.errstate(divide="ignore"):
+        return float(np.log(c)) if c > 0 else (-np.inf if c == 0 else np.nan)
 
 
 def _in_float(a: Any, b: Any) -> tuple:

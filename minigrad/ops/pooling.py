@@ -18,6 +18,7 @@ import numpy as np
 from minigrad.autograd.function import Function
 from minigrad.ops.base import constant
 from minigrad.ops.index import ScatterAdd
+from minigrad.ops.tangent_rules import linear
 from minigrad.ops.unfolding import Col2Im
 from minigrad.ops.windows import offset_slices, out_size, windows
 
@@ -46,6 +47,15 @@ class _ToTheMax(Function):
         flat = ScatterAdd.apply(grad.reshape(-1), shape=(math.prod(ctx.in_shape),),
                                 key=(positions.array,))
         return flat.reshape(ctx.in_shape)
+
+    @staticmethod
+    def jvp(ctx, t):
+        values, indices = ctx.output
+        x = ctx.inputs[0].array
+        n, c, h, w = batch_of(x).shape
+        planes = np.arange(n * c).reshape(n, c, 1, 1) * (h * w)
+        positions = planes + (indices.array if x.ndim == 4 else indices.array[None])
+        return t.reshape(-1)[positions].reshape(values.array.shape), None
 
 
 def batch_of(x: np.ndarray) -> np.ndarray:
@@ -76,6 +86,7 @@ class MaxPool2d(_ToTheMax):
 
     node_name = "MaxPool2DWithIndicesBackward0"
     source = "max_pool2d({0}, kernel_size={kernel})"
+    tangent = "{t0} at each window's max"
 
     @staticmethod
     def forward(ctx, input, *, kernel, stride, padding, dilation, ceil_mode=False):
@@ -118,6 +129,7 @@ class AdaptiveMaxPool2d(_ToTheMax):
 
     node_name = "AdaptiveMaxPool2DBackward0"
     source = "adaptive_max_pool2d({0}, {output_size})"
+    tangent = "{t0} at each window's max"
 
     @staticmethod
     def forward(ctx, input, *, output_size):
@@ -141,6 +153,8 @@ class AvgPool2d(Function):
     formula = r"dx = col2im(grad / window_size)"
     source = "avg_pool2d({0}, kernel_size={kernel})"
     gradients = ("col2im({g} / window_size)",)
+    tangent = "avg_pool2d({t0}, kernel_size={kernel})"
+    jvp = staticmethod(linear)  # the op itself, on the tangents
 
     @staticmethod
     def forward(ctx, input, *, kernel, stride, padding, ceil_mode=False,
@@ -188,6 +202,8 @@ class AdaptiveAvgPool2d(Function):
         r"  dx = P_h^T @ grad @ P_w"
     source = "adaptive_avg_pool2d({0}, {output_size})"
     gradients = ("P_h^T @ {g} @ P_w",)
+    tangent = "adaptive_avg_pool2d({t0}, {output_size})"
+    jvp = staticmethod(linear)  # the op itself, on the tangents
 
     @staticmethod
     def forward(ctx, input, *, output_size):

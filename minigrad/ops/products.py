@@ -16,6 +16,7 @@ import numpy as np
 from minigrad.autograd import tensor as _tensor  # resolved at call time (tensor.py imports the ops)
 from minigrad.autograd.function import Function
 from minigrad.ops.base import as_operand, is_tensor, shape_of, unwrap
+from minigrad.ops.tangent_rules import bilinear, is_zero, plus
 from minigrad.ops.views import expand, reshape, squeeze_dims, t, unsafe_view, unsqueeze, view
 
 # the public functions: minigrad.bmm, ... (re-exported by ops/ and minigrad/)
@@ -34,6 +35,7 @@ class Dot(Function):
     formula = r"d(a.b)/da = b ;  d(a.b)/db = a"
     source = "{0} @ {1}"
     gradients = ("{g} * {1}", "{g} * {0}")
+    tangent = "{t0} @ {1} + {0} @ {t1}"
 
     @staticmethod
     def forward(ctx, a, b):
@@ -47,6 +49,10 @@ class Dot(Function):
         need_a, need_b = ctx.needs_input_grad
         return grad * b if need_a else None, grad * a if need_b else None
 
+    @staticmethod
+    def jvp(ctx, ta, tb):
+        return bilinear(ctx, ta, tb)
+
 
 class Mm(Function):
     """matrix times matrix"""
@@ -55,6 +61,7 @@ class Mm(Function):
     formula = r"d(A@B)/dA = grad @ B^T ;  d(A@B)/dB = A^T @ grad"
     source = "{0} @ {1}"
     gradients = ("{g} @ {1}.T", "{0}.T @ {g}")
+    tangent = "{t0} @ {1} + {0} @ {t1}"
 
     @staticmethod
     def forward(ctx, a, b):
@@ -72,6 +79,10 @@ class Mm(Function):
         """The same gradients as `backward`, in numpy alone (used when nothing is recorded)."""
         a, b = ctx.saved_tensors
         return mm_grads(grad, a.array, b.array, *ctx.needs_input_grad)
+
+    @staticmethod
+    def jvp(ctx, ta, tb):
+        return bilinear(ctx, ta, tb)
 
 
 def mm_array(a: Any, b: Any) -> np.ndarray:
@@ -117,6 +128,7 @@ class Mv(Function):
     formula = r"d(A@v)/dA = outer(grad, v) ;  d(A@v)/dv = A^T @ grad"
     source = "{0} @ {1}"
     gradients = ("outer({g}, {1})", "{0}.T @ {g}")
+    tangent = "{t0} @ {1} + {0} @ {t1}"
 
     @staticmethod
     def forward(ctx, a, v):
@@ -132,6 +144,10 @@ class Mv(Function):
         return (grad.unsqueeze(1).mm(v.unsqueeze(0)) if need_a else None,
                 a.t().mv(grad) if need_v else None)
 
+    @staticmethod
+    def jvp(ctx, ta, tb):
+        return bilinear(ctx, ta, tb)
+
 
 class Bmm(Function):
     """batch of matrix products"""
@@ -140,6 +156,7 @@ class Bmm(Function):
     formula = r"d(A@B)/dA = grad @ B^T ;  d(A@B)/dB = A^T @ grad  (per batch)"
     source = "{0} @ {1}"
     gradients = ("{g} @ {1}.mT", "{0}.mT @ {g}")
+    tangent = "{t0} @ {1} + {0} @ {t1}"
 
     @staticmethod
     def forward(ctx, a, b):
@@ -154,6 +171,10 @@ class Bmm(Function):
         need_a, need_b = ctx.needs_input_grad
         return (grad.bmm(b.transpose(1, 2)) if need_a else None,
                 a.transpose(1, 2).bmm(grad) if need_b else None)
+
+    @staticmethod
+    def jvp(ctx, ta, tb):
+        return bilinear(ctx, ta, tb)
 
 
 def matmul(a: Any, b: Any) -> Any:
@@ -234,6 +255,7 @@ class Addmm(Function):
         r"d/dB = A^T @ grad"
     source = "{1} @ {2} + {0}"
     gradients = ("{g}", "{g} @ {2}.T", "{1}.T @ {g}")
+    tangent = "{t1} @ {2} + {1} @ {t2} + {t0}"
 
     @staticmethod
     def forward(ctx, bias, mat1, mat2):
@@ -255,6 +277,15 @@ class Addmm(Function):
         mat1, mat2 = ctx.saved_tensors
         need_bias, need_1, need_2 = ctx.needs_input_grad
         return grad if need_bias else None, *mm_grads(grad, mat1.array, mat2.array, need_1, need_2)
+
+    @staticmethod
+    def jvp(ctx, tbias, t1, t2):
+        _, mat1, mat2 = ctx.inputs
+        if is_zero(t1) and is_zero(t2):  # only the bias moves
+            return tbias.expand(*ctx.output.array.shape).clone()
+        return plus(None if is_zero(t1) else Mm.apply(t1, mat2),
+                    None if is_zero(t2) else Mm.apply(mat1, t2),
+                    None if is_zero(tbias) else tbias)
 
 
 def addmm_array(b: Any, m1: np.ndarray, m2: np.ndarray) -> np.ndarray:

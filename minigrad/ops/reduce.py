@@ -31,12 +31,22 @@ __all__ = ["mean", "sum"]
 
 def _restore_dims(grad: Any, ctx: Any) -> Any:
     """Give a reduced gradient its size-1 dims back, so that it broadcasts to the input."""
-    if ctx.keepdim or not ctx.dims or not ctx.in_shape:  # (a 0-d input: nothing to restore)
-        return grad
-    shape = list(ctx.in_shape)
-    for d in ctx.dims:
+    return restored(grad, ctx.in_shape, ctx.dims, ctx.keepdim)
+
+
+def restored(x: Any, in_shape: tuple, dims: tuple, keepdim: bool) -> Any:
+    """`x`, reduced from `in_shape` over `dims`, with its size-1 dims back."""
+    if keepdim or not dims or not in_shape:  # (a 0-d input: nothing to restore)
+        return x
+    shape = list(in_shape)
+    for d in dims:
         shape[d] = 1
-    return grad.reshape(tuple(shape))
+    return x.reshape(tuple(shape))
+
+
+def summed(x: Any, dims: tuple, keepdim: bool) -> Any:
+    """`x` summed over `dims` (all of a 0-d x when there are none: itself)."""
+    return x.sum(dims, keepdim=keepdim) if dims else x.sum()
 
 
 class Sum(Function):

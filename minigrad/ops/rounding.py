@@ -24,6 +24,7 @@ class _Step(Function):
     formula = r"d(step a)/da = 0 (almost everywhere)"
     gradients = ("0",)
     np_fn: Any = None
+    tangent = "0"
 
     @classmethod
     def forward(cls, ctx, a):
@@ -32,6 +33,10 @@ class _Step(Function):
     @staticmethod
     def backward(ctx, grad):
         return constant(np.zeros_like(grad.array))
+
+    @staticmethod
+    def jvp(ctx, t):
+        return constant(np.zeros_like(t.array))
 
 
 class Floor(_Step):
@@ -99,6 +104,7 @@ class Frac(Function):
     formula = r"d(frac a)/da = 1 (almost everywhere)"
     source = "{0}.frac()"
     gradients = ("{g}",)
+    tangent = "{t0}"
 
     @staticmethod
     def forward(ctx, a):
@@ -108,6 +114,10 @@ class Frac(Function):
     def backward(ctx, grad):
         return grad
 
+    @staticmethod
+    def jvp(ctx, t):
+        return t.clone()
+
 
 class NanToNum(Function):
     """a with NaN, +inf and -inf replaced by finite numbers"""
@@ -116,6 +126,7 @@ class NanToNum(Function):
     formula = r"d(nan_to_num a)/da = 1 where a is finite, else 0"
     source = "{0}.nan_to_num()"
     gradients = ("{g} * isfinite({0})",)
+    tangent = "{t0} * isfinite({0})"
 
     @staticmethod
     def forward(ctx, a, nan, posinf, neginf):
@@ -125,6 +136,10 @@ class NanToNum(Function):
     @staticmethod
     def backward(ctx, grad):
         return choose(ctx.finite, grad, 0.0)
+
+    @staticmethod
+    def jvp(ctx, t):
+        return choose(np.isfinite(ctx.inputs[0].array), t, 0.0)
 
 
 def _stepped(op: type, kernel: str, name: str) -> Any:

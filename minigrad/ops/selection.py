@@ -35,6 +35,7 @@ class Maximum(Function):
     formula = r"d max(a,b)/da = 1 where a > b (1/2 on ties), else 0"
     source = "maximum({args})"
     gradients = ()
+    tangent = "{t0} where {0} > {1}, {t1} elsewhere (half each on ties)"
 
     @staticmethod
     def forward(ctx, a, b):
@@ -47,6 +48,12 @@ class Maximum(Function):
         to_a, to_b = _share_of_a(a, b, unwrap(a) > unwrap(b))
         return grad * to_a, grad * to_b
 
+    @staticmethod
+    def jvp(ctx, ta, tb):
+        a, b = ctx.inputs
+        to_a, to_b = _share_of_a(a, b, unwrap(a) > unwrap(b))
+        return ta * to_a + tb * to_b
+
 
 class Minimum(Function):
     """elementwise min(a, b)"""
@@ -55,6 +62,7 @@ class Minimum(Function):
     formula = r"d min(a,b)/da = 1 where a < b (1/2 on ties), else 0"
     source = "minimum({args})"
     gradients = ()
+    tangent = "{t0} where {0} < {1}, {t1} elsewhere (half each on ties)"
 
     @staticmethod
     def forward(ctx, a, b):
@@ -67,6 +75,12 @@ class Minimum(Function):
         to_a, to_b = _share_of_a(a, b, unwrap(a) < unwrap(b))
         return grad * to_a, grad * to_b
 
+    @staticmethod
+    def jvp(ctx, ta, tb):
+        a, b = ctx.inputs
+        to_a, to_b = _share_of_a(a, b, unwrap(a) < unwrap(b))
+        return ta * to_a + tb * to_b
+
 
 class Where(Function):
     """condition ? a : b (the condition is not an input of the graph, as in PyTorch)"""
@@ -75,6 +89,7 @@ class Where(Function):
     formula = r"d where(c,a,b)/da = 1 where c ;  /db = 1 where not c"
     source = "where(condition, {0}, {1})"
     gradients = ()
+    tangent = "where(condition, {t0}, {t1})"
 
     @staticmethod
     def forward(ctx, a, b, condition=None):
@@ -87,6 +102,10 @@ class Where(Function):
         need_a, need_b = ctx.needs_input_grad
         return (choose(c, grad, 0.0) if need_a else None,
                 choose(c, 0.0, grad) if need_b else None)
+
+    @staticmethod
+    def jvp(ctx, ta, tb):
+        return choose(ctx.condition, ta, tb)
 
 
 def where_array(condition: np.ndarray, a: Any, b: Any) -> np.ndarray:
@@ -132,6 +151,7 @@ class Clamp(Function):
     formula = r"d clamp(a)/da = 1 inside [min, max], else 0"
     source = "{0}.clamp({bounds})"
     gradients = ()
+    tangent = "{t0} inside [min, max], 0 outside"
 
     @staticmethod
     def forward(ctx, a, lo=None, hi=None):
@@ -149,6 +169,15 @@ class Clamp(Function):
             inside &= a.array <= unwrap(ctx.hi)
         return choose(inside, grad, 0.0)
 
+    @staticmethod
+    def jvp(ctx, t):
+        x, inside = ctx.inputs[0].array, True
+        if ctx.lo is not None:
+            inside = inside & (x >= unwrap(ctx.lo))
+        if ctx.hi is not None:
+            inside = inside & (x <= unwrap(ctx.hi))
+        return choose(np.broadcast_to(inside, x.shape), t, 0.0)
+
 
 class ClampTensor(Function):
     """a limited to [min, max], where the bounds are tensors (either may be None)"""
@@ -158,21 +187,12 @@ class ClampTensor(Function):
     gradients = ()
 
     source = "{0}.clamp(...)"  # (a trace of PyTorch's graph cannot tell a bound from none)
+    tangent = "{t0} inside [lo, hi], the bound's tangent where a bound is taken"
 
     @staticmethod
     def forward(ctx, a, lo, hi):
         x, low, high = a.array, unwrap(lo), unwrap(hi)
-        inside = np.ones(x.shape, dtype=bool)
-        to_low = to_high = None
-        if low is not None:
-            inside = inside & (x >= low)
-            to_low = x < low
-        if high is not None:
-            inside = inside & (x <= high)
-            to_high = x > high
-            if low is not None:  # min > max: the result is max (as PyTorch)
-                to_low, to_high = to_low & (low <= high), to_high | (low > high)
-        ctx.masks = inside, to_low, to_high
+        ctx.masks = _clamp_masks(x, low, high)
         ctx.shapes = x.shape, np.shape(low), np.shape(high)
         out = x if low is None else np.maximum(x, low)
         return out if high is None else np.minimum(out, high)
@@ -186,6 +206,30 @@ class ClampTensor(Function):
             if grads[i] is not None and grads[i].array.shape != ctx.shapes[i]:
                 grads[i] = broadcast.SumToSize.apply(grads[i], shape=ctx.shapes[i])
         return tuple(grads)
+
+    @staticmethod
+    def jvp(ctx, ta, tlo, thi):
+        a, lo, hi = ctx.inputs
+        masks = _clamp_masks(a.array, unwrap(lo), unwrap(hi))
+        shape = ctx.output.array.shape
+        terms = [choose(np.broadcast_to(m, shape), t, 0.0)
+                 for m, t in zip(masks, (ta, tlo, thi)) if m is not None]
+        return sum(terms[1:], terms[0])
+
+
+def _clamp_masks(x: np.ndarray, low: Any, high: Any) -> tuple:
+    """Where the result is x itself, the lower bound, the upper bound (None: no bound)."""
+    inside = np.ones(x.shape, dtype=bool)
+    to_low = to_high = None
+    if low is not None:
+        inside = inside & (x >= low)
+        to_low = x < low
+    if high is not None:
+        inside = inside & (x <= high)
+        to_high = x > high
+        if low is not None:  # min > max: the result is max (as PyTorch)
+            to_low, to_high = to_low & (low <= high), to_high | (low > high)
+    return inside, to_low, to_high
 
 
 def choose(condition: Any, a: Any, b: Any) -> Any:

@@ -18,6 +18,7 @@ from minigrad.ops.base import constant, normalize_dim
 from minigrad.ops.diagonals import diag, diag_embed, diagonal, tril, triu
 from minigrad.ops.gathering import index_select
 from minigrad.ops.index import ScatterAdd, Slice, cat, stack
+from minigrad.ops.tangent_rules import linear
 from minigrad.ops.views import clone, permute, reshape, unsqueeze, view
 from minigrad.surface import dtypes
 
@@ -35,6 +36,8 @@ class Split(Function):
     formula = r"split: the pieces' grads joined back along dim"
     source = "{0}.split({split_size}, {dim})"
     gradients = ()
+    tangent = "{t0}.split({split_size}, {dim})"
+    jvp = staticmethod(linear)  # the op itself, on the tangents
 
     @staticmethod
     def forward(ctx, a, sizes, dim, split_size=None, split_sizes=None):
@@ -62,6 +65,8 @@ class Unbind(Function):
     formula = r"unbind: the slices' grads stacked back along dim"
     source = "{0}.unbind({dim})"
     gradients = ()
+    tangent = "{t0}.unbind({dim})"
+    jvp = staticmethod(linear)  # the op itself, on the tangents
 
     @staticmethod
     def forward(ctx, a, dim):
@@ -145,6 +150,8 @@ class NarrowCopy(Function):
     formula = r"narrow_copy: grad placed in the slice, zeros elsewhere"
     source = "{0}.narrow_copy({dim}, {start}, {length})"
     gradients = ()
+    tangent = "{t0}.narrow_copy({dim}, {start}, {length})"
+    jvp = staticmethod(linear)  # the op itself, on the tangents
 
     @staticmethod
     def forward(ctx, a, dim, start, length):
@@ -173,6 +180,8 @@ class Flip(Function):
     formula = r"flip: grad flipped back along the same dims"
     source = "{0}.flip({axes})"
     gradients = ("{g}.flip({axes})",)
+    tangent = "{t0}.flip({axes})"
+    jvp = staticmethod(linear)  # the op itself, on the tangents
 
     @staticmethod
     def forward(ctx, a, axes):
@@ -212,6 +221,8 @@ class Roll(Function):
     formula = r"roll: grad rolled back by the opposite shifts"
     source = "{0}.roll({shifts}, {axes})"
     gradients = ()
+    tangent = "{t0}.roll({shifts}, {axes})"
+    jvp = staticmethod(linear)  # the op itself, on the tangents
 
     @staticmethod
     def forward(ctx, a, shifts, axes):
@@ -242,6 +253,8 @@ class Repeat(Function):
     formula = r"repeat: grad summed over the copies"
     source = "{0}.repeat({repeats})"
     gradients = ()
+    tangent = "{t0}.repeat({repeats})"
+    jvp = staticmethod(linear)  # the op itself, on the tangents
 
     @staticmethod
     def forward(ctx, a, repeats):

@@ -23,6 +23,7 @@ class Softmax(Function):
     saves_output = True
     source = "{0}.softmax(dim={dim})"
     gradients = ()
+    tangent = "{out} * ({t0} - sum({t0} * {out}))"
 
     @staticmethod
     def forward(ctx, a, dim):
@@ -34,6 +35,11 @@ class Softmax(Function):
         y = ctx.output
         return y * (grad - (grad * y).sum(ctx.dim, keepdim=True))
 
+    @staticmethod
+    def jvp(ctx, t):
+        y = ctx.output
+        return y * (t - (t * y).sum(ctx.dim, keepdim=True))
+
 
 class LogSoftmax(Function):
     """a - log(sum(exp(a))) along `dim`"""
@@ -43,6 +49,7 @@ class LogSoftmax(Function):
     saves_output = True
     source = "{0}.log_softmax(dim={dim})"
     gradients = ()
+    tangent = "{t0} - sum({t0} * softmax({0}))"
 
     @staticmethod
     def forward(ctx, a, dim):
@@ -57,6 +64,10 @@ class LogSoftmax(Function):
     def backward_arrays(ctx, grad):
         """The same gradient as `backward`, in numpy alone (used when nothing is recorded)."""
         return grad - np.exp(ctx.output_data()) * sum_array(grad, (ctx.dim,), True)
+
+    @staticmethod
+    def jvp(ctx, t):
+        return t - (t * ctx.output.exp()).sum(ctx.dim, keepdim=True)
 
 
 # The largest value is subtracted first, so that exp cannot overflow. (The ufuncs' reduce:

@@ -23,6 +23,7 @@ from minigrad.ops.base import constant, keepdims_alias, normalize_dim, unwrap
 from minigrad.ops.extremes import _EvenReduction, _nonempty_dim
 from minigrad.ops.gathering import along
 from minigrad.ops.index import ScatterAdd
+from minigrad.ops.tangent_rules import linear
 from minigrad.ops.views import unsqueeze
 from minigrad.surface import dtypes, return_types
 
@@ -45,6 +46,8 @@ class _AlongDim(Function):
     """values picked along dim, with their indices; the gradient goes back to those positions"""
 
     gradients = ()
+    tangent = "{t0} at the positions the values came from"
+    jvp = staticmethod(linear)  # the op itself, on the tangents
 
     @staticmethod
     def forward(ctx, a, dim, picked, keepdim=True):
@@ -206,6 +209,7 @@ class MedianAll(_EvenReduction):
     source = "{0}.median()"
     gradients = ()
     np_fn = staticmethod(_lower_median)
+    tangent = "{t0} at the median element (shared on ties)"
 
     @staticmethod
     def backward(ctx, grad):
@@ -225,6 +229,7 @@ class NanmedianAll(MedianAll):
     source = "{0}.nanmedian()"
     gradients = ()
     np_fn = staticmethod(lambda a: _lower_median(a, skip_nan=True))
+    tangent = "{t0} at the median element (shared on ties)"
 
 
 def _median(ops: tuple, result: type, name: str, input: Any, dim: Any, keepdim: bool) -> Any:

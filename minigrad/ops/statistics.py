@@ -12,12 +12,13 @@ from typing import Any
 
 import numpy as np
 
+from minigrad.autograd.forward_ad import LEVELS
 from minigrad.autograd.function import Function
 from minigrad.autograd.grad_mode import state
 from minigrad.ops.base import cast, constant, keepdims_alias
 from minigrad.ops.norms import dist, norm
 from minigrad.ops.reduce import _restore_dims as restore_dims
-from minigrad.ops.reduce import dim_or_axis, mean_array, reduce_dims
+from minigrad.ops.reduce import dim_or_axis, mean_array, reduce_dims, restored, summed
 from minigrad.ops.selection import choose
 from minigrad.ops.unary import exp
 from minigrad.surface.summation import add_reduce
@@ -46,12 +47,23 @@ class _Product(Function):
         grad = restore_dims(grad, ctx).expand(ctx.in_shape)
         if not ctx.has_zero:
             return grad * restore_dims(ctx.output, ctx) / a
-        if state.grad_enabled:
+        if state.grad_enabled or LEVELS.visible:  # (forward mode: forward-over-reverse)
             raise NotImplementedError("minigrad: the second derivative of prod through a zero "
                                       "element is not implemented")
         x = a.array if ctx.dims != () else a.array.reshape(-1)
         others = _others_product(x, ctx.dims[0] if ctx.dims != () else 0)
         return grad * constant(others.reshape(ctx.in_shape))
+
+    @staticmethod
+    def jvp(ctx, t):
+        a, dims, keepdim = ctx.inputs[0], ctx.settings.get("dims", ()), ctx.settings.get("keepdim")
+        x = a.array
+        if not np.any(x == 0):
+            scale = restored(ctx.output, x.shape, dims, bool(keepdim)) / a
+        else:  # the product of the other elements, exact with zeros
+            flat = x if dims else x.reshape(-1)
+            scale = constant(_others_product(flat, dims[0] if dims else 0).reshape(x.shape))
+        return summed(t * scale, dims, bool(keepdim))
 
 
 class Prod(_Product):
@@ -62,6 +74,7 @@ class Prod(_Product):
     saves_output = True
     source = "{0}.prod()"
     gradients = ("{g} * {out} / {0}",)
+    tangent = "sum({t0} * {out} / {0})"
 
     @staticmethod
     def forward(ctx, a):
@@ -79,6 +92,7 @@ class ProdDim(_Product):
     saves_output = True
     source = "{0}.prod(...)"
     gradients = ("{g} * {out} / {0}",)
+    tangent = "sum({t0} * {out} / {0}) along dim"
 
     @staticmethod
     def forward(ctx, a, dims, keepdim):
@@ -123,6 +137,7 @@ class Var(Function):
     formula = r"d var(a)/da_i = 2*(a_i - mean(a)) / (n - correction)"
     source = "{0}.var(...)"
     gradients = ("{g} * 2 * ({0} - mean({0})) / (n - correction)",)
+    tangent = "sum({t0} * 2 * ({0} - mean({0}))) / (n - correction)"
 
     @staticmethod
     def forward(ctx, a, dims, correction, keepdim):
@@ -134,6 +149,10 @@ class Var(Function):
         centred, two_over_n = _centred(ctx)
         return restore_dims(grad, ctx) * centred * two_over_n
 
+    @staticmethod
+    def jvp(ctx, t):
+        return _var_jvp(ctx, t)
+
 
 class Std(Function):
     """standard deviation along dims: sqrt(var)"""
@@ -143,6 +162,7 @@ class Std(Function):
     saves_output = True
     source = "{0}.std(...)"
     gradients = ("{g} * ({0} - mean({0})) / ((n - correction) * {out})",)
+    tangent = "sum({t0} * ({0} - mean({0}))) / ((n - correction) * {out})"
 
     @staticmethod
     def forward(ctx, a, dims, correction, keepdim):
@@ -152,6 +172,10 @@ class Std(Function):
     @staticmethod
     def backward(ctx, grad):
         return _std_backward(ctx, grad, ctx.output)
+
+    @staticmethod
+    def jvp(ctx, t):
+        return _std_jvp(ctx, t, ctx.output)
 
 
 def _std_backward(ctx: Any, grad: Any, out: Any) -> Any:
@@ -173,6 +197,7 @@ class VarMean(Function):
     formula = r"d var/da_i = 2*(a_i - mean)/(n - correction) ;  d mean/da_i = 1/n"
     source = "var_mean({0}, ...)"
     gradients = (None,)  # (a sum of two: read as a value)
+    tangent = "(var's tangent, mean of {t0})"
 
     @staticmethod
     def forward(ctx, a, dims, correction, keepdim):
@@ -186,6 +211,10 @@ class VarMean(Function):
         return _plus_mean(ctx, restore_dims(grad_var, ctx) * centred * two_over_n, grad_var,
                           grad_mean)
 
+    @staticmethod
+    def jvp(ctx, t):
+        return _var_jvp(ctx, t), summed(t, ctx.dims, ctx.keepdim) / _count_of(ctx)
+
 
 class StdMean(Function):
     """(standard deviation, mean) along dims, one node for both"""
@@ -195,6 +224,7 @@ class StdMean(Function):
     saves_output = True  # (the std: output 0)
     source = "std_mean({0}, ...)"
     gradients = (None,)  # (a sum of two: read as a value)
+    tangent = "(std's tangent, mean of {t0})"
 
     @staticmethod
     def forward(ctx, a, dims, correction, keepdim):
@@ -205,6 +235,32 @@ class StdMean(Function):
     @staticmethod
     def backward(ctx, grad_std, grad_mean):
         return _plus_mean(ctx, _std_backward(ctx, grad_std, ctx.output), grad_std, grad_mean)
+
+    @staticmethod
+    def jvp(ctx, t):
+        return _std_jvp(ctx, t, ctx.output[0]), summed(t, ctx.dims, ctx.keepdim) / _count_of(ctx)
+
+
+def _count_of(ctx: Any) -> int:
+    """`_count` for a JVP rule's ctx (which has the input, not its shape)."""
+    shape = ctx.inputs[0].array.shape
+    return math.prod(shape[d] for d in ctx.dims) if shape else 1
+
+
+def _var_jvp(ctx: Any, t: Any) -> Any:
+    """var's tangent: sum(t * 2 (a - mean)) / (n - correction) along the dims."""
+    a, dims = ctx.inputs[0], ctx.dims
+    n = max(_count_of(ctx) - ctx.correction, 0)
+    centred = a - a.mean(dims, keepdim=True) if dims else a * 0
+    return summed(t * centred, dims, ctx.keepdim) * (2 / n if n else math.inf)
+
+
+def _std_jvp(ctx: Any, t: Any, out: Any) -> Any:
+    """std's tangent: var's / (2 std), 0 where std is 0 (as PyTorch)."""
+    zero = out.array == 0
+    with np.errstate(divide="ignore", invalid="ignore"):
+        scaled = _var_jvp(ctx, t) / (out * 2)
+    return choose(zero, 0.0, scaled) if zero.any() else scaled
 
 
 def _plus_mean(ctx: Any, spread: Any, grad_spread: Any, grad_mean: Any) -> Any:
@@ -225,6 +281,7 @@ class Logsumexp(Function):
     saves_output = True
     source = "{0}.logsumexp(...)"
     gradients = ("{g} * exp({0} - {out})",)
+    tangent = "sum({t0} * exp({0} - {out}))"
 
     @staticmethod
     def forward(ctx, a, dims, keepdim):
@@ -241,6 +298,12 @@ class Logsumexp(Function):
     def backward(ctx, grad):
         (a,) = ctx.saved_tensors
         return restore_dims(grad, ctx) * exp(a - restore_dims(ctx.output, ctx))
+
+    @staticmethod
+    def jvp(ctx, t):
+        a, dims, keepdim = ctx.inputs[0], ctx.dims, ctx.keepdim
+        softmax = exp(a - restored(ctx.output, a.array.shape, dims, keepdim))
+        return summed(t * softmax, dims, keepdim)
 
 
 def _float_only(name: str, input: Any) -> None:

@@ -178,6 +178,7 @@ class TanhBackward(Function):
     formula = r"d(g*(1-y^2))/dg = 1 - y^2 ;  d(g*(1-y^2))/dy = -2*g*y"
     source = None  # (read as TanhBackwardBackward0(g, y))
     gradients = ()
+    tangent = "{t0} * (1 - {1}**2) - 2 * {0} * {1} * {t1}"
 
     @staticmethod
     def forward(ctx, grad, y):
@@ -230,6 +231,7 @@ class SigmoidBackward(Function):
     formula = r"d(g*y*(1-y))/dg = y*(1-y) ;  d(g*y*(1-y))/dy = g*(1-2y)"
     source = None  # (read as SigmoidBackwardBackward0(g, y))
     gradients = ()
+    tangent = "{t0} * {1} * (1 - {1}) + {t1} * {0} * (1 - 2 * {1})"
 
     @staticmethod
     def forward(ctx, grad, y):

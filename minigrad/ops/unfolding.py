@@ -8,6 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from minigrad.autograd.function import Function
+from minigrad.ops.tangent_rules import linear
 from minigrad.ops.windows import col2im, im2col
 
 
@@ -19,6 +20,8 @@ class Im2Col(Function):
         r"each column's gradient is added back to the window it came from"
     source = "unfold({0}, kernel_size={kernel})"
     gradients = ("col2im({g})",)
+    tangent = "unfold({t0}, kernel_size={kernel})"
+    jvp = staticmethod(linear)  # the op itself, on the tangents
 
     @staticmethod
     def forward(ctx, input, *, kernel, stride, padding, dilation):
@@ -41,6 +44,8 @@ class Col2Im(Function):
         r"im2col(grad): each column gets the gradient of its window"
     source = "fold({0}, output_size={size}, kernel_size={kernel})"
     gradients = ("im2col({g})",)
+    tangent = "fold({t0}, output_size={size}, kernel_size={kernel})"
+    jvp = staticmethod(linear)  # the op itself, on the tangents
 
     @staticmethod
     def forward(ctx, cols, *, size, kernel, stride, padding, dilation):
@@ -62,6 +67,7 @@ class ConstantPadNd(Function):
     formula = r"d pad(x, p)/dx = pad(grad, -p): the padding is cut off again"
     source = "pad({0}, {pad})"
     gradients = ("pad({g}, -pad)",)
+    tangent = "pad({t0}, {pad}) (with zeros)"
 
     @staticmethod
     def forward(ctx, input, *, pad, value=0.0):
@@ -76,3 +82,7 @@ class ConstantPadNd(Function):
     @staticmethod
     def backward(ctx, grad):
         return ConstantPadNd.apply(grad, pad=tuple(-p for p in ctx.settings["pad"]))
+
+    @staticmethod
+    def jvp(ctx, t):
+        return ConstantPadNd.apply(t, pad=ctx.pad, value=0.0)

@@ -26,7 +26,7 @@ from minigrad.autograd import hooks
 from minigrad.autograd import (
     tensor as _tensor,  # (resolved at call time: tensor.py imports the ops)
 )
-from minigrad.autograd.forward_ad import write_tangent
+from minigrad.autograd.forward_ad import copied, write_tangent
 from minigrad.autograd.function import Function
 from minigrad.ops.base import constant
 from minigrad.ops.tangent_rules import linear
@@ -141,7 +141,7 @@ def rebase_view(target: Any, op: Any, arg: Any) -> bool:
         return False
     old = _tensor.make(base.array.copy(), base.grad_fn, base._output_nr)
     old._requires_grad = base._requires_grad
-    old._tangents = base._tangents and dict(base._tangents)  # (forward mode: it moves on)
+    old._tangents = copied(base)  # (forward mode: base's own are written over)
     new_view = op(_AsStrided.apply(old, where=where), arg)
     if new_view.array.shape != target.array.shape:
         raise RuntimeError(f"output with shape {list(target.array.shape)} doesn't match the "

@@ -297,3 +297,45 @@ def test_in_place_changes_move_the_tangents_while_recording(torch_mod):
 
     for o, th in zip(program(minigrad, fwAD), program(torch_mod, torch_mod.autograd.forward_ad)):
         np.testing.assert_allclose(o.array, th.detach().numpy())
+
+
+def test_forward_over_reverse_gives_a_hessian_vector_product(torch_mod):
+    """autograd.grad inside a level: the gradient carries H v as its tangent, as in PyTorch."""
+    def hvp(lib, fwAD):
+        x = lib.tensor([1.0, 2.0, 3.0], dtype=lib.float64, requires_grad=True)
+        with fwAD.dual_level():
+            d = fwAD.make_dual(x, lib.tensor([1.0, 0.0, 1.0], dtype=lib.float64))
+            y = (d ** 3).sum() + (d * d.sin()).sum()
+            (g,) = lib.autograd.grad(y, d)
+            return repr(g).replace("torch", "minigrad")
+
+    assert hvp(minigrad, fwAD) == hvp(torch_mod, torch_mod.autograd.forward_ad)
+
+
+def _mlp_hvp(lib, fwAD):
+    """H v of a small tanh network's loss by forward-over-reverse, and J v of its output by
+    forward mode, then reverse-over-forward: d<J v, 1>/dW (the program the transforms run)."""
+    rng = np.random.default_rng(0)
+    x = lib.tensor(rng.standard_normal((4, 3)), requires_grad=True)
+    w = lib.tensor(rng.standard_normal((5, 3)), requires_grad=True)
+    b = lib.tensor(rng.standard_normal(5))
+    v = lib.tensor(rng.standard_normal((4, 3)))
+    F = lib.nn.functional
+    with fwAD.dual_level():
+        d = fwAD.make_dual(x, v)
+        out = F.linear(d, w, b).tanh()
+        # (not F.mse_loss: its forward-over-reverse in PyTorch 2.13 fails, "ZeroTensors are
+        # immutable", where minigrad's works)
+        loss = (out * out).mean() + out.softmax(1).sum()
+        (g,) = lib.autograd.grad(loss, d, create_graph=True)
+        hv = fwAD.unpack_dual(g).tangent
+        jv = fwAD.unpack_dual(out).tangent
+    (dw,) = lib.autograd.grad(jv.sum(), w)
+    return [t.detach().numpy() for t in (g, hv, jv, dw)]
+
+
+def test_forward_over_reverse_and_back_through_a_layer_as_pytorch(torch_mod):
+    ours = _mlp_hvp(minigrad, fwAD)
+    theirs = _mlp_hvp(torch_mod, torch_mod.autograd.forward_ad)
+    for name, o, th in zip(("gradient", "H v", "J v", "d<Jv, 1>/dW"), ours, theirs):
+        np.testing.assert_allclose(o, th, rtol=1e-10, atol=1e-12, err_msg=name)

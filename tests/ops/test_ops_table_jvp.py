@@ -4,7 +4,10 @@
    against central differences (`check_forward_ad=True`);
 2. against the op's own backward: for random u and v, `<u, J v>` (forward mode) equals
    `<J^T u, v>` (backward), the identity that makes reverse mode the transpose of forward mode;
-3. against PyTorch: `torch.func.jvp` of the same call with the same tangents.
+3. against PyTorch: `torch.func.jvp` of the same call with the same tangents;
+4. forward mode through the op's backward (forward-over-reverse, what `jacfwd(jacrev(f))`
+   and Hessian-vector products run): the gradient's tangent against finite differences of
+   the gradient.
 
 A planted wrong rule fails all three (`test_a_planted_wrong_rule_fails_each_check`).
 Run one op's checks with `pytest tests/ops/test_ops_table_jvp.py -k "[mul]"`.
@@ -24,38 +27,7 @@ from minigrad.testing import strategies as mst
 from minigrad.testing.op_spec import OpSpec
 from minigrad.testing.op_table import OPS
 
-# The ops whose rules are still to come (this set shrinks to nothing, op module by module).
-NOT_YET: set[str] = {
-    'acos', 'acosh', 'adaptive_avg_pool2d', 'adaptive_max_pool2d', 'asin', 'asinh', 'atan',
-    'atan2', 'atanh', 'avg_pool1d', 'avg_pool2d', 'batch_norm', 'batch_norm_eval',
-    'batch_norm_plain', 'binary_cross_entropy', 'binary_cross_entropy_with_logits', 'bmm',
-    'ceil', 'chunk', 'clamp', 'clamp_', 'clamp_min', 'clamp_tensor_min', 'clamp_tensors',
-    'conv1d', 'conv2d', 'conv2d_groups', 'conv2d_same', 'conv2d_strided', 'conv_transpose2d',
-    'cosh', 'cross_entropy', 'cross_entropy_probs', 'cross_entropy_smoothed', 'cummax',
-    'cummin', 'cumprod', 'cumsum', 'diag', 'diag_embed', 'diagonal', 'diagonal_dims', 'dist',
-    'dist_p1', 'div_floor', 'div_trunc', 'dot', 'elu', 'elu_', 'embedding', 'erf', 'erfc',
-    'erfinv', 'exp2', 'expm1', 'flip', 'fliplr', 'flipud', 'floor', 'fold', 'frac', 'gather',
-    'gelu', 'gelu_tanh', 'group_norm', 'hardtanh', 'huber_loss', 'hypot', 'im2col_unfold',
-    'index_add', 'index_fill', 'index_fill_', 'index_fill_tensor', 'index_select', 'kl_div',
-    'kthvalue', 'layer_norm', 'leaky_relu', 'leaky_relu_', 'lerp', 'lerp_tensor', 'linear',
-    'linear_nd', 'linear_nobias', 'log10', 'log1p', 'log2', 'log_softmax', 'logcumsumexp',
-    'logsumexp', 'logsumexp_dims', 'masked_fill', 'masked_fill_', 'masked_fill_tensor',
-    'masked_scatter', 'masked_select', 'matmul_batched', 'matmul_dot', 'matmul_mat_batched',
-    'matmul_mm', 'matmul_mv', 'matmul_vec_batched', 'matmul_vm', 'max_pool1d', 'max_pool2d',
-    'max_pool2d_ceil', 'maximum', 'median_dim', 'minimum', 'mish', 'mm', 'mode', 'mse_loss',
-    'msort', 'mv', 'nan_to_num', 'nanmedian_dim', 'narrow_copy', 'nll_loss', 'nll_loss_nd',
-    'norm', 'norm_dim', 'norm_fro_dims', 'norm_inf', 'norm_p1', 'norm_p3_dim', 'pad', 'prod',
-    'prod_dim', 'relu6', 'remainder', 'remainder_scalar', 'repeat', 'repeat_interleave_tensor',
-    'roll', 'roll_dims', 'roll_flat', 'round', 'round_decimals', 'rsqrt', 'scatter', 'scatter_',
-    'scatter_add', 'scatter_add_', 'scatter_value', 'selu', 'sgn', 'sign', 'silu', 'sinh',
-    'smooth_l1_loss', 'softmax', 'softmin', 'softplus', 'softplus_beta', 'sort',
-    'sort_descending', 'sort_stable', 'split', 'split_sizes', 'std', 'std_dim', 'std_mean',
-    'take', 'tile', 'topk', 'topk_smallest', 'tril', 'triu', 'trunc', 'unbind', 'unfold', 'var',
-    'var_dim', 'var_dims', 'var_mean', 'var_mean_mean', 'where', 'xlogy', 'xlogy_number',
-    'xlogy_of_number'
-}
-RULED = [s for s in OPS if s.name not in NOT_YET]
-IDS = [s.name for s in RULED]
+IDS = [s.name for s in OPS]
 CHECK = settings(max_examples=10, deadline=None,
                  suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
 
@@ -100,11 +72,36 @@ def check_pytorch(case: mst.OpCase, torch, rng: np.random.Generator) -> None:
     theirs = torch.func.jvp(lambda *a: spec.call_torch(torch, *a, **case.params), primals,
                             tuple(torch.tensor(v.array) for v in vs))
     np.testing.assert_allclose(value.array, theirs[0].numpy(), rtol=1e-10, atol=1e-12)
-    np.testing.assert_allclose(tangent.array, theirs[1].numpy(), rtol=1e-8, atol=1e-10,
+    theirs_tangent = (theirs[1] + 0).numpy()  # (+ 0: a step's tangent is a ZeroTensor)
+    np.testing.assert_allclose(tangent.array, theirs_tangent, rtol=1e-8, atol=1e-10,
                                err_msg=f"{case}: the tangent differs from torch.func.jvp's")
 
 
-@pytest.mark.parametrize("spec", RULED, ids=IDS)
+def check_forward_over_reverse(case: mst.OpCase, rng: np.random.Generator) -> None:
+    """d/dt grad(<u, f(x + t v)>) at t = 0, by forward mode through backward and by central
+    differences of the gradient."""
+    vs = tangents_for(case, rng)
+    u = minigrad.tensor(rng.standard_normal(case(*case.tensors).array.shape))
+    with forward_ad.dual_level():
+        duals = [forward_ad.make_dual(x, v) for x, v in zip(case.tensors, vs)]
+        grads = minigrad.autograd.grad(case(*duals), duals, u, allow_unused=True)
+        tangents = [None if g is None else forward_ad.unpack_dual(g).tangent for g in grads]
+
+    def gradient_at(step: float) -> list:
+        moved = [minigrad.tensor(x.array + step * v.array, requires_grad=True)
+                 for x, v in zip(case.tensors, vs)]
+        return minigrad.autograd.grad(case(*moved), moved, u, allow_unused=True)
+
+    eps = 1e-6
+    plus, minus = gradient_at(eps), gradient_at(-eps)
+    for i, (t, p, m) in enumerate(zip(tangents, plus, minus)):
+        numerical = 0.0 if p is None else (p.array - m.array) / (2 * eps)
+        analytical = 0.0 if t is None else t.array
+        np.testing.assert_allclose(analytical, numerical, rtol=1e-4, atol=1e-5,
+                                   err_msg=f"{case}: the tangent of input {i}'s gradient")
+
+
+@pytest.mark.parametrize("spec", OPS, ids=IDS)
 def test_jvp_matches_finite_differences(spec: OpSpec) -> None:
     @CHECK
     @given(case=mst.op_cases(spec))
@@ -114,7 +111,7 @@ def test_jvp_matches_finite_differences(spec: OpSpec) -> None:
     check()
 
 
-@pytest.mark.parametrize("spec", RULED, ids=IDS)
+@pytest.mark.parametrize("spec", OPS, ids=IDS)
 def test_jvp_is_the_transpose_of_the_backward(spec: OpSpec) -> None:
     @CHECK
     @given(case=mst.op_cases(spec), seed=st.integers(0, 2**32 - 1))
@@ -124,12 +121,22 @@ def test_jvp_is_the_transpose_of_the_backward(spec: OpSpec) -> None:
     check()
 
 
-@pytest.mark.parametrize("spec", RULED, ids=IDS)
+@pytest.mark.parametrize("spec", OPS, ids=IDS)
 def test_jvp_matches_pytorch(spec: OpSpec, torch_mod) -> None:
     @settings(CHECK, max_examples=5)
     @given(case=mst.op_cases(spec), seed=st.integers(0, 2**32 - 1))
     def check(case: mst.OpCase, seed: int) -> None:
         check_pytorch(case, torch_mod, np.random.default_rng(seed))
+
+    check()
+
+
+@pytest.mark.parametrize("spec", OPS, ids=IDS)
+def test_forward_over_reverse_matches_finite_differences(spec: OpSpec) -> None:
+    @settings(CHECK, max_examples=5)
+    @given(case=mst.op_cases(spec), seed=st.integers(0, 2**32 - 1))
+    def check(case: mst.OpCase, seed: int) -> None:
+        check_forward_over_reverse(case, np.random.default_rng(seed))
 
     check()
 
