@@ -14,7 +14,6 @@ from collections.abc import Callable
 from typing import Any
 
 from minigrad import autograd
-from minigrad.autograd import forward_ad
 from minigrad.autograd.functional.passes import transform
 from minigrad.autograd.grad_mode import enable_grad, is_grad_enabled
 from minigrad.autograd.tensor import Tensor
@@ -70,8 +69,6 @@ def backward_pass(outputs: tuple, inputs: list, cotangents: Any, create_graph: b
                   retain_graph: bool | None = None) -> tuple:
     """One backward pass from the outputs that require grad, seeded with the cotangents;
     zeros for an input nothing reaches (functorch's `_autograd_grad`)."""
-    if forward_ad.LEVELS.visible:  # forward over reverse: the tangents flow through the
-        create_graph = True          # backward pass only as recorded ops (then lowered)
     if cotangents is None:
         cotangents = [None] * len(outputs)
     pairs = [(o, c) for o, c in zip(outputs, cotangents) if o.requires_grad]

@@ -46,7 +46,10 @@ class Linear(Module):
         # self.weight and self.bias, read from the registry directly: as attributes they are
         # found only after a failed lookup, through Module.__getattr__ (~1 us each)
         params = self._parameters
-        return F.linear(input, params["weight"], params["bias"])
+        if "weight" in params and "bias" in params:
+            return F.linear(input, params["weight"], params["bias"])
+        # (replaced by plain attributes, as PyTorch's forward-mode tutorial does with duals)
+        return F.linear(input, self.weight, self.bias)
 
     def extra_repr(self) -> str:
         return (f"in_features={self.in_features}, out_features={self.out_features}, "

@@ -25,7 +25,7 @@ def f(x: Any) -> Any:
 
 
 def g(x: Any, y: Any) -> Any:
-    return (x * y.sin()).sum() + (x ** 3 * y).sum()
+    return (x * y.tanh()).sum() + (x ** 3 * y.exp()).sum()
 
 
 def hvp(T: Any) -> Any:
@@ -94,11 +94,15 @@ CASES = {
     "jacrev of jacfwd": lambda T: T.func.jacrev(T.func.jacfwd(lambda x: x.sin() * x))(
         t(T, V3)),
     "jacfwd of jacrev": lambda T: T.func.jacfwd(T.func.jacrev(
-        lambda x: (x.sin() * x ** 2).sum()))(t(T, V3)),
+        lambda x: (x.exp() * x ** 2).sum()))(t(T, V3)),
     # hessian
     "hessian": lambda T: T.func.hessian(lambda x: (x.sin() * x ** 2).sum())(t(T, V3)),
-    "hessian of a matrix input": lambda T: T.func.hessian(lambda x: (x.sin() ** 2).sum())(
+    "hessian of a matrix input": lambda T: T.func.hessian(lambda x: (x.tanh() ** 2).sum())(
         t(T, X)),
+    "hessian of a softmax": lambda T: T.func.hessian(
+        lambda x: (x.softmax(0) * t(T, [1.0, 2.0, 3.0])).sum())(t(T, V3)),
+    "hessian through a linear layer": lambda T: T.func.hessian(
+        lambda w: T.nn.functional.linear(t(T, X), w).sigmoid().sum())(t(T, [V3, V3])),
     "hessian argnums=1": lambda T: T.func.hessian(g, argnums=1)(t(T, V3), t(T, V3)),
     "hessian argnums=(0, 1)": lambda T: T.func.hessian(g, argnums=(0, 1))(t(T, V3), t(T, V3)),
     "hessian of an input that requires grad": lambda T: T.func.hessian(
