@@ -31,11 +31,15 @@ class Config:
     json_path: str | None = None
     cnn_batch: int = 64  # the LeNet step (bench_cnn.py)
     cnn_repeats: int = 30
+    jvp_repeats: int = 30  # the JVP through the MLP (bench_forward.py)
+    jacobian_sizes: tuple = (256, 4)  # (many, few): wide is few x many, tall many x few
+    jacobian_repeats: int = 7
 
     @classmethod
     def quick(cls) -> Config:
         return cls(mlp_repeats=10, chain_repeats=7, deep_n=20_000, deep_repeats=1, huge_n=None,
-                   explain_repeats=1, fan_in_n=2_000, fan_in_repeats=5, cnn_repeats=7)
+                   explain_repeats=1, fan_in_n=2_000, fan_in_repeats=5, cnn_repeats=7,
+                   jvp_repeats=7, jacobian_sizes=(128, 4), jacobian_repeats=3)
 
     @classmethod
     def tiny(cls) -> Config:
@@ -43,4 +47,4 @@ class Config:
         return cls(mlp_sizes=(12, 8, 8, 3), batch=4, mlp_repeats=2, chain_n=30, chain_repeats=2,
                    deep_n=3000, deep_repeats=1, huge_n=5000, explain_n=40, explain_repeats=1,
                    memory_steps=(2, 4), fan_in_n=50, fan_in_repeats=1, cnn_batch=2,
-                   cnn_repeats=1)
+                   cnn_repeats=1, jvp_repeats=2, jacobian_sizes=(8, 2), jacobian_repeats=1)

@@ -1,6 +1,6 @@
-"""The bench's seven work items, one function each: which engines run what (`bench_mlp.py`,
-`bench_peers.py`), timed how (`bench_timing.py`), and the notes each item's section prints.
-`RUNNERS` lists them in the order they run.
+"""The bench's work items, one function each (the forward-mode ones in `bench_forward.py`):
+which engines run what (`bench_mlp.py`, `bench_peers.py`), timed how (`bench_timing.py`), and
+the notes each item's section prints. `RUNNERS` lists them in the order they run.
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ import numpy as np
 from compare import bench_peers as peers
 from compare.bench_cnn import cnn_case, cnn_data
 from compare.bench_config import Config
+from compare.bench_forward import item_jacobians, item_jvp
 from compare.bench_mlp import missing_nn, mlp_case, mlp_data, mlp_torchlike
 from compare.bench_peers import Case, NotApplicable, Unavailable
 from compare.bench_timing import Item, Row, interleaved, make_cases, peak_memory, timed_item
@@ -261,5 +262,5 @@ def item_cnn(cfg: Config) -> Item:
 RUNNERS: dict[str, Callable[[Config], Item]] = {
     "mlp": item_mlp, "chain": item_chain, "deep": item_deep, "trace": item_trace,
     "explain": item_explain, "memory": item_memory, "fanin": item_fan_in,
-    "cnn": item_cnn}
+    "cnn": item_cnn, "jvp": item_jvp, "jacobians": item_jacobians}
 """Each work item's key and function, in the order they run and print."""

@@ -10,6 +10,7 @@ import platform
 
 from compare import bench_peers as peers
 from compare.bench_config import Config
+from compare.bench_forward import faster_way
 from compare.bench_timing import Item
 
 SCALE = {"ms/step": 1e3, "us/node": 1e6, "s": 1.0, "ms": 1e3}
@@ -117,6 +118,13 @@ def targets(items: list[Item]) -> list[str]:
         ratio = row.extra.get("ratio") if row is not None and row.status == "ok" else None
         check("fan-in: doubling the uses roughly doubles the backward time", None
               if ratio is None else ratio <= 2.5, f"{ratio:.2f}x" if ratio else "no numbers")
+    if "jacobians" in by:
+        faster = faster_way(by["jacobians"])
+        wide = next((v for k, v in faster.items() if k.startswith("wide")), None)
+        tall = next((v for k, v in faster.items() if k.startswith("tall")), None)
+        check("minigrad: jacrev is the faster on the wide function, jacfwd on the tall one",
+              None if not (wide and tall) else (wide, tall) == ("jacrev", "jacfwd"),
+              f"wide: {wide}, tall: {tall}" if wide and tall else "no numbers")
     return ["targets (this run):", *checks]
 
 

@@ -105,10 +105,12 @@ from minigrad.teach.trace import Trace, trace
 __version__ = "0.1.0"
 
 # Submodules imported on first use (`minigrad.testing` brings hypothesis in, for one).
-_LAZY = ("testing", "utils")
+_LAZY = ("testing", "utils", "func")
 
 
 def __getattr__(name: str) -> Any:
     if name in _LAZY:
         return importlib.import_module(f"minigrad.{name}")
+    if name == "vmap":  # (PyTorch's torch.vmap is torch.func.vmap)
+        return importlib.import_module("minigrad.func").vmap
     raise AttributeError(f"module 'minigrad' has no attribute '{name}'")

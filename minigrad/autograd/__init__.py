@@ -9,6 +9,7 @@ is `engine.execute`.
 
 from __future__ import annotations
 
+import importlib
 import warnings
 from collections.abc import Iterator
 from typing import Any
@@ -218,3 +219,11 @@ def is_anomaly_enabled() -> bool:
 def is_anomaly_check_nan_enabled() -> bool:
     return state.anomaly_check_nan
 
+
+
+def __getattr__(name: str) -> Any:
+    """`minigrad.autograd.functional`, a library on the engine, is imported when first used
+    (as PyTorch's `torch.autograd.functional` is reached from `import torch`)."""
+    if name == "functional":
+        return importlib.import_module("minigrad.autograd.functional")
+    raise AttributeError(f"module 'minigrad.autograd' has no attribute '{name}'")

@@ -136,6 +136,24 @@ class BackwardEnd:
     seconds: float
 
 
+@dataclass(frozen=True)
+class TransformBegin:
+    """A function transform starts: `jacobian`, `hessian`, `vjp` (autograd.functional) or
+    `grad`, `jacrev`, `jacfwd`, `vmap`, ... (minigrad.func). The passes it runs are the
+    events a listener sees until its `TransformEnd`."""
+
+    name: str
+
+
+@dataclass(frozen=True)
+class TransformEnd:
+    """The transform `name` finished; `notes` say how it worked (its strategy, how many rows
+    it computed one pass at a time, what it looped over)."""
+
+    name: str
+    notes: dict = field(default_factory=dict)
+
+
 def listening() -> bool:
     """True when at least one listener is subscribed."""
     return bool(_listeners)

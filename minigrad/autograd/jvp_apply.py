@@ -167,6 +167,9 @@ class _UserContext:
     def __setattr__(self, name: str, value: Any) -> None:
         setattr(self._ctx, name, value)
 
+    def __delattr__(self, name: str) -> None:  # (`del ctx.result` in jvp, as PyTorch's tutorial)
+        delattr(self._ctx, name)
+
 
 def aten_name(cls: type) -> str:
     """PyTorch's name of the op behind a node name: `NativeBatchNormBackward0` ->

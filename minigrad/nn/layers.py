@@ -48,8 +48,10 @@ class Linear(Module):
         # that is no parameter (parametrized: a property; weight-normed: an attribute) is read
         # as an attribute.
         params = self._parameters
-        return F.linear(input, params["weight"] if "weight" in params else self.weight,
-                        params["bias"] if "bias" in params else self.bias)
+        if "weight" in params and "bias" in params:
+            return F.linear(input, params["weight"], params["bias"])
+        # (replaced by plain attributes, as PyTorch's forward-mode tutorial does with duals)
+        return F.linear(input, self.weight, self.bias)
 
     def extra_repr(self) -> str:
         return (f"in_features={self.in_features}, out_features={self.out_features}, "

@@ -21,6 +21,7 @@ import numpy as np
 from minigrad.teach import explain_calls as calls
 from minigrad.teach import memory_text
 from minigrad.teach import op_words as op_text
+from minigrad.teach.explain_forward import forward_only, forward_sections, transform_lines
 from minigrad.teach.memory import memory_report
 from minigrad.teach.phrases import PHRASES, Count
 from minigrad.teach.summary import summary_lines
@@ -117,16 +118,19 @@ class _Narrator:
     # -- the whole text ------------------------------------------------------------------------
     def text(self, timing: bool, lines: bool, summary: bool = False) -> str:
         self.lines = lines
+        if not self.trace.nodes and (self.trace.forwards or self.trace.transforms):
+            return "\n".join(forward_only(self))  # (forward mode alone: no graph, no leaves)
         forward = self.forward(lines)
         table = summary_lines(self.trace, self.lang) if summary else []
         if table:  # (the table and the listing make one first part: the player's intro)
             forward = table + [""] + ["  " + forward[0]] + forward[1:]
-        out = forward
+        out = forward + forward_sections(self)
         if not self.trace.backwards:
             out += ["", self.say("no_backward")]
         for k, backward in enumerate(self.trace.backwards):
             out.append("")
             out += self.backward(backward, k + 1 if len(self.trace.backwards) > 1 else None)
+        out += transform_lines(self)
         out.append("")
         out += self.ending(timing)
         return "\n".join(out)

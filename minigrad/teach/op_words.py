@@ -233,6 +233,17 @@ def gradient_expression(name: str, index: int, args: list[str], g: str, out: str
         return None
 
 
+def fill(text: str, args: list[str], attrs: Attrs | None, shape: Any, first: Attrs
+         ) -> str | None:
+    """An op's text (a source, gradient or `tangent` form) with its placeholders filled: `{0}`
+    ... the inputs' labels, then `first`, the settings and PLACEHOLDERS; None if it does not
+    fit (the narration shows a value alone then)."""
+    try:
+        return _FORMAT.vformat(text, args, _Values(attrs or {}, shape, args, first))
+    except (IndexError, KeyError, TypeError, ValueError):
+        return None
+
+
 # -- derivative rules when an input is a constant (`t2 * 3`) ------------------------------------
 # Ops where a number may stand in place of a tensor input; the rule is then said for c.
 TAKES_CONSTANTS = frozenset({

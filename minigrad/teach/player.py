@@ -30,23 +30,26 @@ from minigrad.teach.player_words import UI
 
 __all__ = ["jupyter", "page"]
 
-def page(trace: Any, svg: str | None = None, lang: str = "en") -> str:
+def page(trace: Any, svg: str | None = None, lang: str = "en",
+         words: dict[str, dict[str, str]] | None = None) -> str:
     """The whole player page for `trace` as one self-contained HTML string.
 
     `svg`: a drawing of the trace made elsewhere (e.g. `viz.pipe(trace.to_dot())`), whose node
     `<title>`s are the trace's node ids; by default it is drawn here ("" leaves it out), and
     the page says how: by graphviz, or by its own layout (a big graph, no `dot`, `dot` slow).
+    `words` replaces some of the page's words per language (the forward-mode player's).
     """
     if lang not in UI:
         raise ValueError(f"to_html(): lang must be one of {sorted(UI)}, not {lang!r}")
+    ui_all = {code: {**UI[code], **(words or {}).get(code, {})} for code in UI}
     note = ""
     if svg is None:
         svg, key, values = drawing(trace)
-        note = _words("p", key, UI[lang], ' id="layout-note"', values)
-    data = {"lang": lang, "ui": UI, "steps": _steps(trace), "reveal": _reveals(trace),
+        note = _words("p", key, ui_all[lang], ' id="layout-note"', values)
+    data = {"lang": lang, "ui": ui_all, "steps": _steps(trace), "reveal": _reveals(trace),
             "leaves": _leaves(trace), "text": {code: _narration(trace, code) for code in UI},
             "memory": memory_data(trace)}
-    ui = UI[lang]
+    ui = ui_all[lang]
     if svg:
         graph = _inline_svg(svg)
     else:
@@ -125,7 +128,7 @@ def _steps(trace: Any) -> list[dict[str, Any]]:
                     sent.append(f"{src}->{node.id}")
                     sent_to.add((src, node.id))
             incoming = [f"{node.id}->{u}" for u in users.get(node.id, [])
-                        if (node.id, u) in sent_to]
+                        if (node.id, u) in sent_to or getattr(backward, "forward", False)]
             if node.id in backward.roots:
                 incoming.append(f"{node.id}->{node.id}_out")
             out.append({"node": node.id, "name": node.name, "pass": p,

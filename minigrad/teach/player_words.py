@@ -36,7 +36,7 @@ UI: dict[str, dict[str, str]] = {
         "layout_failed": "Laid out by minigrad's own layered layout: graphviz's `dot` program "
                          "failed on this graph.",
         "drawn_step": "step {k}", "drawn_steps": "steps {k}", "drawn_sep": ", ",
-        "drawn_grad": "grad", "drawn_norm": "norm",
+        "drawn_grad": "grad", "drawn_norm": "norm", "grad_suffix": ".grad",
     },
     "zh": {
         "title": "minigrad · 反向传播逐步演示",
@@ -64,6 +64,6 @@ UI: dict[str, dict[str, str]] = {
         "layout_failed": "计算图由 minigrad 自带的分层布局绘制：graphviz 的 `dot` 程序处理这张图"
                          "时出错。",
         "drawn_step": "第 {k} 步", "drawn_steps": "第 {k} 步", "drawn_sep": "、",
-        "drawn_grad": "梯度", "drawn_norm": "范数",
+        "drawn_grad": "梯度", "drawn_norm": "范数", "grad_suffix": ".grad",
     },
 }

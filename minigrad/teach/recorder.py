@@ -32,6 +32,7 @@ from minigrad.autograd import events as ev
 from minigrad.autograd.node import AccumulateGrad, gradient_edge, owner_id
 from minigrad.autograd.tensor import Tensor
 from minigrad.teach.copies import Copies, array_of, arrays_of, compact_copy
+from minigrad.teach.forward_recorder import ForwardRecorder
 from minigrad.teach.labels import UNKNOWN, UniqueLabels, constant_text, source_line, user_frame
 from minigrad.teach.memory_records import MemoryNotes, constant_values
 from minigrad.teach.modules import ModuleCalls
@@ -95,6 +96,7 @@ class Recorder:
         # id of the array that owns some memory -> the boxes holding it or views of it (see
         # `_boxed`; the boxes keep that array alive, so its id stays its own)
         self.watched: dict[int, list[list]] = {}
+        self.forward = ForwardRecorder()  # forward-mode steps and function transforms
 
     def __call__(self, event: Any) -> None:
         kind = type(event)
@@ -114,6 +116,7 @@ class Recorder:
             self.hooks.append(TraceHook(event.where, getattr(event.hook, "__name__", "hook"),
                                         arrays_of(event.before), arrays_of(event.after)))
         elif kind is ev.BackwardBegin:
+            self.forward.backward_began()
             self.depth += 1
             edges = self.add_roots(event.roots)
             self.passes.begin(edges, [array_of(g) for g in event.gradients])
@@ -126,6 +129,8 @@ class Recorder:
             self.module_calls.leave(event.module)
         elif kind is ev.SavedFreed and self.passes.top and self.passes.top[-1].steps:
             self.passes.top[-1].steps[-1][10].extend(event.nodes)  # (as the last step ended)
+        elif kind is ev.ForwardTangent or kind is ev.TransformBegin or kind is ev.TransformEnd:
+            self.forward(event)
 
     def _forward(self, event: ev.ForwardOp) -> None:
         node = event.node
@@ -275,7 +280,7 @@ class Recorder:
     # -- build ---------------------------------------------------------------------------------
     def build(self, names: dict[int, str]) -> tuple:
         """The records: nodes (forward order), leaves, backward passes, live leaf refs,
-        modules."""
+        modules, forward-mode passes, transforms."""
         self._register_reachable(list(self.live))
         paths, modules, param_names = self.module_calls.build()
         for key, name in param_names.items():
@@ -332,7 +337,10 @@ class Recorder:
         self.copies.clear()  # (the records hold what they need)
         self.memory.clear()
         self.watched.clear()
-        return nodes, leaves, backwards, live_leaves, modules
+        forwards, transforms = self.forward.build(
+            {id(self.live[n].out): labels[n] for n in order if self.live[n].out is not None},
+            names)
+        return nodes, leaves, backwards, live_leaves, modules, forwards, transforms
 
     def _forward_order(self) -> list:
         """Ops by creation order; each leaf's AccumulateGrad just before its first user."""

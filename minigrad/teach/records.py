@@ -196,11 +196,15 @@ class TraceRecords:
         self.backwards: list[TraceBackward] = list(backwards)
         self._by_id = {n.id: n for n in self.nodes}
         self.live_leaves: dict[str, Any] = {}  # leaf node id -> weakref to the leaf tensor
+        # forward-mode passes and function transforms (forward_records.py)
+        self.forwards: list[Any] = []
+        self.transforms: list[Any] = []
 
     def _load(self, records: tuple) -> None:
         """Take what `Recorder.build` returns: nodes, leaves, backwards, live leaf refs,
-        modules."""
-        self.nodes, self.leaves, self.backwards, self.live_leaves, modules = records
+        modules (then, from minigrad's recorder, forward-mode passes and transforms)."""
+        self.nodes, self.leaves, self.backwards, self.live_leaves, modules = records[:5]
+        self.forwards, self.transforms = records[5:] or ([], [])
         self.modules = {m.path: m for m in modules}
         self._by_id = {n.id: n for n in self.nodes}
 

@@ -184,10 +184,21 @@ class Trace(TraceRecords):
         """The graph as a `graphviz.Digraph` (see `minigrad.viz.draw`); `depth=k`: one box
         per module at depth k, identical blocks in a row collapsed into one "x N" box;
         `legend=True` (the default with `depth`): a picture to read on its own (legend,
-        constants, output at the top)."""
+        constants, output at the top). A trace of forward mode alone draws its pass
+        (`forward_view`)."""
+        if self.forwards and not self.nodes:
+            return self.forward_view().to_dot(show_grads=show_grads, show_values=show_values,
+                                              lang=lang, legend=legend)
         return viz.draw(self, params=params, show_grads=show_grads, show_values=show_values,
                         show_saved=show_saved, depth=depth, collapse=collapse, lang=lang,
                         legend=legend)
+
+    def forward_view(self, k: int = 0) -> Any:
+        """Forward-mode pass `k` as a graph of its own, to explain, draw (each edge with its
+        tangent) and step through in the player (`minigrad.teach.forward_view`)."""
+        from minigrad.teach.forward_view import ForwardView
+
+        return ForwardView(self, k)
 
     def focus(self, modules: str | list[str]) -> Trace:
         """The part of this Trace that `modules` made (`"layer3"`, or a list of paths), as a
@@ -199,6 +210,8 @@ class Trace(TraceRecords):
                ) -> Drawing:
         """Draw to `path` as "svg" or "png" (from the suffix by default); needs graphviz.
         Returns the path as a `Drawing`, which a notebook shows as the picture."""
+        if self.forwards and not self.nodes:
+            return self.forward_view().render(path, format=format, **options)
         return viz.render(self, path, format=format, **options)
 
     def _repr_svg_(self) -> str | None:
@@ -209,6 +222,8 @@ class Trace(TraceRecords):
         """The backward player: one self-contained HTML page that steps through the backward
         pass on the graph (`minigrad.teach.player`). Written to `path` when given; returned
         as a `PlayerPage`: a str that a notebook shows as the player itself."""
+        if self.forwards and not self.backwards:  # (forward mode alone: its own player)
+            return PlayerPage(self.forward_view().to_html(path, svg=svg, lang=lang))
         page = PlayerPage(player.page(self, svg=svg, lang=lang))
         if path is not None:
             Path(path).write_text(page, encoding="utf-8")

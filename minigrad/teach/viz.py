@@ -52,7 +52,8 @@ class GraphvizNotFound(RuntimeError):
 
 def draw(tensor_or_trace: Any, params: Any = None, show_grads: bool = True,
          show_values: bool = True, show_saved: bool = False, depth: int | None = None,
-         collapse: bool = True, lang: str = "en", legend: bool | None = None) -> Any:
+         collapse: bool = True, lang: str = "en", legend: bool | None = None,
+         words: dict[str, str] | None = None) -> Any:
     """The graph of a Tensor (as recorded, without running backward) or of a Trace.
 
     `params` (dict name -> tensor, e.g. `dict(model.named_parameters())`, or a module)
@@ -67,13 +68,15 @@ def draw(tensor_or_trace: Any, params: Any = None, show_grads: bool = True,
     graph) the DOT is torchviz's layout, output at the bottom, as code, the lessons and the
     HTML player (which has its own legend) expect. Graphs of more
     than LIGHT nodes get one-line labels (the layout of a few hundred full labels takes
-    minutes), and say so. Returns a `graphviz.Digraph`; `.source` is the DOT text.
+    minutes), and say so. `words` replaces some of the drawing's words (a forward-mode view
+    says "tangent" where a gradient is drawn). Returns a `graphviz.Digraph`; `.source` is the
+    DOT text.
     """
     import graphviz
 
     if lang not in VIEW_PHRASES:
         raise ValueError(f"draw(): lang must be one of {sorted(VIEW_PHRASES)}, not {lang!r}")
-    words = VIEW_PHRASES[lang]
+    words = {**VIEW_PHRASES[lang], **(words or {})}
     trace = _as_trace(tensor_or_trace, params)
     if legend is None:
         legend = depth is not None

@@ -74,7 +74,7 @@ def test_report_layout(items):
     numpy_rows = [line for line in lines if line.split()[:1] == ["numpy"] and "x" in line]
     assert numpy_rows and all(" 1.00x" in line for line in numpy_rows)
     assert "targets (this run):" in lines
-    assert sum(1 for line in lines if line.lstrip().startswith("[")) == 8
+    assert sum(1 for line in lines if line.lstrip().startswith("[")) == 9
 
 
 def test_torch_runs_every_timed_item(items, torch_mod):
@@ -146,3 +146,31 @@ def test_each_round_runs_every_engine_once_in_a_shuffled_order():
     assert len({tuple(r) for r in rounds}) > 10
     followers = {(a, b) for a, b in zip(calls, calls[1:])}
     assert {(a, b) for a in "abcd" for b in "abcd" if a != b} <= followers
+
+
+def test_forward_mode_items(items):
+    by = {i.key: i for i in items}
+    jvp = by["jvp"]
+    assert [r.engine for r in jvp.rows] == ["numpy", "minigrad", "torch"]
+    assert all(r.status == "ok" and r.value > 0 for r in jvp.rows), jvp.rows
+    assert jvp.row("minigrad").note == "minigrad.func.jvp"
+    jac = by["jacobians"]
+    assert [r.engine for r in jac.rows] == ["minigrad jacrev", "minigrad jacfwd", "torch jacrev",
+                                            "torch jacfwd"]
+    for row in jac.rows:
+        assert row.status == "ok" and set(row.extra) == {"wide 2x8 ms", "tall 8x2 ms"}, row
+    assert "one backward pass per output" in jac.notes[0]
+    report = bench.report(bench.Config.tiny(), items, "threads")
+    assert "jacrev is the faster on the wide function, jacfwd on the tall one" in report
+
+
+def test_the_numpy_jvp_is_the_derivative_minigrad_computes():
+    import numpy as np
+
+    from compare.bench_forward import jvp_case
+    from compare.bench_mlp import mlp_data
+
+    data = mlp_data((12, 8, 8, 3), 4)
+    by_hand = jvp_case("numpy", data).prepare()()
+    out, tangent = jvp_case("minigrad", data).prepare()()
+    np.testing.assert_allclose(by_hand, (out.item(), tangent.item()), rtol=1e-5)

@@ -106,9 +106,10 @@ SCRIPT = r"""
     const name = row.insertCell();
     name.className = "leaf-name";
     name.innerHTML = "<code></code> <small></small>";
-    name.title = leaf.label + ".grad " + leaf.shape; // the full name, however it wraps
+    const suffix = ui("grad_suffix"); // ".grad" (the forward-mode player: "'", a tangent)
+    name.title = leaf.label + suffix + " " + leaf.shape; // the full name, however it wraps
     // a long name ("encoder.layers.0.self_attn.in_proj_weight") wraps after a dot or "_"
-    for (const part of (leaf.label + ".grad").split(/(?<=[._])/)) {
+    for (const part of (leaf.label + suffix).split(/(?<=[._])/)) {
       name.firstChild.append(part, document.createElement("wbr"));
     }
     name.lastChild.textContent = leaf.shape;
