@@ -34,6 +34,11 @@ NN_UTILS: list[Case] = _cases("small nets", SEQ, [
      {"u": positive(2), "W": normal(2, 3), "v": positive(3)}),
     ("F.normalize(x, dim=1)", lambda x, torch: torch.nn.functional.normalize(x, dim=1),
      {"x": nonzero(2, 3)}),
+    ("F.embedding_bag(index, W, offsets, mode='max')", lambda W, torch: torch.nn.functional
+     .embedding_bag(torch.tensor([1, 2, 4, 5, 4]), W, torch.tensor([0, 2]), mode="max"),
+     {"W": normal(6, 3)}),
+    ("F.bilinear(a, b, W, c)", lambda a, b, W, c, torch: torch.nn.functional.bilinear(a, b, W, c),
+     {"a": normal(5, 2), "b": normal(5, 3), "W": normal(4, 2, 3), "c": normal(4)}),
     ("x.clamp_min(0.3) * x.clamp_max(-0.2)", lambda x: x.clamp_min(0.3) * x.clamp_max(-0.2),
      {"x": nonzero(5)}),
 ])

@@ -292,6 +292,7 @@ SETTINGS: dict[str, Callable[[NodeFacts], dict[str, Any]]] = {
     "ClampMaxBackward0": lambda f: {"bound": f.saved["max"]},
     "NormBackward1": _reduced,
     "WeightNormInterfaceBackward0": lambda f: {"dim": f.saved["dim"]},
+    "EmbeddingBagBackward0": lambda f: {"mode": ("sum", "mean", "max")[f.saved["mode"]]},
     "PackPaddedSequenceBackward0": lambda f: {"batch_sizes": tuple(
         int(n) for n in np.asarray(f.saved["result1"]).ravel()),
         "batch_first": f.saved["batch_first"]},

@@ -79,3 +79,10 @@ __all__ += ["GELU", "LeakyReLU", "ELU", "SELU", "SiLU", "Softplus", "Hardtanh", 
 from minigrad.nn.transformer import TransformerEncoder, TransformerEncoderLayer  # noqa: E402
 
 __all__ += ["TransformerEncoderLayer", "TransformerEncoder"]
+
+# -- EmbeddingBag, Bilinear, DataParallel (issue 36) -------------------------------------------
+from minigrad.nn.data_parallel import DataParallel  # noqa: E402
+from minigrad.nn.layers import Bilinear  # noqa: E402
+from minigrad.nn.sparse import EmbeddingBag  # noqa: E402
+
+__all__ += ["EmbeddingBag", "Bilinear", "DataParallel"]

@@ -14,18 +14,43 @@ import numpy as np
 from minigrad import ops
 from minigrad.autograd.tensor import Tensor
 from minigrad.ops import losses as L
+from minigrad.ops.bags import Trilinear
 from minigrad.ops.base import constant, is_tensor
 from minigrad.ops.products import linear
 from minigrad.surface import dtypes, factories
 
 __all__ = [
-    "one_hot",
+    "one_hot", "bilinear",
     "linear", "relu", "tanh", "sigmoid", "softmax", "log_softmax", "dropout", "mse_loss",
     "cross_entropy", "nll_loss", "binary_cross_entropy", "binary_cross_entropy_with_logits",
 ]
 
 
 # -- activations -------------------------------------------------------------------------------
+def bilinear(input1: Tensor, input2: Tensor, weight: Tensor, bias: Tensor | None = None
+             ) -> Tensor:
+    """y = x1^T W x2 + b for each output feature (W of shape (out, in1, in2)): PyTorch's
+    graph, the inputs folded to rows, one TrilinearBackward0, a view back, + bias."""
+    d1, d2 = input1.ndim, input2.ndim
+    if d1 != d2:
+        raise RuntimeError(f"bilinear(): input dimensions do not match: got {d1} and {d2}")
+    for i in range(d1 - 1):
+        if input1.shape[i] != input2.shape[i]:
+            raise RuntimeError(f"bilinear(): input batch dimensions do not match at dim {i}: "
+                               f"got {input1.shape[i]} and {input2.shape[i]}")
+    for k, x in ((1, input1), (2, input2)):
+        if x.shape[-1] != weight.shape[k]:
+            raise RuntimeError(f"bilinear(): input{k} size does not match weight size: got "
+                               f"{x.shape[-1]} but expected {weight.shape[k]}")
+    if bias is not None and bias.shape[0] != weight.shape[0]:
+        raise RuntimeError(f"bilinear(): bias size does not match weight size: got "
+                           f"{bias.shape[0]} but expected {weight.shape[0]}")
+    rows = Trilinear.apply(input1.reshape(-1, input1.shape[-1]), weight,
+                           input2.reshape(-1, input2.shape[-1]))
+    out = rows.reshape(tuple(input1.shape[:-1]) + (weight.shape[0],))
+    return out if bias is None else out + bias
+
+
 def relu(input: Tensor, inplace: bool = False) -> Tensor:
     """max(input, 0) elementwise (ReluBackward0); `inplace=True` writes it into input"""
     if inplace:

@@ -10,11 +10,13 @@ import numpy as np
 
 from minigrad.autograd.grad_mode import no_grad
 from minigrad.autograd.tensor import Tensor
+from minigrad.ops.bags import EmbeddingBag
 from minigrad.ops.embedding import Embedding
 from minigrad.ops.normalization import NativeBatchNorm, NativeGroupNorm, NativeLayerNorm
 from minigrad.ops.out import write_out
+from minigrad.surface.size import Size
 
-__all__ = ["batch_norm", "layer_norm", "group_norm", "embedding", "normalize"]
+__all__ = ["batch_norm", "layer_norm", "group_norm", "embedding", "embedding_bag", "normalize"]
 
 
 def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12,
@@ -109,6 +111,67 @@ def embedding(input: Any, weight: Tensor, padding_idx: int | None = None,
     if max_norm is not None:
         _renorm(weight, indices, max_norm, norm_type)
     return Embedding.apply(weight, indices=indices, padding_idx=padding_idx)
+
+
+def embedding_bag(input: Any, weight: Tensor, offsets: Any = None,
+                  max_norm: float | None = None, norm_type: float = 2,
+                  scale_grad_by_freq: bool = False, mode: str = "mean", sparse: bool = False,
+                  per_sample_weights: Tensor | None = None, include_last_offset: bool = False,
+                  padding_idx: int | None = None) -> Tensor:
+    """Per bag of indices the sum, mean or max of the rows of `weight` they pick (one
+    EmbeddingBagBackward0): a 2-D `input` is one bag per row; a 1-D one is cut into bags at
+    `offsets`. PyTorch's checks, in its order."""
+    indices = input.array if isinstance(input, Tensor) else np.asarray(input)
+    psw = per_sample_weights
+    if psw is not None and psw.shape != tuple(indices.shape):
+        raise ValueError(f"embedding_bag: If per_sample_weights ({psw.shape}) is not None, "
+                         f"then it must have the same shape as the input "
+                         f"({Size(indices.shape)})")
+    if weight.ndim != 2:
+        raise ValueError(f"weight has to be a 2D Tensor, but got Tensor of dimension "
+                         f"{weight.ndim}")
+    if indices.ndim == 2:
+        if offsets is not None:
+            kind = "<class 'minigrad.Tensor'>" if isinstance(offsets, Tensor) else type(offsets)
+            raise ValueError("if input is 2D, then offsets has to be None, as input is treated "
+                             "is a mini-batch of fixed length sequences. However, found offsets "
+                             f"of type {kind}")
+        starts = np.arange(0, indices.size, max(indices.shape[1], 1))
+        indices, include_last_offset = indices.reshape(-1), False
+        psw = None if psw is None else psw.reshape(-1)
+    elif indices.ndim == 1:
+        if offsets is None:
+            raise ValueError("offsets has to be a 1D Tensor but got None")
+        starts = offsets.array if isinstance(offsets, Tensor) else np.asarray(offsets)
+        if starts.ndim != 1:
+            raise ValueError("offsets has to be a 1D Tensor")
+    else:
+        raise ValueError(f"input has to be 1D or 2D Tensor, but got Tensor of dimension "
+                         f"{indices.ndim}")
+    if mode not in ("sum", "mean", "max"):
+        raise ValueError("mode has to be one of sum, mean or max")
+    if mode == "max" and (scale_grad_by_freq or sparse):
+        raise ValueError("max mode does not support scaling the gradient by the frequency"
+                         if scale_grad_by_freq else "max mode does not support sparse weights")
+    bad = np.flatnonzero((indices < 0) | (indices >= weight.shape[0]))
+    if bad.size:
+        raise RuntimeError(f"Index {bad[0]} of input takes value {indices[bad[0]]} which is not "
+                           f"in the valid range [0, {weight.shape[0]})")
+    if max_norm is not None:
+        _renorm(weight, indices, max_norm, norm_type)
+    if psw is not None and mode != "sum":
+        raise NotImplementedError("embedding_bag: per_sample_weights was not None. "
+                                  "per_sample_weights is only supported for mode='sum' "
+                                  f"(got mode='{mode}'). Please open a feature request on "
+                                  "GitHub.")
+    if scale_grad_by_freq or sparse:
+        raise NotImplementedError("embedding_bag: scale_grad_by_freq and sparse are not "
+                                  "supported by minigrad")
+    starts = starts.astype(np.int64)[:-1] if include_last_offset else starts.astype(np.int64)
+    if padding_idx is not None and padding_idx < 0:
+        padding_idx += weight.shape[0]
+    return EmbeddingBag.apply(weight, psw, indices=indices.astype(np.int64), offsets=starts,
+                              mode=mode, padding_idx=padding_idx)
 
 
 def _renorm(weight: Tensor, indices: np.ndarray, max_norm: float, norm_type: float) -> None:

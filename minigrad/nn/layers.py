@@ -58,6 +58,42 @@ class Linear(Module):
                 f"bias={self.bias is not None}")
 
 
+class Bilinear(Module):
+    """y = x1^T W x2 + b, W of shape (out_features, in1_features, in2_features)"""
+
+    def __init__(self, in1_features: int, in2_features: int, out_features: int,
+                 bias: bool = True, device: Any = None, dtype: Any = None) -> None:
+        super().__init__()
+        if device is not None:
+            dtypes.check_device(str(device))
+        self.in1_features, self.in2_features = in1_features, in2_features
+        self.out_features = out_features
+        self.weight = Parameter(empty(out_features, in1_features, in2_features,
+                                      dtype=dtype or dtypes.float32))
+        if bias:
+            self.bias = Parameter(empty(out_features, dtype=dtype or dtypes.float32))
+        else:
+            self.register_parameter("bias", None)
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        """Weight and bias from U(-1/sqrt(in1_features), 1/sqrt(in1_features)), as PyTorch."""
+        if self.in1_features <= 0:
+            raise ValueError(f"in1_features must be > 0, but got (in1_features="
+                             f"{self.in1_features})")
+        bound = 1 / math.sqrt(self.weight.shape[1])
+        init.uniform_(self.weight, -bound, bound)
+        if self.bias is not None:
+            init.uniform_(self.bias, -bound, bound)
+
+    def forward(self, input1: Tensor, input2: Tensor) -> Tensor:
+        return F.bilinear(input1, input2, self.weight, self.bias)
+
+    def extra_repr(self) -> str:
+        return (f"in1_features={self.in1_features}, in2_features={self.in2_features}, "
+                f"out_features={self.out_features}, bias={self.bias is not None}")
+
+
 class Identity(Module):
     """Returns its input unchanged (a placeholder layer)."""
 

@@ -96,6 +96,7 @@ __all__ = [*arithmetic.__all__, *index.__all__, *products.__all__, *reduce.__all
 
 # the layers' ops (their functions are in nn.functional): imported so that every op is defined
 from minigrad.ops import (  # noqa: E402,F401
+    bags,
     convolution,
     embedding,
     normalization,

@@ -73,6 +73,8 @@ def gather(input: Any, dim: int, index: Any, *, sparse_grad: bool = False) -> An
         vector, positions = _vectors(input, index)
         return reshape(gather(vector, 0, positions), np.shape(unwrap(index)))
     dim, idx = _positions("gather", input, dim, index, "input")
+    if np.ndim(unwrap(index)) == 0:  # one element out, shaped as the index
+        return reshape(Gather.apply(input, dim=dim, index=idx), ())
     return Gather.apply(input, dim=dim, index=idx)
 
 
@@ -88,6 +90,7 @@ def _positions(op: str, input: Any, dim: int, index: Any, word: str, src: Any = 
     dim = normalize_dim(dim, input.array.ndim)
     idx = index_array(index, f"{op}(): Expected dtype int32/int64 for index")
     check_index_shape(input, dim, idx, word, src)
+    idx = idx.reshape(1) if idx.ndim == 0 else idx  # (PyTorch takes a 0-d index as one)
     check_in_range(idx, input.array.shape[dim] if input.array.ndim else 1, dim)
     if src is not None and src.array.dtype != input.array.dtype:
         raise RuntimeError(f"{op}(): Expected self.dtype to be equal to src.dtype")
@@ -186,6 +189,7 @@ def scatter(input: Any, dim: int, index: Any, src: Any = None, *, value: Any = N
         src = reshape(src, (-1,)) if is_tensor(src) else src
         return reshape(scatter(vector, 0, positions, src, reduce=reduce), ())
     dim, idx = _positions("scatter", input, dim, index, "self", src if is_tensor(src) else None)
+    src = reshape(src, (1,)) if is_tensor(src) and not src.array.ndim else src
     if reduce is not None:
         if reduce not in ("add", "multiply"):
             raise RuntimeError("reduce argument must be either add or multiply.")
@@ -219,6 +223,7 @@ class ScatterAddAlong(Function, numpy_forward=True):
 
 def scatter_add(input: Any, dim: int, index: Any, src: Any) -> Any:
     dim, idx = _positions("scatter", input, dim, index, "self", src)
+    src = reshape(src, (1,)) if not src.array.ndim else src
     return ScatterAddAlong.apply(input, src, dim=dim, index=idx)
 
 

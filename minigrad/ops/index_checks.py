@@ -42,8 +42,8 @@ def check_index_shape(input: Any, dim: int, idx: np.ndarray, word: str,
     """gather's and scatter's index: as many dims as the input (and src), and no larger than
     either apart from `dim` (no larger than src at all)."""
     shape = input.array.shape
-    for name, tensor in ((word, input), ("src", src)):
-        if tensor is not None and idx.ndim != tensor.array.ndim:
+    for name, tensor in ((word, input), ("src", src)):  # (a 0-d tensor counts as 1-d here)
+        if tensor is not None and max(idx.ndim, 1) != max(tensor.array.ndim, 1):
             raise RuntimeError(f"Index tensor must have the same number of dimensions as "
                                f"{name} tensor")
     too_big = any(n > m for d, (n, m) in enumerate(zip(idx.shape, shape)) if d != dim)

@@ -10,12 +10,14 @@ from __future__ import annotations
 
 import io
 import os
+import pickle
 import warnings
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
+from minigrad.serialization import objects
 from minigrad.serialization.allowed import SAFE_GLOBALS
 from minigrad.serialization.archive import ArchiveReader, open_for, write_archive
 from minigrad.serialization.formats import FILE_VERSION, archive_name
@@ -32,17 +34,27 @@ CUDA_ON_CPU = (
     "map_location=torch.device('cpu') to map your storages to the CPU.")
 
 
-def save(obj: Any, f: Any) -> None:
-    """Save `obj` (tensors, numpy arrays, state_dicts, dicts/lists/tuples of them, str,
-    numbers, None) to `f`, a path or a binary file object, as `torch.save` does.
+def save(obj: Any, f: Any, pickle_module: Any = None, pickle_protocol: int = 2,
+         _use_new_zipfile_serialization: bool = True,
+         _disable_byteorder_record: bool = False) -> None:
+    """Save `obj` to `f`, a path or a binary file object, as `torch.save` does.
 
-    Differences on purpose: a numpy array (what `Module.state_dict()` holds) is saved as a
-    tensor; each tensor gets its own storage, so views of one another are saved as copies;
-    a Parameter is saved as a tensor that requires grad. Anything else (a Module, an object of
-    your own class) is refused: minigrad files hold only what loads with weights_only=True.
-    Nothing is written when the object cannot be saved.
+    Tensors, state_dicts and plain data are written as PyTorch writes them (a file that
+    `torch.load(f, weights_only=True)` reads; a view is saved with its whole storage). Any
+    other object (a whole Module, an object of your own class) is pickled as PyTorch pickles
+    it, into a file that only `load(f, weights_only=False)` reads back (objects.py). A numpy
+    array is saved as a tensor. Nothing is written when the object cannot be saved.
+    `pickle_module`/`pickle_protocol` other than pickle and 2, and the legacy format, are
+    refused; the byteorder record is always written.
     """
-    data, storages = Pickler().dump(obj)  # (first: a refused object leaves no file behind)
+    if pickle_module not in (None, pickle) or pickle_protocol != 2 or \
+            not _use_new_zipfile_serialization:
+        raise ValueError("minigrad.save writes PyTorch's zip format with Python's pickle, "
+                         "protocol 2, only")
+    try:
+        data, storages = Pickler().dump(obj)  # (first: a refused object leaves no file)
+    except TypeError:
+        data, storages = objects.dump(obj)
     records = [("data.pkl", data), ("byteorder", b"little")]
     records += [(f"data/{key}", array.astype(array.dtype.newbyteorder("<")).tobytes())
                 for key, array in storages.items()]
@@ -68,28 +80,28 @@ def load(f: Any, map_location: Any = None, pickle_module: Any = None, *,
     Tensors come back on the CPU (`map_location` may say 'cpu', a dict or a function); tensors
     that shared a storage in the file share memory again.
 
-    Differences on purpose: `weights_only=False` is refused; a saved nn.Parameter comes back
+    `weights_only=False` loads any object minigrad saved (a whole model): it runs the class
+    lookups and constructors the file names, so do it only for files you trust (PyTorch's
+    rule too); a PyTorch whole-model file is refused (it names PyTorch's classes).
+
+    Differences on purpose: with weights_only, a saved nn.Parameter comes back
     as a leaf Tensor with its requires_grad; `mmap` is accepted and ignored (the records are
     read into memory); dict keys and set elements must be str, bytes, int, bool or None (a
     file could make keys of other types collide, and loading take quadratic time); the legacy
     (pre-1.6) format, compressed records and bare pickles are refused with a message.
     """
-    if weights_only is False:
-        raise ValueError(
-            "minigrad.load(weights_only=False) is not supported: minigrad never unpickles code "
-            "from a file. Leave weights_only out (it is True) to load tensors, state_dicts and "
-            "plain Python data.")
-    if pickle_module is not None:
+    if pickle_module is not None and weights_only is not False:
         raise RuntimeError("Can not safely load weights when explicit pickle_module is specified")
-    if pickle_load_args:
+    if pickle_load_args and weights_only is not False:
         warnings.warn("pickle_load_args only works if `weights_only=False`.", stacklevel=2)
     restore = _restorer(map_location)
     stream, opened = open_for(f, "rb")
     try:
         archive = ArchiveReader(stream)
-        unpickler = Unpickler(archive.read("data.pkl"), SAFE_GLOBALS,
-                              storage_loader(archive, restore))
-        return unpickler.load()
+        loader = storage_loader(archive, restore)
+        if weights_only is False:
+            return objects.ObjectUnpickler(archive.read("data.pkl"), loader).load()
+        return Unpickler(archive.read("data.pkl"), SAFE_GLOBALS, loader).load()
     finally:
         if opened:
             stream.close()

@@ -50,14 +50,25 @@ STORAGE_ALIGNMENT = 64  # each storage's bytes start at a multiple of this in th
 LEGACY_MAGIC = b"\x80\x02\x8a\nl\xfc\x9cF\xf9 j\xa8P\x19."
 
 UNSAFE_NOTE = (
-    "minigrad.load never runs code from a file: it reads tensors, state_dicts and plain "
-    "Python data (dict, OrderedDict, list, tuple, set, str, bytes, numbers, None) and refuses "
-    "anything else, as torch.load(f, weights_only=True) does.")
+    "minigrad.load with weights_only=True (the default) never runs code from a file: it reads "
+    "tensors, state_dicts and plain Python data (dict, OrderedDict, list, tuple, set, str, "
+    "bytes, numbers, None) and refuses anything else, as torch.load(f, weights_only=True) does.")
+# PyTorch's preamble, word for word (and its bold): the one way past it is weights_only=False
+TRUST = (
+    "Weights only load failed. This file can still be loaded, to do so you have two options, "
+    "\x1b[1mdo those steps only if you trust the source of the checkpoint\x1b[0m. \n"
+    "\t(1) In PyTorch 2.6, we changed the default value of the `weights_only` argument in "
+    "`torch.load` from `False` to `True`. Re-running `torch.load` with `weights_only` set to "
+    "`False` will likely succeed, but it can result in arbitrary code execution. Do it only if "
+    "you got the file from a trusted source.\n"
+    "\t(2) Alternatively, to load with `weights_only=True` please check the recommended steps "
+    "in the following error message.\n")
 
 
 def weights_only_error(message: str) -> str:
-    """The text of a refused pickle, worded as PyTorch's ("Weights only load failed. ...")."""
-    return f"Weights only load failed. {UNSAFE_NOTE}\n\nWeightsUnpickler error: {message}"
+    """The text of a refused pickle: PyTorch's ("Weights only load failed. ..."), then what
+    minigrad's loader reads."""
+    return f"{TRUST}\tWeightsUnpickler error: {message}\n\n{UNSAFE_NOTE}"
 
 
 def archive_name(path: str | None) -> str:

@@ -137,27 +137,52 @@ class Pickler:
         if dtype not in STORAGE_TYPES:
             raise TypeError(f"minigrad.save: no tensor dtype for numpy dtype {array.dtype}; "
                             f"minigrad's are {', '.join(str(d) for d in STORAGE_TYPES)}")
-        key = self._keys.get(id(array))
-        if key is None:
-            key = self._keys[id(array)] = str(len(self._keys))
-            self._keep.append(array)
-            self.storages[key] = np.ascontiguousarray(array, dtype=dtype).reshape(-1)
+        key, storage, offset, strides = self.storage(array, dtype)
         self.save_global(*REBUILD_TENSOR)
         self.out += MARK
         self.out += MARK + b"X\x07\x00\x00\x00storage"
         self.save_global("torch", STORAGE_TYPES[dtype])
         self.save_str(key)
         self.save_str("cpu")
-        self.save_int(int(array.size))
+        self.save_int(int(storage.size))
         self.out += TUPLE + BINPERSID
-        self.save_int(0)
+        self.save_int(offset)
         self.save_tuple(tuple(int(n) for n in array.shape))
-        self.save_tuple(contiguous_strides(array.shape))
+        self.save_tuple(strides)
         self.save(isinstance(obj, Tensor) and obj.requires_grad)
         self.save_global(*ORDERED_DICT)
         self.out += EMPTY_TUPLE + REDUCE
         self.out += TUPLE + REDUCE
         self.memoize(obj)
+
+
+    def storage(self, array: np.ndarray, dtype: np.dtype) -> tuple:
+        """(key, storage, offset, strides) of `array`: a view is saved as PyTorch saves it, as
+        its whole storage (the array that owns the memory) with its offset and strides; any
+        other array as a storage of its own."""
+        owner, offset, strides = storage_of(array)
+        key = self._keys.get(id(owner))
+        if key is None:
+            key = self._keys[id(owner)] = str(len(self._keys))
+            self._keep.append(owner)
+            self.storages[key] = np.ascontiguousarray(owner, dtype=dtype).reshape(-1)
+        return key, self.storages[key], offset, strides
+
+
+def storage_of(array: np.ndarray) -> tuple[np.ndarray, int, tuple]:
+    """(the array owning `array`'s memory, the offset and strides in elements into it) when
+    the owner is a C-contiguous array of the same dtype and `array` walks it forwards; else
+    (`array`, 0, contiguous strides): the view is saved as a copy."""
+    owner = array
+    while isinstance(owner.base, np.ndarray):
+        owner = owner.base
+    size = array.dtype.itemsize
+    start = array.__array_interface__["data"][0] - owner.__array_interface__["data"][0]
+    if owner is array or owner.dtype != array.dtype or not owner.flags.c_contiguous or \
+            start % size or any(s < 0 or s % size for s in array.strides) or array.size == 0:
+        return array, 0, contiguous_strides(array.shape)
+    return owner, start // size, tuple(s // size if n > 1 else step for s, n, step in zip(
+        array.strides, array.shape, contiguous_strides(array.shape)))
 
 
 def contiguous_strides(shape: tuple) -> tuple:

@@ -39,9 +39,11 @@ class _Formatter:
 
     def __init__(self, values: np.ndarray) -> None:
         self.kind = values.dtype.kind
+        # (as PyTorch: a summarised tensor's format is decided by the items it shows)
+        shown = np.asarray(_summary(values) if values.size > THRESHOLD else values)
         if self.kind == "f":
-            self.fmt, _ = _float_format(values.astype(np.float64).ravel())
-        sample = np.asarray(_summary(values) if values.size > THRESHOLD else values).ravel()
+            self.fmt, _ = _float_format(shown.astype(np.float64).ravel())
+        sample = shown.ravel()
         if self.kind == "f":  # (as PyTorch: only nonzero finite values set the width)
             sample = sample[np.isfinite(sample) & (sample != 0)]
         self.width = max((len(self._raw(v)) for v in sample), default=1)
@@ -106,12 +108,15 @@ def tensor_repr(values: np.ndarray, suffixes: list[str], prefix: str = "tensor("
     body = format_values(values, indent=len(prefix))
     if values.size == 0 and values.shape != (0,):
         suffixes = [f"size={tuple(values.shape)}"] + suffixes
-    parts, last = [prefix + body], len(prefix + body) - (prefix + body).rfind("\n") + 1
-    for suffix in suffixes:  # on a line of its own where it would pass the line width
-        if last + len(suffix) + 2 > LINE_WIDTH:
+    parts = [prefix + body]
+    last = len(parts[0]) - parts[0].rfind("\n") + 1  # (PyTorch's count: the last line + 2)
+    for suffix in suffixes:  # (a suffix that would pass the line width starts a new line)
+        # (measured as PyTorch's own `dtype=torch.float64` reads, so lines break where its do)
+        n = len(suffix.replace("minigrad.", "torch."))
+        if last + n + 2 > LINE_WIDTH:
             parts.append(",\n" + " " * len(prefix) + suffix)
-            last = len(prefix) + len(suffix)
+            last = len(prefix) + n
         else:
             parts.append(", " + suffix)
-            last += len(suffix) + 2
+            last += n + 2
     return "".join(parts) + ")"

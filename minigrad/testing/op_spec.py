@@ -178,6 +178,10 @@ LAYER_SHAPES: dict[str, tuple[tuple[tuple[int, ...], ...], ...]] = {
     "weight_norm": (((2, 3), (2, 1)), ((4, 2), (4, 1))),
     "weight_norm_3d": (((2, 3, 2), (1, 3, 1)),),
     "vector_same": (((3,), (3,)), ((5,), (5,))),
+    "bag_table": (((6, 3),), ((6, 2),)),
+    "bag_weighted": (((6, 3), (5,)), ((6, 2), (5,))),
+    "bilinear_no_bias": (((5, 2), (5, 3), (4, 2, 3)), ((2,), (3,), (1, 2, 3)),
+                         ((2, 3, 2), (2, 3, 3), (2, 2, 3))),
 }
 
 SHAPE_RULES.update({kind: (lambda *s, kind=kind: tuple(s) in LAYER_SHAPES[kind])

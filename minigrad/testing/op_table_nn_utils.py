@@ -13,7 +13,14 @@ import numpy as np
 
 import minigrad
 import minigrad.utils.checkpoint
-from minigrad.testing.domains import AWAY_FROM_BOUNDS, NONZERO, POSITIVE, REAL, Domain
+from minigrad.testing.domains import (
+    AWAY_FROM_BOUNDS,
+    DISTINCT,
+    NONZERO,
+    POSITIVE,
+    REAL,
+    Domain,
+)
 from minigrad.testing.op_spec import OpSpec
 
 
@@ -63,6 +70,16 @@ def _spectral(lib, w):
     return norm(w)
 
 
+def _bag(mode: str, padding_idx: int | None = None, weighted: bool = False):
+    """F.embedding_bag over fixed bags of a (6, 3) table (two bags, one with a repeat)."""
+    def call(lib, w, *psw):
+        indices, offsets = lib.tensor([1, 2, 4, 5, 4]), lib.tensor([0, 2])
+        return lib.nn.functional.embedding_bag(indices, w, offsets, mode=mode,
+                                               padding_idx=padding_idx,
+                                               per_sample_weights=psw[0] if psw else None)
+    return call
+
+
 NN_UTILS: list[OpSpec] = [
     _both("checkpoint", _checkpointed, "SinBackward0",
           "checkpoint(lambda a, b: (a.tanh() * b).sin(), {0}, {1}, use_reentrant=False)",
@@ -99,6 +116,19 @@ NN_UTILS: list[OpSpec] = [
           shapes="square", domains=(POSITIVE,)),
     _both("normalize", lambda lib, x: lib.nn.functional.normalize(x, dim=1), "DivBackward0",
           "F.normalize({0}, dim=1)", shapes="square", domains=(NONZERO,)),
+    _both("embedding_bag_mean", _bag("mean"), "EmbeddingBagBackward0",
+          "F.embedding_bag([1, 2, 4, 5, 4], {0}, [0, 2])", shapes="bag_table"),
+    _both("embedding_bag_max_padding", _bag("max", padding_idx=4), "EmbeddingBagBackward0",
+          "F.embedding_bag([1, 2, 4, 5, 4], {0}, [0, 2], mode='max', padding_idx=4)",
+          shapes="bag_table", domains=(DISTINCT,)),
+    _both("embedding_bag_weighted", _bag("sum", weighted=True), "EmbeddingBagBackward0",
+          "F.embedding_bag([1, 2, 4, 5, 4], {0}, [0, 2], mode='sum', "
+          "per_sample_weights={1})", shapes="bag_weighted", arity=2),
+    _both("bilinear", lambda lib, a, b, w: lib.nn.functional.bilinear(
+        a, b, w, lib.ones(w.shape[0], dtype=w.dtype)), "AddBackward0",
+        "F.bilinear({0}, {1}, {2}, ones)", shapes="bilinear_no_bias", arity=3),
+    _both("bilinear_no_bias", lambda lib, a, b, w: lib.nn.functional.bilinear(a, b, w),
+          "ViewBackward0", "F.bilinear({0}, {1}, {2})", shapes="bilinear_no_bias", arity=3),
     _both("vdot", lambda lib, x, y: lib.vdot(x, y), "VdotBackward0", "{0}.vdot({1})",
           shapes="vector_same", arity=2),
     _both("clamp_min_number", lambda lib, x: x.clamp_min(-0.5), "ClampMinBackward0",

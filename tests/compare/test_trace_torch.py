@@ -62,6 +62,8 @@ NOT_IDENTICAL.update({name: "minigrad's own recording knows which call made the 
 NOT_IDENTICAL.update({
     "F.normalize(x, dim=1)": "PyTorch's ClampMinBackward0 keeps the clamp's input, not its "
     "output: trace_torch cannot show the clamped norms' value",
+    "F.bilinear(a, b, W, c)": "PyTorch's TrilinearBackward0 keeps its inputs, not its output: "
+    "trace_torch cannot show the values of the product and of its view",
     "pad_packed_sequence(pack_padded_sequence(x, unsorted))": "pad_packed_sequence builds its "
     "output in C++ (a tensor full of the padding value, then narrow copies): trace_torch can "
     "show neither the padding tensor nor the copies' values, and reads a narrow as `t2[:3]`",

@@ -200,18 +200,25 @@ def test_a_path_and_a_file_object_both_work(tmp_path):
 
 
 # -- misuse ------------------------------------------------------------------------------------
-def test_save_refuses_what_weights_only_cannot_load_and_writes_nothing(tmp_path):
-    for bad in (nn.Linear(2, 2), {"f": print}, {1, 2}, np.array(["a"]), {(1, 2): 3},
-                {0.5: 1}, {2**64: 1}):
-        with pytest.raises(TypeError, match="minigrad.save"):
-            mg.save(bad, tmp_path / "bad.pt")
-        assert not (tmp_path / "bad.pt").exists()
+def test_other_objects_save_and_load_only_when_asked(tmp_path):
+    """(What weights_only cannot read is pickled as a whole object: objects.py and
+    tests/core/test_save_whole_objects.py.)"""
+    for other in ({"f": print}, np.array(["a"]), {(1, 2): 3}, {0.5: 1}, {2**64: 1}):
+        mg.save(other, tmp_path / "other.pt")
+        with pytest.raises(pickle.UnpicklingError, match="Weights only load failed"):
+            mg.load(tmp_path / "other.pt")
+        again = mg.load(tmp_path / "other.pt", weights_only=False)
+        assert repr(again) == repr(other)
 
 
-def test_weights_only_false_and_a_pickle_module_are_refused(torch_mod):
+def test_what_cannot_be_pickled_writes_nothing(tmp_path):
+    with pytest.raises((AttributeError, pickle.PicklingError)):
+        mg.save({"f": lambda: 1}, tmp_path / "bad.pt")
+    assert not (tmp_path / "bad.pt").exists()
+
+
+def test_a_pickle_module_is_refused_as_torch_refuses_it(torch_mod):
     blob = mg_bytes(1)
-    with pytest.raises(ValueError, match="minigrad never unpickles code"):
-        load_bytes(blob, weights_only=False)
     with pytest.raises(RuntimeError, match="explicit pickle_module") as mine:
         load_bytes(blob, pickle_module=pickle)
     with pytest.raises(RuntimeError) as theirs:

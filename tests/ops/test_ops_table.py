@@ -130,6 +130,8 @@ NOT_IN_TABLE = {
     "NotImplemented": "floor_divide: a step, with no derivative in PyTorch either",
     "NormBackward1": "at::norm along a dim, recorded inside norm_except_dim (the table's "
     "norm_except_dim and weight_norm_middle_dim entries go through it); no public call ends in it",
+    "TrilinearBackward0": "F.bilinear's product, always under a view (and the bias's add): the "
+    "table's bilinear entries go through it",
     "CheckpointFunctionBackward": "the reentrant checkpoint refuses autograd.grad (as PyTorch's "
     "does); tests/utils/test_checkpoint.py checks it through backward(), the table's "
     "`checkpoint` entry the non-reentrant variant",
