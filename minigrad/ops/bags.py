@@ -20,13 +20,15 @@ def bag_of(offsets: np.ndarray, n: int) -> np.ndarray:
     return np.searchsorted(offsets, np.arange(n), side="right") - 1
 
 
-class EmbeddingBag(Function):
+class EmbeddingBag(Function, numpy_forward=True):
     """per bag of indices, the sum, mean or max of the weight rows they pick"""
 
     node_name = "EmbeddingBagBackward0"
     formula = r"dweight[r] += grad[bag] (sum; / bag size for mean; to the max's row for max)"
     source = "embedding_bag(indices, {0}, offsets, mode='{mode}')"
     gradients = ("index_add(zeros, indices, grad[bag] * share)", "grad[bag] . weight[index]")
+    jvp_refused = ("Trying to use forward AD with _embedding_bag that does not support it "
+                   "because it has not been implemented yet.")  # (PyTorch's words)
 
     @staticmethod
     def forward(ctx, weight, per_sample_weights, *, indices, offsets, mode, padding_idx):
@@ -54,7 +56,7 @@ class EmbeddingBag(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        weight, psw = ctx.saved_tensors
+        weight, psw = ctx.unpack_saved()
         settings = ctx.settings
         idx, mode, bags = settings["indices"], settings["mode"], ctx.bags
         share = ctx.keep.astype(grad.array.dtype)[:, None]  # what of its bag's gradient each
@@ -84,7 +86,7 @@ def _winners(rows: np.ndarray, bags: np.ndarray, keep: np.ndarray, out: np.ndarr
     return won
 
 
-class Trilinear(Function):
+class Trilinear(Function, numpy_forward=True):
     """the bilinear form x1^T W x2, per sample and output feature"""
 
     node_name = "TrilinearBackward0"
@@ -94,6 +96,15 @@ class Trilinear(Function):
     gradients = ("einsum('no,oij,nj->ni', {g}, {1}, {2})", "einsum('no,ni,nj->oij', {g}, {0}, "
                  "{2})", "einsum('no,ni,oij->nj', {g}, {0}, {1})")
 
+    tangent = "_trilinear({t0}, {1}, {2}) + _trilinear({0}, {t1}, {2}) + _trilinear({0}, {1}, {t2})"
+
+    @staticmethod
+    def jvp(ctx, t1, tw, t2):
+        """Linear in each input: the sum of the op with one input replaced by its tangent."""
+        x1, weight, x2 = ctx.inputs
+        return (einsum("ni,oij,nj->no", t1, weight, x2) + einsum("ni,oij,nj->no", x1, tw, x2)
+                + einsum("ni,oij,nj->no", x1, weight, t2))
+
     @staticmethod
     def forward(ctx, x1, weight, x2):
         ctx.save_for_backward(x1, weight, x2)
@@ -101,7 +112,7 @@ class Trilinear(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        x1, weight, x2 = ctx.saved_tensors
+        x1, weight, x2 = ctx.unpack_saved()
         n1, nw, n2 = ctx.needs_input_grad
         return (einsum("no,oij,nj->ni", grad, weight, x2) if n1 else None,
                 einsum("no,ni,nj->oij", grad, x1, x2) if nw else None,
