@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from minigrad.autograd.function import Function
-from minigrad.ops.base import constant, no_dim_given, promote
+from minigrad.ops.base import constant, no_dim_given, promote, pytorch_keeps_on
 from minigrad.ops.reduce import _restore_dims as restore_dims
 from minigrad.ops.reduce import dim_or_axis, reduce_dims, summed
 from minigrad.ops.selection import choose
@@ -187,6 +187,8 @@ def norm(input: Any, p: Any = "fro", dim: Any = None, keepdim: bool = False,
                            f"input. Got {TORCH_NAMES[dtype]}")
     order = _order(p, input.array.ndim, dim)
     out = Norm.apply(input, p=order, dims=reduce_dims(input, dim), keepdim=keepdim)
+    # (PyTorch's node shows the order as written: 2.0 given stays 2.0, 'fro' is 2)
+    pytorch_keeps_on(out, ord=p if isinstance(p, int | float) and not isinstance(p, bool) else 2)
     return no_dim_given(out) if dim is None else out
 
 
