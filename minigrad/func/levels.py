@@ -58,6 +58,8 @@ class Level:
         else:
             fresh = keep_tangents(x, x.detach().requires_grad_())
             fresh._func_level = self
+        if x.name is not None:  # (a trace labels it as the tensor it stands for)
+            fresh.name = x.name
         return fresh
 
     def differentiable_tree(self, tree: Any) -> Any:

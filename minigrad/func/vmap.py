@@ -4,9 +4,10 @@
 How minigrad runs it (a documented difference: PyTorch pushes the whole batch through each
 op at once with a "batching rule" per op, and falls back to a loop over the samples for ops
 that have none): f first runs once on the whole batch through minigrad's batching rules
-(`batching.py`: elementwise ops, reductions, matmul, reshapes); the moment f reaches
-anything without a rule, that attempt is dropped and f runs once per sample instead, the
-results stacked along `out_dims`. Both give the same values. The per-sample loop is also what
+(`batching.py` tries, `batched.py` has the rules: elementwise ops, reductions, matmul,
+reshapes); the moment f reaches anything without a rule, that attempt is dropped and f runs
+once per sample instead, the results stacked along `out_dims`. Both give the same values;
+`chunk_size` changes nothing here (the passes are not batched). The per-sample loop is also what
 makes `jacrev` (one backward pass per output element) and `jacfwd` (one forward-mode pass per
 input element) count their passes one by one; a trace says which way a vmap ran and why.
 """

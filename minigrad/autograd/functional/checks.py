@@ -83,8 +83,15 @@ def grad_preprocess(inputs: tuple, create_graph: bool, need_graph: bool) -> tupl
     """Fresh inputs the function is differentiated at: still attached to the caller's graph
     (an alias, `view_as`) when `create_graph` asks for a differentiable result, else cut
     from it (`detach`) and made to require grad when `need_graph`."""
-    return tuple(inp.view_as(inp) if create_graph and inp.requires_grad
-                 else inp.detach().requires_grad_(need_graph) for inp in inputs)
+    return tuple(_named_as(inp, inp.view_as(inp) if create_graph and inp.requires_grad
+                           else inp.detach().requires_grad_(need_graph)) for inp in inputs)
+
+
+def _named_as(source: Any, fresh: Any) -> Any:
+    """`fresh` labelled as `source` in a trace's narration (minigrad's `name`)."""
+    if source.name is not None:
+        fresh.name = source.name
+    return fresh
 
 
 def grad_postprocess(inputs: tuple, create_graph: bool) -> tuple:
