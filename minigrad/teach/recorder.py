@@ -5,20 +5,15 @@ what the records will need and what the backward pass would free: each node's co
 inputs, saved tensors, settings (`dims`, `p`, ...; see `settings`), output value and the
 user's source line; during backward each step's gradients, accumulations and hooks.
 `build(names)` then orders the nodes (forward order, each leaf just before its first use),
-gives ids (`n1`, `n2`, ...) and labels (tensor name, parameter name, variable name, `out`,
-`t1`, `t2`, ...), and returns the records.
+gives ids (`n1`, ...) and labels (tensor, parameter or variable name, `out`, `t1`, ...).
 
-The records show values as they were when recorded. Values (outputs, saved tensors, leaves)
-are copied as they are recorded, once per tensor version (`copies.Copies`). Gradients are
-kept as they are and copied only when minigrad is about to change one in place
-(`InPlaceChange`) or when the recording ends while one is still a `.grad` (`_boxed`).
-
+Values (outputs, saved tensors, leaves) are copied as they are recorded, once per tensor
+version (`copies.Copies`); gradients are copied only when minigrad is about to change one in
+place (`InPlaceChange`) or when the recording ends while one is still a `.grad` (`_boxed`).
 It reads the events' fields and the nodes' public API (`next_functions`, `variable`,
-`output_nr`, `grad_fn`, `grad`; `_version` and `_base` as PyTorch names them), and, where
-minigrad has no public name yet, `_saved`, `_output_array`, `_sequence_nr`,
-`_accumulator()` and a Node class's `_function`.
+`output_nr`, `grad_fn`, `grad`; `_version`, `_base`), and, where minigrad has no public name
+yet, `_saved`, `_output_array`, `_sequence_nr`, `_accumulator()` and a class's `_function`.
 """
-
 from __future__ import annotations
 
 import sys
