@@ -38,6 +38,101 @@ def both(page: str, en: str, zh: str) -> tuple[tuple[str, str], tuple[str, str]]
 TESTS = "says how the tests keep the lessons true of PyTorch, not what PyTorch does"
 
 CLAIMS: list[Claim] = [
+    # -- the pages written this session: each sentence checked by the command named
+    Claim((
+        ('README.md', 'What each node saves, in bytes, step by step (`Trace.memory`'),
+        ('README.md', '每个节点保存了什么、占多少字节，一步一步地看（`Trace.memory`、`explain(memory=True)`'),
+    ), command="pytest tests/compare/test_trace_torch_memory.py (lesson 25's measurements on torch)"),
+    Claim((
+        ('differences.md', '| `Trace.memory`, `explain(memory=True)` | what each node ke'),
+        ('differences.md', "**A dim in a node's saved values is counted from the front.*"),
+        ('differences.md', "Every other `_saved_*` name, type and tensor is PyTorch's (t"),
+        ('differences.md', '**An LSTM records its steps.** On the CPU, PyTorch runs `nn.'),
+        ('differences.md', 'GRU and RNN layers, and the cells, record the same nodes as '),
+        ('differences.md', '**When saved tensors are freed.** PyTorch frees what a node '),
+        ('differences.md', "**What a node keeps.** Some of minigrad's ops keep more than"),
+        ('differences.md', '**Forward mode (`minigrad.autograd.forward_ad`).** As in PyT'),
+        ('differences.md', "`inference_mode` turns it off in PyTorch (an op's output get"),
+        ('differences.md', 'An op without a JVP rule raises PyTorch\'s sentence ("Trying '),
+        ('differences.md', 'A custom Function whose `jvp` returns `None` for a different'),
+        ('differences.md', '**Function transforms run their passes one after another.** '),
+        ('differences.md', 'What differs: minigrad has no batched backward or forward-mo'),
+        ('differences.md', 'An f that prints prints again for each sample (and once for '),
+        ('differences.md', "A transform's result has the same values and `requires_grad`"),
+    ), command='pytest tests/core/test_saved_names_torch.py tests/teach/test_make_dot.py tests/func tests/core/test_forward_ad.py tests/compare/test_trace_torch_memory.py (each side by side with torch 2.13)'),
+    Claim((
+        ('differences.zh.md', '| `Trace.memory`、`explain(memory=True)` | 每个节点为反向传播保存了什么、占多少'),
+        ('differences.zh.md', '** minigrad 上 `A.sum(-1).grad_fn._saved_dim` 是 `(1,)`；PyTorc'),
+        ('differences.zh.md', '其余 `_saved_*` 的名字、类型和张量都与 PyTorch 相同 （按算子表逐个节点测试过）。'),
+        ('differences.zh.md', '** 在 CPU 上，PyTorch 用 oneDNN 运行 float32 的 `nn.LSTM`，把整层记成一个节点'),
+        ('differences.zh.md', 'GRU、RNN 层以及各种 cell 记录的节点与 PyTorch 相同。'),
+        ('differences.zh.md', '** PyTorch 在一个节点算完之后马上释放它保存的张量（后面的步骤用不到了）； minigrad 则等整个反向传播'),
+        ('differences.zh.md', '** minigrad 有些运算保存得比 PyTorch 多：`addmm`（`Linear` 用的）两个因子都存， P'),
+        ('differences.zh.md', '** 和 PyTorch 一样，`no_grad` 不会关掉前向模式。'),
+        ('differences.zh.md', '`inference_mode` 在 PyTorch 里会关掉它（运算的输出不带切向量），在 minigrad 里不会，'),
+        ('differences.zh.md', '没有 JVP 规则的运算会报 PyTorch 那句话（“Trying to use forward AD with ..'),
+        ('differences.zh.md', '自定义 Function 的 `jvp` 对可微输出返回 `None` 时，minigrad 给出清楚的报错，PyTor'),
+        ('differences.zh.md', '** `torch.func.vmap` 靠每个运算各自的批处理规则，让整批数据一次穿过每个运算。'),
+        ('differences.zh.md', '不同之处在于：minigrad 没有成批的反向传播和前向模式传播， 所以 `jacrev` 每个输出元素做一遍反向传播，'),
+        ('differences.zh.md', 'f 里的 print 会每个样本打印一次（被放弃的那次尝试也会打印一次）；`.item()` 和对值的 `if` 在逐个'),
+        ('differences.zh.md', '函数变换结果的数值和 `requires_grad` 与 PyTorch 相同， 但 `grad_fn` 可能是另一个节'),
+    ), command='pytest tests/core/test_saved_names_torch.py tests/teach/test_make_dot.py tests/func tests/core/test_forward_ad.py tests/compare/test_trace_torch_memory.py (each side by side with torch 2.13)'),
+    Claim((
+        ('en/03-drawing-the-graph.md', "The first answer a learner finds online is torchviz's `make_"),
+        ('en/03-drawing-the-graph.md', 'On PyTorch the same lines run with `from torchviz import mak'),
+        ('en/03-drawing-the-graph.md', 'With `show_attrs=True` each grey box also lists what its nod'),
+        ('en/03-drawing-the-graph.md', "`minigrad.viz.make_dot` is torchviz's own picture, the same "),
+    ), command='pytest tests/teach/test_make_dot.py (torchviz on torch and on minigrad, the DOT text compared)'),
+    Claim((
+        ('en/20-read-the-engine.md', "Most blocks here read minigrad's source or use its `trace`, "),
+    ), command="pytest tests/teach/test_tutorials.py -k 20 (the lesson's unmarked blocks run on torch)"),
+    Claim((
+        ('en/23-hessians.md', '`autograd.functional.hessian(f, x)` and `torch.func.hessian('),
+        ('en/23-hessians.md', '`H·v` needs no Hessian: `torch.func.jvp(grad(f), (x,), (v,))'),
+        ('en/23-hessians.md', "The block that counts passes is minigrad's own; every other "),
+    ), command='pytest tests/teach/test_tutorials.py -k 23 (every unmarked block runs on torch) and tests/func'),
+    Claim((
+        ('en/24-backward-as-a-program.md', '`AddBackward0` hands the same gradient to both inputs (`g_W '),
+        ('en/24-backward-as-a-program.md', '`nn.Linear` records `addmm` (bias plus matrix product) and t'),
+        ('en/24-backward-as-a-program.md', "The same program can be written for PyTorch's own backward: "),
+    ), command='pytest tests/teach/test_program.py tests/compare/test_trace_torch_memory.py'),
+    Claim((
+        ('en/25-what-the-graph-keeps.md', "PyTorch's engine frees what a node saved as soon as the node"),
+        ('en/25-what-the-graph-keeps.md', '`backward()` frees what the nodes saved (PyTorch as soon as '),
+    ), command="pytest tests/compare/test_trace_torch_memory.py (PyTorch's freeing watched with weakrefs)"),
+    Claim((
+        ('en/teachers.md', "| forward | 1 | the values, against minigrad's own op (itsel"),
+        ('en/teachers.md', 'The maximum is the sum of your points: it does not depend on'),
+        ('en/teachers.md', 'gets its own session and process group, and the zygote is th'),
+    ), command="pytest tests/course (the grader's checks and scores)"),
+    Claim((
+        ('zh/03-drawing-the-graph.md', 'minigrad 也有它：参数与 torchviz 相同 （`params`、`show_attrs`、`show_sa'),
+        ('zh/03-drawing-the-graph.md', '在 PyTorch 上，把 `minigrad.viz.make_dot` 换成 `from torchviz impo'),
+        ('zh/03-drawing-the-graph.md', '加上 `show_attrs=True`，每个灰色方框还会列出该节点按 PyTorch 的名字保存的内容 （`mat1`'),
+        ('zh/03-drawing-the-graph.md', '`minigrad.viz.make_dot` 就是 torchviz 的画法，和 torchviz 在 PyTorch'),
+    ), command='pytest tests/teach/test_make_dot.py (torchviz on torch and on minigrad, the DOT text compared)'),
+    Claim((
+        ('zh/20-read-the-engine.md', '这里的大多数代码块 要读 minigrad 的源代码，或者用它的 `trace`，所以标成了 `minigrad-onl'),
+    ), command="pytest tests/teach/test_tutorials.py -k 20 (the lesson's unmarked blocks run on torch)"),
+    Claim((
+        ('zh/23-hessians.md', '`autograd.functional.hessian(f, x)` 和 `torch.func.hessian(f)'),
+        ('zh/23-hessians.md', '求 `H·v` 不需要 Hessian：`torch.func.jvp(grad(f), (x,), (v,))`（一遍'),
+        ('zh/23-hessians.md', '数传播遍数的代码块是 minigrad 自己的；其余每个代码块都可以原样在 PyTorch 上运行并打印出同样的结果 （'),
+    ), command='pytest tests/teach/test_tutorials.py -k 23 (every unmarked block runs on torch) and tests/func'),
+    Claim((
+        ('zh/24-backward-as-a-program.md', 'minigrad（和 PyTorch 的引擎一样）只在这一个地方做这件事，对所有运算都一样。'),
+        ('zh/24-backward-as-a-program.md', '`nn.Linear` 记录的是 `addmm`（偏置加矩阵乘法）和权重的转置 `t()`，和 PyTorch 一样； '),
+        ('zh/24-backward-as-a-program.md', '同样的程序也可以为 PyTorch 自己的反向传播写出来：`python -m compare explain-torc'),
+    ), command='pytest tests/teach/test_program.py tests/compare/test_trace_torch_memory.py'),
+    Claim((
+        ('zh/25-what-the-graph-keeps.md', 'PyTorch 的引擎在一个节点算完之后，马上释放它保存的东西（后面再也用不到了）。'),
+        ('zh/25-what-the-graph-keeps.md', '`backward()` 会释放节点保存的东西（PyTorch 每个节点算完就释放，minigrad 等整个反向传播结束'),
+    ), command="pytest tests/compare/test_trace_torch_memory.py (PyTorch's freeing watched with weakrefs)"),
+    Claim((
+        ('zh/teachers.md', '| 前向 | 1 | 数值，对照 minigrad 自己的运算（它本身对照过 PyTorch） | |'),
+        ('zh/teachers.md', '满分就是你设定的分数之和：与有没有装 PyTorch 无关，也与机器无关。'),
+        ('zh/teachers.md', '拥有自己的会话和进程组，而 zygote 是它们的 subreaper：评完时，提交启动的每个进程都会被杀掉，调用过 `'),
+    ), command="pytest tests/course (the grader's checks and scores)"),
     # -- the index
     Claim(((INDEX, "questions learners bring from PyTorch blog posts"),
            (INDEX, "回答大家从 PyTorch 博客里带来的那些问题")),
