@@ -26,9 +26,15 @@ PHRASES: dict[str, dict[str, str]] = {
         "before": " (before backward)",
         "sep": ", ",
         "made_by": " ({module}'s output)",
+        "possessive": "'s ",
+        "result": "result",
+        "results": "'s result",
     },
     "zh": {
         "label": "内存",
+        "possessive": " 的 ",
+        "result": "输出",
+        "results": " 的输出",
         "step": "释放 {freed}；计算图仍占 {held}；等待中的梯度 {grads}",
         "nothing": "0 B",
         "names": "（{names}）",
@@ -73,8 +79,9 @@ def _local(name: str, lang: str) -> str:
     """A name in `lang`: `t1's result` is `t1 的输出（result）` in Chinese."""
     if lang != "zh":
         return name
-    return name.replace("'s result", " 的输出").replace("'s ", " 的 ").replace(
-        "result", "输出")
+    words = PHRASES["zh"]
+    return name.replace("'s result", words["results"]).replace("'s ", words["possessive"]).replace(
+        "result", words["result"])
 
 
 def summary_line(report: MemoryReport, lang: str = "en") -> str:

@@ -22,7 +22,7 @@ NOT_YET = {
                         "language -> text today and move to the convention there",
 }
 # placeholders only English grammar needs (plural endings: "1 step", "2 steps")
-ENGLISH_GRAMMAR = {"s", "ss", "ves"}
+ENGLISH_GRAMMAR = {"s", "ss", "ves", "es", "ies"}
 CHINESE = re.compile(r"[\u3000-\u303f\u4e00-\u9fff\uff00-\uffef]")
 
 
@@ -63,7 +63,9 @@ def chinese_strings(path: Path) -> list[tuple[int, str]]:
 
 
 def fields(text: str) -> set[str]:
-    return {name for _, name, _, _ in string.Formatter().parse(text) if name is not None}
+    """The placeholders a text fills, but for a plural's count (`{n:|s}`: English grammar)."""
+    return {name for _, name, spec, _ in string.Formatter().parse(text)
+            if name is not None and "|" not in (spec or "")}
 
 
 MODULES = modules()
