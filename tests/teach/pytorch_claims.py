@@ -249,11 +249,6 @@ CLAIMS: list[Claim] = [
     Claim(both(DIFF, "PyTorch shows `AsStridedBackward0` there",
                "PyTorch 显示的是 `AsStridedBackward0`"),
           check.a_view_changed_under_no_grad_reads_as_strided),
-    Claim((*both(DIFF, "PyTorch writes one record per storage",
-                 "PyTorch 则每个存储（storage）写一条"),
-           *both(DIFF, "`minigrad.load` keeps the sharing when it reads PyTorch's files",
-                 "读 PyTorch 写的文件时，`minigrad.load` 会保留这种共用关系")),
-          check.pytorch_saves_a_record_per_storage),
     Claim(both(DIFF, "error messages follow PyTorch's for the operations in `compare/`'s table",
                "报错信息都和 PyTorch 一致"),
           command="python -m pytest tests/compare tests/ops (every op of the shared table: "
