@@ -340,6 +340,14 @@ RULES["zh"].update({
     "d (zeros.flat[p] += g)/dg = 1 at p": "d (zeros.flat[p] += g)/dg = p 处为 1",
 })
 
+# packed sequences (ops/packing.py) and embedding_bag (ops/bags.py)
+RULES["zh"].update({
+    "d(pack x)/dx = each row's gradient back in its (time, batch) place, 0 at padding":
+        "d(pack x)/dx = 每一行的梯度放回它的（时间步, 批）位置，填充处为 0",
+    "dweight[r] += grad[bag] (sum; / bag size for mean; to the max's row for max)":
+        "dweight[r] += grad[bag]（sum 如此; mean 再除以袋的大小; max 只给取到最大值的那一行）",
+})
+
 # matrix_exp (ops/linalg.py) and a reentrant checkpoint's node (utils/checkpoint.py)
 RULES["zh"].update({
     "d(exp A) = top-right block of exp([[A^T, grad], [0, A^T]])":
