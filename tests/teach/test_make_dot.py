@@ -202,7 +202,7 @@ def without_dims_written_negative(drawing: tuple, torch_drawing: tuple) -> tuple
 
 def written_negative(digits: str) -> bool:
     """A number shown for a negative int (2**64 - k), or its start where the label cut it."""
-    return int(digits) >= 2**63 or (len(digits) >= 7 and str(2**64 - 1).startswith(digits))
+    return int(digits) >= 2**63 or (len(digits) >= 4 and str(2**64 - 1).startswith(digits))
 
 
 def rows(label: str) -> dict:
