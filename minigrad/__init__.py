@@ -17,6 +17,7 @@ from minigrad.autograd.grad_mode import (
     enable_grad,
     inference_mode,
     is_grad_enabled,
+    is_inference_mode_enabled,
     no_grad,
     set_grad_enabled,
 )
@@ -67,6 +68,15 @@ from minigrad.surface.factories import (
     zeros,
     zeros_like,
 )
+from minigrad.surface.layouts import (
+    channels_last,
+    channels_last_3d,
+    contiguous_format,
+    layout,
+    memory_format,
+    preserve_format,
+    strided,
+)
 from minigrad.surface.legacy_tensors import (
     BoolTensor,
     ByteTensor,
@@ -78,6 +88,10 @@ from minigrad.surface.legacy_tensors import (
     LongTensor,
     ShortTensor,
 )
+
+# the functions that take `out=` as PyTorch's do (surface/out_functions.py): the same ops,
+# wrapped once; Tensor's methods and operators call the ops themselves
+from minigrad.surface.out_functions import WRAPPED as _WITH_OUT  # noqa: E402
 from minigrad.surface.random import (
     Generator,
     default_generator,
@@ -101,6 +115,8 @@ from minigrad.surface.size import Size
 from minigrad.surface.type_info import finfo, iinfo, is_floating_point, is_tensor, numel
 from minigrad.teach import viz
 from minigrad.teach.trace import Trace, trace
+
+globals().update(_WITH_OUT)
 
 __version__ = "0.1.0"
 

@@ -14,6 +14,7 @@ from collections.abc import Callable
 from typing import Any
 
 GRAD_ENABLED = contextvars.ContextVar("grad_enabled", default=True)  # per thread (and task)
+INFERENCE = contextvars.ContextVar("inference_mode", default=False)  # inside inference_mode
 
 
 class _State:
@@ -91,7 +92,7 @@ class _GradModeContext:
 
         @functools.wraps(fn)
         def wrapper(*args: Any, **kwargs: Any) -> Any:
-            context = _GradModeContext()
+            context = object.__new__(type(self))  # (inference_mode keeps its own __enter__)
             context.mode = mode
             with context:
                 return fn(*args, **kwargs)
@@ -112,10 +113,24 @@ class enable_grad(_GradModeContext):
 
 
 class inference_mode(_GradModeContext):
-    """`torch.inference_mode(mode=True)`: here the same as `no_grad` (minigrad has no
-    inference tensors, PyTorch's faster kind that may never enter a graph later)."""
+    """`torch.inference_mode(mode=True)`: `no_grad`, and the tensors made inside are
+    inference tensors (`x.is_inference()`): PyTorch's kind that may never be saved for a
+    backward nor changed in place outside inference mode (node.py and ops/in_place.py raise
+    its errors). minigrad saves no time by them: they only keep PyTorch's rules."""
 
     mode = False  # (grad mode inside; also what a bare `@inference_mode` uses)
 
     def __init__(self, mode: bool = True) -> None:
         self.mode = not mode
+
+    def __enter__(self) -> None:
+        super().__enter__()
+        self.token = INFERENCE.set(not self.mode)
+
+    def __exit__(self, *exc: Any) -> None:
+        INFERENCE.reset(self.token)
+        super().__exit__(*exc)
+
+
+def is_inference_mode_enabled() -> bool:
+    return INFERENCE.get()

@@ -143,6 +143,8 @@ class Node:
         saved_names.py); reached only for attributes a node does not have."""
         if name.startswith("_saved_"):
             return saved_names.read(self, name)
+        if name.startswith("_raw_saved_"):
+            return saved_names.raw(self, name)
         raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
 
     def __lt__(self, other: Any) -> bool:
@@ -166,11 +168,16 @@ class Node:
             return
         self._saved = values
         if SAVED_TENSOR_HOOKS:
-            self._packed = tuple(map(pack, values))
+            packed = [None] * len(values)
+            for i in self._pack_order(len(values)):
+                packed[i] = pack(values[i])
+            self._packed = tuple(packed)
         Tensor = _tensor.Tensor
         versions = None  # stays None when only numbers (or None) were saved: nothing to check
         for i, v in enumerate(values):
             if isinstance(v, Tensor):
+                if v._inference:
+                    raise RuntimeError(INFERENCE_SAVED)
                 if versions is None:
                     versions = [None] * len(values)
                 versions[i] = 0 if v._version_counter is None else v._version_counter[0]
@@ -194,7 +201,11 @@ class Node:
                 if (0 if counter is None else counter[0]) != version:
                     raise RuntimeError(_modified_message(saved[i], version))
         if self._packed is not None:
-            return tuple(v if p is None else unpack(p) for v, p in zip(saved, self._packed))
+            values = list(saved)
+            for i in self._pack_order(len(saved)):
+                if self._packed[i] is not None:
+                    values[i] = unpack(self._packed[i])
+            return tuple(values)
         return saved
 
     def release(self) -> bool:
@@ -206,6 +217,10 @@ class Node:
         self._saved, self._output_array, self._freed = (), None, True
         self._as_pytorch = None
         return True
+    def _pack_order(self, n: int) -> Any:
+        """The order saved-tensor hooks see the saved values in: PyTorch's, where an op's
+        Function says it differs from the saving order (`pack_order`: MulBackward0's)."""
+        return getattr(getattr(type(self), "_function", None), "pack_order", None) or range(n)
 
     def saved_tensor(self, i: int) -> Any:
         """`unpack_saved()[i]` alone (unpacking only it, where saved-tensor hooks packed it)."""
@@ -383,6 +398,13 @@ def gradient_edge(t: Any) -> tuple[Node, int]:
 def owner_id(array: np.ndarray) -> int:
     """The id of the array that owns `array`'s memory (itself, or the base it is a view of)."""
     return id(array if array.base is None else array.base)
+
+
+INFERENCE_SAVED = (
+    "Inference tensors cannot be saved for backward. Please do not use Tensors created in "
+    "inference mode in computation tracked by autograd. To work around this, you can make a "
+    "clone to get a normal tensor and use it in autograd, or use `torch.no_grad()` instead of "
+    "`torch.inference_mode()`.")
 
 
 def _modified_message(value: Any, version: int) -> str:

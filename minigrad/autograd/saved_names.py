@@ -21,6 +21,7 @@ from __future__ import annotations
 from typing import Any
 
 from minigrad.autograd.saved_names_table import NAMES
+from minigrad.autograd.saved_tensor_hooks import SavedTensor
 
 PREFIX = "_saved_"
 
@@ -38,3 +39,13 @@ def read(node: Any, name: str) -> Any:
         return table[short](node)
     has = f" (it has {', '.join(PREFIX + n for n in sorted(table))})" if table else ""
     raise AttributeError(f"'{type(node).__name__}' object has no attribute '{name}'{has}")
+
+
+def raw(node: Any, name: str) -> Any:
+    """`node._raw_saved_<x>`: the saved tensor `_saved_<x>` as a SavedTensor, whose own
+    pack/unpack hooks can be registered (saved_tensor_hooks.SavedTensor)."""
+    reader = NAMES.get(type(node).__name__, {}).get(name[len("_raw_saved_"):])
+    slot = getattr(reader, "slot", None)
+    if slot is None:
+        raise AttributeError(f"'{type(node).__name__}' object has no attribute '{name}'")
+    return SavedTensor(node, slot)

@@ -32,6 +32,7 @@ def saved(i: int, when: int | None = None) -> Reader:
         if not _needed(node, when) or i >= len(node.saved_values or node.unpack_saved()):
             return None
         return as_tensor(node.saved_tensor(i))
+    read.slot = i  # type: ignore[attr-defined] (for `_raw_saved_*`)
     return read
 
 
@@ -68,6 +69,9 @@ def u64(value: int) -> int:
 
 def result(node: Any) -> Any:
     return node.output
+
+
+result.slot = "output"  # type: ignore[attr-defined] (for `_raw_saved_result`)
 
 
 def attr(name: str, convert: Callable = lambda v: v, default: Any = None) -> Reader:

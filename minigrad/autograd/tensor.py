@@ -17,6 +17,7 @@ import numpy as np
 
 from minigrad import autograd
 from minigrad.autograd import hooks, node
+from minigrad.autograd.grad_mode import INFERENCE
 from minigrad.surface import devices, dtypes
 from minigrad.surface.tensor_info import TensorInfo
 from minigrad.surface.tensor_methods import TensorMethods
@@ -52,6 +53,7 @@ class Tensor(TensorInfo, TensorMethods):
     _grad_acc: Any = None  # a leaf's AccumulateGrad node, made on first use
     _base: Tensor | None = None  # the tensor a view shares memory with
     _tangents: dict | None = None  # forward mode: {level: tangent} (autograd/forward_ad.py)
+    _inference = False  # made inside inference_mode (grad_mode.py)
     name: str | None = None
     __array_priority__ = 1000  # numpy defers `ndarray * Tensor` to Tensor.__rmul__
 
@@ -86,9 +88,16 @@ class Tensor(TensorInfo, TensorMethods):
         t._output_nr = output_nr
         if version_counter is not None:
             t._version_counter = version_counter
+        if INFERENCE.get():
+            t._inference = True
         return t
 
     # -- autograd attributes -------------------------------------------------------------
+    def is_inference(self) -> bool:
+        """Made inside `inference_mode` (as PyTorch's, except that a view made there of a
+        tensor made outside is one too: minigrad does not tell views from new tensors)."""
+        return self._inference
+
     @property
     def requires_grad(self) -> bool:
         return self._requires_grad

@@ -73,18 +73,17 @@ def softmax_dim(ndim: int, name: str = "softmax") -> int:
     return 0 if ndim in (0, 1, 3) else 1
 
 
-def softmax(input: Tensor, dim: int | None = None, dtype: Any = None) -> Tensor:
+def softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype: Any = None
+            ) -> Tensor:
     """exp(x) / sum(exp(x)) along `dim` (SoftmaxBackward0)"""
-    if dtype is not None:
-        input = input.to(dtype)
-    return ops.softmax(input, softmax_dim(input.ndim) if dim is None else dim)
+    return ops.softmax(input, softmax_dim(input.ndim) if dim is None else dim, dtype)
 
 
-def log_softmax(input: Tensor, dim: int | None = None, dtype: Any = None) -> Tensor:
+def log_softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype: Any = None
+                ) -> Tensor:
     """log(softmax(x)) along `dim`, computed stably (LogSoftmaxBackward0)"""
-    if dtype is not None:
-        input = input.to(dtype)
-    return ops.log_softmax(input, softmax_dim(input.ndim, "log_softmax") if dim is None else dim)
+    return ops.log_softmax(input, softmax_dim(input.ndim, "log_softmax") if dim is None else dim,
+                           dtype)
 
 
 def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False
@@ -103,12 +102,12 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool 
     return ops.mul(input, constant((keep * scale).astype(input.dtype)))
 
 
-def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
+def one_hot(input: Tensor, num_classes: int = -1) -> Tensor:
     """Each integer class `c` as a row of zeros with a 1 at `c` (int64, one more dim; never
     recorded); `num_classes=-1`: one more than the largest class."""
-    if not isinstance(tensor, Tensor) or tensor.array.dtype != np.int64:
+    if not isinstance(input, Tensor) or input.array.dtype != np.int64:
         raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
-    labels = tensor.array
+    labels = input.array
     if num_classes == -1:
         if labels.size == 0:
             raise RuntimeError("Can not infer total number of classes from empty tensor.")
@@ -125,10 +124,15 @@ def _array(value: Any) -> np.ndarray | None:
     return None if value is None else np.asarray(value.array if is_tensor(value) else value)
 
 
-def mse_loss(input: Tensor, target: Any, *, reduction: str = "mean") -> Tensor:
-    """mean (or sum) of (input - target)^2 (MseLossBackward0)"""
+def mse_loss(input: Tensor, target: Any, size_average: bool | None = None,
+             reduce: bool | None = None, reduction: str = "mean", weight: Any = None) -> Tensor:
+    """mean (or sum) of (input - target)^2 (MseLossBackward0); with `weight`, PyTorch's
+    pow, mul, sum, div (the mean divides by the weights' sum)"""
+    reduction = _losses.legacy_reduction(size_average, reduce, reduction)
     L.check_reduction(reduction)
     input, target = _losses.broadcast_pair(input, target)
+    if weight is not None:
+        return _losses.weighted((input - target).pow(2), weight, input, reduction)
     return L.MseLoss.apply(input, target, reduction=reduction)
 
 
@@ -217,9 +221,11 @@ def cross_entropy(input: Tensor, target: Any, weight: Any = None,
                                           label_smoothing)
 
 
-def binary_cross_entropy(input: Tensor, target: Any, weight: Any = None, *,
+def binary_cross_entropy(input: Tensor, target: Any, weight: Any = None,
+                         size_average: bool | None = None, reduce: bool | None = None,
                          reduction: str = "mean") -> Tensor:
     """-(t*log(p) + (1-t)*log(1-p)) for probabilities p (BinaryCrossEntropyBackward0)"""
+    reduction = _losses.legacy_reduction(size_average, reduce, reduction)
     L.check_reduction(reduction)
     target = _losses.as_target(target, input)
     if target.dtype != input.dtype:
@@ -232,11 +238,13 @@ def binary_cross_entropy(input: Tensor, target: Any, weight: Any = None, *,
     return L.BinaryCrossEntropy.apply(input, target, weight=_array(weight), reduction=reduction)
 
 
-def binary_cross_entropy_with_logits(input: Tensor, target: Any, weight: Any = None, *,
-                                     reduction: str = "mean", pos_weight: Any = None
-                                     ) -> Tensor:
+def binary_cross_entropy_with_logits(input: Tensor, target: Any, weight: Any = None,
+                                     size_average: bool | None = None,
+                                     reduce: bool | None = None, reduction: str = "mean",
+                                     pos_weight: Any = None) -> Tensor:
     """binary_cross_entropy(sigmoid(input), target), computed stably from the logits
     (BinaryCrossEntropyWithLogitsBackward0)"""
+    reduction = _losses.legacy_reduction(size_average, reduce, reduction)
     L.check_reduction(reduction)
     target = _losses.as_target(target, input)
     if target.array.dtype.kind not in "fc":

@@ -85,8 +85,13 @@ def l1_loss(input: Tensor, target: Any, size_average: bool | None = None,
     L.check_reduction(reduction)
     input, target = broadcast_pair(input, target)
     losses = (input - target).abs()
-    if weight is None:
-        return _reduced(losses, reduction)
+    return _reduced(losses, reduction) if weight is None else \
+        weighted(losses, weight, input, reduction)
+
+
+def weighted(losses: Tensor, weight: Tensor, input: Tensor, reduction: str) -> Tensor:
+    """`weight * losses` reduced as PyTorch reduces a weighted l1/mse loss: "mean" divides
+    by the sum of the weights"""
     _check_weight(weight, input)
     losses = losses * weight
     return losses.sum() / weight.sum() if reduction == "mean" else _reduced(losses, reduction)

@@ -119,6 +119,21 @@ class EmbeddingBag(Module):
 
     reset_parameters = Embedding.reset_parameters
 
+    @classmethod
+    def from_pretrained(cls, embeddings: Tensor, freeze: bool = True,
+                        max_norm: float | None = None, norm_type: float = 2.0,
+                        scale_grad_by_freq: bool = False, mode: str = "mean",
+                        sparse: bool = False, include_last_offset: bool = False,
+                        padding_idx: int | None = None) -> EmbeddingBag:
+        """An EmbeddingBag whose weight is `embeddings` (shared memory; frozen by default)."""
+        if embeddings.ndim != 2:
+            raise AssertionError("Embeddings parameter is expected to be 2-dimensional")
+        rows, cols = embeddings.shape
+        bag = cls(rows, cols, max_norm, norm_type, scale_grad_by_freq, mode, sparse,
+                  embeddings, include_last_offset, padding_idx)
+        bag.weight.requires_grad = not freeze
+        return bag
+
     def forward(self, input: Tensor, offsets: Tensor | None = None,
                 per_sample_weights: Tensor | None = None) -> Tensor:
         return FN.embedding_bag(input, self.weight, offsets, self.max_norm, self.norm_type,

@@ -146,6 +146,7 @@ class Mul(Function, numpy_forward=True):
     """a * b"""
 
     node_name = "MulBackward0"
+    pack_order = (1, 0)  # (saved-tensor hooks see b first, as PyTorch packs and unpacks them)
     formula = r"d(a*b)/da = b ;  d(a*b)/db = a"
     source = "{0} * {1}"
     gradients = ("{g} * {1}", "{g} * {0}")

@@ -10,6 +10,7 @@ computed in float32 (`in_float`), as PyTorch does.
 
 from __future__ import annotations
 
+import inspect
 import math
 from typing import Any
 
@@ -369,4 +370,8 @@ def in_place(op: Any) -> Any:
 
     method.__name__ = method.__qualname__ = op.__name__ + "_"
     method.__doc__ = f"in place: {op.__name__}"
+    params = list(inspect.signature(op).parameters.values())  # op's, without input or out=
+    method.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
+        [inspect.Parameter("self", inspect.Parameter.POSITIONAL_OR_KEYWORD),
+         *(p for p in params[1:] if p.name != "out")])
     return method

@@ -19,7 +19,7 @@ from minigrad.autograd import (
 )
 from minigrad.autograd.forward_ad import LEVELS, copied, top_level, write_tangent
 from minigrad.autograd.function import Function
-from minigrad.autograd.grad_mode import no_grad, state
+from minigrad.autograd.grad_mode import INFERENCE, no_grad, state
 from minigrad.ops import view_rebase
 from minigrad.ops.arithmetic import add, div, mul, sub
 from minigrad.ops.base import as_operand, constant, unwrap
@@ -176,6 +176,12 @@ NO_GRAD_VIEW_INPLACE = (
     "to be tracked).")
 
 
+INFERENCE_IN_PLACE = (
+    "Inplace update to inference tensor outside InferenceMode is not allowed.You can make a "
+    "clone to get a normal tensor before doing inplace update.See "
+    "https://github.com/pytorch/rfcs/pull/17 for more details.")
+
+
 def inplace(target: Any, op: Any, arg: Any) -> Any:
     """Run `op(target, arg)` and write the result into `target` (add_, mul_, zero_, ...).
 
@@ -184,6 +190,8 @@ def inplace(target: Any, op: Any, arg: Any) -> Any:
     goes up, so backward can tell when a value it saved was overwritten.
     """
     recording, tensor_arg = False, isinstance(arg, _tensor.Tensor)
+    if target._inference and not INFERENCE.get():
+        raise RuntimeError(INFERENCE_IN_PLACE)
     if state.grad_enabled:  # (under no_grad, an optimizer's update, there is nothing to check)
         recording = target._requires_grad or (tensor_arg and arg._requires_grad)
         _check_may_write(target, recording)

@@ -189,7 +189,7 @@ class Bmm(Function, numpy_forward=True):
         return bilinear(ctx, ta, tb)
 
 
-def matmul(a: Any, b: Any) -> Any:
+def matmul(input: Any, other: Any) -> Any:
     """`a @ b`, built from the same pieces PyTorch 2.13 uses, so the graph has its shape.
 
     1-D·1-D is `dot`, 2-D·2-D `mm`, 2-D·1-D `mv`; 1-D·2-D is `unsqueeze → mm → squeeze`;
@@ -199,7 +199,7 @@ def matmul(a: Any, b: Any) -> Any:
     where PyTorch folds them into one mm/mv with transposes or squeezes chosen by strides and
     requires_grad: same gradients, different shape nodes (compare/graph.py KNOWN_DIFFERENCES).
     """
-    a, b = as_operand(a), as_operand(b)
+    a, b = as_operand(input), as_operand(other)
     da, db = unwrap(a).ndim, unwrap(b).ndim
     if da == 0 or db == 0:
         raise RuntimeError(f"both arguments to matmul need to be at least 1D, but they are "
@@ -263,8 +263,8 @@ def mv(input: Any, vec: Any) -> Any:
     return Mv.apply(input, vec)
 
 
-def dot(input: Any, other: Any) -> Any:
-    return Dot.apply(input, other)
+def dot(input: Any, tensor: Any) -> Any:
+    return Dot.apply(input, tensor)
 
 
 def bmm(input: Any, mat2: Any) -> Any:

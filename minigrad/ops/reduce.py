@@ -20,6 +20,7 @@ from minigrad.ops.base import (
     unwrap,
 )
 from minigrad.ops.tangent_rules import linear
+from minigrad.ops.view_checks import shape_arg
 from minigrad.ops.views import view
 from minigrad.surface import dtypes
 from minigrad.surface.summation import add_reduce
@@ -191,9 +192,9 @@ def mean(input: Any, dim: Any = None, keepdim: bool = False, dtype: Any = None, 
     return MeanDim.apply(input, dims=reduce_dims(input, dim), keepdim=keepdim)
 
 
-def sum_to_size(input: Any, *size: Any) -> Any:
+def sum_to_size(input: Any, *sizes: Any, size: Any = None) -> Any:
     """sum the broadcast dims away (as PyTorch: sum(dims, keepdim=True), then view if needed)"""
-    shape = tuple(size[0]) if len(size) == 1 and not isinstance(size[0], int) else size
+    shape = shape_arg(sizes, size, "sum_to_size", "size")
     if input.array.shape == shape:
         return input
     out = sum(input, broadcast.sum_to_dims(input.array.shape, shape), keepdim=True)

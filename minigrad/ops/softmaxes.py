@@ -86,9 +86,12 @@ def log_softmax_array(x: np.ndarray, dim: int) -> np.ndarray:
     return shifted - np.log(add_reduce(np.exp(shifted), dim, True))
 
 
-def softmax(input: Any, dim: int) -> Any:
+def softmax(input: Any, dim: int, dtype: Any = None) -> Any:
+    """`dtype=`: the input cast to it first (ToCopyBackward0), as PyTorch does"""
+    input = input if dtype is None else input.to(dtype)
     return Softmax.apply(input, dim=normalize_dims(dim, input.array.ndim)[0])
 
 
-def log_softmax(input: Any, dim: int) -> Any:
+def log_softmax(input: Any, dim: int, dtype: Any = None) -> Any:
+    input = input if dtype is None else input.to(dtype)
     return LogSoftmax.apply(input, dim=normalize_dims(dim, input.array.ndim)[0])

@@ -4,6 +4,7 @@ against the input's shape, with PyTorch's messages, before anything is made."""
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 
@@ -66,8 +67,12 @@ def narrow_start(size: int, start: int, length: int) -> int:
 _INTEGERS = (int, np.integer)
 
 
-def shape_arg(size: tuple) -> tuple:
-    """`view(2, 3)` and `view((2, 3))` both mean the shape (2, 3)."""
+def shape_arg(size: tuple, named: Any = None, op: str = "", name: str = "") -> tuple:
+    """`view(2, 3)`, `view((2, 3))` and `view(size=(2, 3))` all mean the shape (2, 3)."""
+    if named is not None:
+        if size:
+            raise TypeError(f"{op}() got multiple values for argument '{name}'")
+        size = (named,)
     if len(size) == 1 and not isinstance(size[0], _INTEGERS):
         return tuple(size[0])
     return size

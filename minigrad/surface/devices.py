@@ -16,6 +16,8 @@ CPU_ONLY_HINT = ('minigrad computes on the CPU with numpy: use device = "cpu", o
                  "which picks the CPU here.")
 NO_CUDA = "Torch not compiled with CUDA enabled\n" + CPU_ONLY_HINT
 NO_ACCELERATOR = "Cannot access accelerator device when none is available.\n" + CPU_ONLY_HINT
+NO_PINNED = ("pin_memory=True requires a CUDA or other accelerator backend; no pinned memory "
+             "allocator is available on this system.\n" + CPU_ONLY_HINT)
 
 
 class device:  # noqa: N801 - PyTorch's spelling

@@ -299,6 +299,8 @@ def to_arguments(args: tuple, kwargs: dict) -> tuple[np.dtype | None, builtins.b
     kwargs.pop("memory_format", None)
     names = ["device", "dtype", "non_blocking", "copy"]
     rest = list(args)
+    if not rest and _kind(kwargs.get("tensor")) == "Tensor":  # to(tensor=other)
+        rest = [kwargs.pop("tensor")]
     if rest and _is_dtype(rest[0]):  # to(dtype, non_blocking, copy)
         names = names[1:]
     elif rest and _kind(rest[0]) == "Tensor":  # to(other): other's dtype (and device)

@@ -3,8 +3,8 @@ linspace, logspace and the *_like forms. The random factories are in random_fact
 the generator they draw from in random.py.
 
 Every factory takes a shape as `*size`, one sequence or `size=`, and `dtype=`, `device=`
-(the CPU only) and `requires_grad=`, as PyTorch's do. `out=` is not taken: minigrad's
-factories always make a new tensor.
+(the CPU only), `requires_grad=` and `out=` (the values written into that tensor), as
+PyTorch's do.
 """
 
 from __future__ import annotations
@@ -15,7 +15,9 @@ from typing import Any
 import numpy as np
 
 from minigrad.autograd.tensor import Tensor
-from minigrad.surface import devices, dtypes, random
+from minigrad.ops.out import write_out
+from minigrad.surface import devices, dtypes, layouts, random
+from minigrad.surface.layouts import LIKE, MADE, keywords
 from minigrad.surface.random import manual_seed, seed  # noqa: F401 (PyTorch's names)
 from minigrad.surface.size import sizes
 
@@ -36,19 +38,13 @@ def leaf(values: np.ndarray, requires_grad: bool = False, name: str | None = Non
          pin_memory: bool = False) -> Tensor:
     """A new leaf on `values`, after checking the arguments every factory shares (`layout=`
     is accepted and means nothing: minigrad's tensors are all strided, PyTorch's default)."""
-    if pin_memory:
-        raise RuntimeError("pin_memory=True requires a CUDA or other accelerator backend; no "
-                           "pinned memory allocator is available on this system.\n"
-                           + devices.CPU_ONLY_HINT)
-    if out is not None:
-        raise TypeError(f"{op}(): minigrad's factories take no out= (they always make a new "
-                        f"tensor): write `x = minigrad.{op}(...)`, or `x.copy_(...)` to fill x")
-    if device is not None:
-        devices.check_device(device)
+    layouts.check_options(op, device, layout, pin_memory)
     t = Tensor._make(values, None, 0)
     t.name = name
     if requires_grad:
         t.requires_grad_(True)
+    if out is not None:  # (the values written into `out`, in its dtype, as PyTorch's)
+        return write_out(t, out, op, factory=True)
     return t
 
 
@@ -93,21 +89,25 @@ def _filled(op: str, size: tuple, fill: Any, dtype: Any, kw: dict) -> Tensor:
     return leaf(np.full(shape, fill, float_dtype(dtype)), op=op, **kw)
 
 
-def zeros(*size: Any, dtype: Any = None, **kw: Any) -> Tensor:
+@keywords("size", *MADE)
+def zeros(*lengths: Any, dtype: Any = None, **kw: Any) -> Tensor:
     """zeros(2, 3), zeros((2, 3)), zeros(size=(2, 3)); dtype=, device=, requires_grad=."""
-    return _filled("zeros", size, 0, dtype, kw)
+    return _filled("zeros", lengths, 0, dtype, kw)
 
 
-def ones(*size: Any, dtype: Any = None, **kw: Any) -> Tensor:
-    return _filled("ones", size, 1, dtype, kw)
+@keywords("size", *MADE)
+def ones(*lengths: Any, dtype: Any = None, **kw: Any) -> Tensor:
+    return _filled("ones", lengths, 1, dtype, kw)
 
 
-def empty(*size: Any, dtype: Any = None, **kw: Any) -> Tensor:
+@keywords("size", *MADE, "memory_format")
+def empty(*lengths: Any, dtype: Any = None, **kw: Any) -> Tensor:
     """Zeros (PyTorch leaves the memory uninitialised: any values may be there)."""
-    kw.pop("memory_format", None)
-    return _filled("empty", size, 0, dtype, kw)
+    layouts.check_memory_format(kw.pop("memory_format", None), "empty", 0)
+    return _filled("empty", lengths, 0, dtype, kw)
 
 
+@keywords(*MADE)
 def full(size: Any, fill_value: Any, dtype: Any = None, **kw: Any) -> Tensor:
     """`fill_value` everywhere; its dtype as PyTorch infers it (an int int64, a bool bool, a
     float the default float dtype) unless `dtype=` says."""
@@ -121,10 +121,12 @@ def full(size: Any, fill_value: Any, dtype: Any = None, **kw: Any) -> Tensor:
     return _filled("full", (size,), fill_value, dtype, kw)
 
 
+@keywords(*MADE)
 def eye(n: int, m: int | None = None, dtype: Any = None, **kw: Any) -> Tensor:
     return leaf(np.eye(n, m, dtype=float_dtype(dtype)), op="eye", **kw)
 
 
+@keywords(*MADE)
 def arange(start: float, end: float | None = None, step: float = 1, dtype: Any = None,
            **kw: Any) -> Tensor:
     """Ints give int64, any float the default float dtype (PyTorch's rule)."""
@@ -139,10 +141,12 @@ def arange(start: float, end: float | None = None, step: float = 1, dtype: Any =
     return leaf(values, op="arange", **kw)
 
 
+@keywords(*MADE)
 def linspace(start: float, end: float, steps: int, dtype: Any = None, **kw: Any) -> Tensor:
     return leaf(np.linspace(start, end, steps).astype(float_dtype(dtype)), op="linspace", **kw)
 
 
+@keywords(*MADE)
 def logspace(start: float, end: float, steps: int, base: float = 10.0, dtype: Any = None,
              **kw: Any) -> Tensor:
     values = np.logspace(start, end, steps, base=base).astype(float_dtype(dtype))
@@ -150,23 +154,27 @@ def logspace(start: float, end: float, steps: int, base: float = 10.0, dtype: An
 
 
 def _like(op: str, t: Tensor, fill: Any, dtype: Any, kw: dict) -> Tensor:
-    kw.pop("memory_format", None)
+    layouts.check_memory_format(kw.pop("memory_format", None), op, t.array.ndim)
     np_dtype = dtypes.numpy_dtype(dtype) or t.array.dtype
     return leaf(np.full(t.array.shape, fill, np_dtype), op=op, **kw)
 
 
+@keywords(*LIKE)
 def zeros_like(input: Tensor, dtype: Any = None, **kw: Any) -> Tensor:
     return _like("zeros_like", input, 0, dtype, kw)
 
 
+@keywords(*LIKE)
 def ones_like(input: Tensor, dtype: Any = None, **kw: Any) -> Tensor:
     return _like("ones_like", input, 1, dtype, kw)
 
 
+@keywords(*LIKE)
 def empty_like(input: Tensor, dtype: Any = None, **kw: Any) -> Tensor:
     """Zeros (PyTorch leaves the memory uninitialised)."""
     return _like("empty_like", input, 0, dtype, kw)
 
 
+@keywords(*LIKE)
 def full_like(input: Tensor, fill_value: Any, dtype: Any = None, **kw: Any) -> Tensor:
     return _like("full_like", input, fill_value, dtype, kw)

@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from minigrad import ops
-from minigrad.surface import devices, dtypes
+from minigrad.surface import devices, dtypes, layouts
 from minigrad.surface.printing import tensor_repr
 from minigrad.surface.size import Size, shape_of
 
@@ -71,6 +71,10 @@ class TensorInfo:
     def is_cuda(self) -> bool:
         return False
 
+    @property
+    def layout(self) -> layouts.layout:
+        return layouts.strided
+
     def __len__(self) -> int:
         if self.array.ndim == 0:
             raise TypeError("len() of a 0-d tensor")
@@ -90,8 +94,9 @@ class TensorInfo:
     def tolist(self) -> Any:
         return self.array.tolist()
 
-    def numpy(self) -> np.ndarray:
-        if self._requires_grad:
+    def numpy(self, *, force: bool = False) -> np.ndarray:
+        """The numpy array itself (shared memory); `force=True` as `detach().numpy()`."""
+        if self._requires_grad and not force:
             raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use "
                                "tensor.detach().numpy() instead.")
         return self.array
