@@ -19,8 +19,8 @@ from minigrad.ops.diagonals import diag, diag_embed, diagonal, tril, triu
 from minigrad.ops.gathering import index_select
 from minigrad.ops.index import ScatterAdd, Slice, cat, stack
 from minigrad.ops.tangent_rules import linear
-from minigrad.ops.views import clone, permute, reshape, unsqueeze, view
 from minigrad.ops.view_checks import shape_arg
+from minigrad.ops.views import clone, permute, reshape, unsqueeze, view
 from minigrad.surface import dtypes
 
 # the public functions: minigrad.split, ... (re-exported by ops/ and minigrad/)
