@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 
 from minigrad import ops
+from minigrad.autograd.grad_mode import GRAD_ENABLED
 from minigrad.surface import devices, dtypes, layouts
 from minigrad.surface.printing import tensor_repr
 from minigrad.surface.size import Size, shape_of
@@ -105,12 +106,12 @@ class TensorInfo:
         return self.numpy() if dtype is None else self.numpy().astype(dtype)
 
     def __float__(self) -> float:
-        if self._requires_grad:
+        if self._requires_grad and GRAD_ENABLED.get():  # (PyTorch: only where grad mode is on)
             _warn_scalar_once()
         return float(self.item())
 
     def __complex__(self) -> complex:
-        if self._requires_grad:
+        if self._requires_grad and GRAD_ENABLED.get():
             _warn_scalar_once()
         return complex(self.item())
 
