@@ -1,5 +1,5 @@
-"""The one place that checks the arguments of the view ops (view, expand, flatten, narrow)
-against the input's shape, with PyTorch's messages, before anything is made."""
+"""The one place that checks the arguments of the view ops (view, reshape, expand, flatten,
+narrow) against the input's shape, with PyTorch's messages, before anything is made."""
 
 from __future__ import annotations
 
@@ -64,6 +64,10 @@ def narrow_start(size: int, start: int, length: int) -> int:
     return start
 
 
+VIEW_DTYPE = (" (x.view(dtype), which reads the same bytes as another dtype, is not in minigrad: "
+              "x.to(dtype) converts the values; see tutorials/differences.md)")
+
+
 _INTEGERS = (int, np.integer)
 
 
@@ -74,6 +78,10 @@ def shape_arg(size: tuple, named: Any = None, op: str = "", name: str = "") -> t
             raise TypeError(f"{op}() got multiple values for argument '{name}'")
         size = (named,)
     if len(size) == 1 and not isinstance(size[0], _INTEGERS):
+        if isinstance(size[0], str) or not hasattr(size[0], "__iter__"):  # (x.view(torch.int32))
+            kind = type(size[0]).__name__
+            raise TypeError(f"{op}(): argument '{name}' (position 1) must be tuple of ints, not "
+                            f"{kind}" + (VIEW_DTYPE if kind == "dtype" else ""))
         return tuple(size[0])
     return size
 

@@ -114,3 +114,19 @@ def test_legacy_loss_arguments_warn_as_torch(torch_mod):
             got = lib.nn.functional.binary_cross_entropy(x, lib.ones(2), size_average=False)
         said.append((str(caught[0].message), round(got.item(), 5)))
     assert said[0] == said[1]
+
+
+@pytest.mark.parametrize("call", ["x.permute(None)", "x.flip(2.0)", "x.reshape('ab')"])
+def test_a_shape_of_the_wrong_type_is_refused_as_torch_refuses_it(call, torch_mod):
+    said = []
+    for lib in (torch_mod, minigrad):
+        with pytest.raises(TypeError) as caught:
+            eval(call, {"lib": lib, "x": lib.ones(2)})
+        said.append(str(caught.value))
+    assert said[1] == said[0]
+
+
+def test_view_as_another_dtype_says_what_to_use_instead():
+    with pytest.raises(TypeError, match=r"view\(\): argument 'size' \(position 1\) must be tuple "
+                       r"of ints, not dtype \(x.view\(dtype\), which reads the same bytes"):
+        minigrad.ones(2).view(minigrad.int32)
