@@ -26,7 +26,7 @@ from minigrad.ops import *  # noqa: F403 (every op module's __all__)
 from minigrad.ops.weight_norms import _weight_norm  # noqa: F401 (torch._weight_norm)
 from minigrad.serialization import load, save
 from minigrad.surface import accelerator, backends, cuda, random, return_types
-from minigrad.surface.devices import device
+from minigrad.surface.devices import device, get_default_device, set_default_device
 from minigrad.surface.dtypes import (
     bool,
     cdouble,

@@ -138,10 +138,10 @@ def prepare_roots(tensors: Any, grad_tensors: Any) -> tuple[list, list]:
         if grad is None:
             if root.array.size != 1:
                 raise RuntimeError("grad can be implicitly created only for scalar outputs")
-            grad = _tensor.make(np.ones(root.array.shape, root.array.dtype), None, 0)
+            grad = _tensor.make(np.ones_like(root.array), None, 0)  # (a meta root's: meta)
         else:
             if not isinstance(grad, Tensor):
-                grad = Tensor._make(np.asarray(grad, dtype=root.array.dtype), None, 0)
+                grad = Tensor._make(np.asanyarray(grad, dtype=root.array.dtype), None, 0)
             if grad.array.shape != root.array.shape:
                 raise RuntimeError(
                     f"Mismatch in shape: grad_output[{i}] has a shape of "

@@ -17,7 +17,7 @@ from minigrad.ops import losses as L
 from minigrad.ops.bags import Trilinear
 from minigrad.ops.base import constant, is_tensor
 from minigrad.ops.products import linear
-from minigrad.surface import dtypes, factories
+from minigrad.surface import dtypes, factories, meta
 
 __all__ = [
     "one_hot", "bilinear",
@@ -108,6 +108,8 @@ def one_hot(input: Tensor, num_classes: int = -1) -> Tensor:
     if not isinstance(input, Tensor) or input.array.dtype != np.int64:
         raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
     labels = input.array
+    if num_classes == -1 and meta.is_meta(labels):  # (the classes are values: none here)
+        raise RuntimeError(meta.ITEM)
     if num_classes == -1:
         if labels.size == 0:
             raise RuntimeError("Can not infer total number of classes from empty tensor.")
@@ -121,7 +123,7 @@ def one_hot(input: Tensor, num_classes: int = -1) -> Tensor:
 
 # -- losses ----------------------------------------------------------------------------------
 def _array(value: Any) -> np.ndarray | None:
-    return None if value is None else np.asarray(value.array if is_tensor(value) else value)
+    return None if value is None else np.asanyarray(value.array if is_tensor(value) else value)
 
 
 def mse_loss(input: Tensor, target: Any, size_average: bool | None = None,
@@ -142,7 +144,7 @@ def nll_loss(input: Tensor, target: Any, weight: Any = None, size_average: bool 
     """-input[n, target[n]] averaged over the batch: input holds log-probabilities
     (NllLossBackward0; NllLoss2DBackward0 for inputs (N, C, d1, ...))"""
     reduction = _losses.legacy_reduction(size_average, reduce, reduction)
-    labels = target.array if isinstance(target, Tensor) else np.asarray(target)
+    labels = target.array if isinstance(target, Tensor) else np.asanyarray(target)
     return _nll_loss(input, labels, weight, ignore_index, reduction)
 
 
@@ -202,7 +204,7 @@ def cross_entropy(input: Tensor, target: Any, weight: Any = None,
     reduction = _losses.legacy_reduction(size_average, reduce, reduction)
     L.check_reduction(reduction)
     _losses.check_label_smoothing(label_smoothing)
-    labels = target.array if isinstance(target, Tensor) else np.asarray(target)
+    labels = target.array if isinstance(target, Tensor) else np.asanyarray(target)
     probabilities = labels.shape == tuple(input.shape)  # (as PyTorch reads them)
     if probabilities and labels.dtype.kind != "f":
         raise RuntimeError("Expected floating point type for target with class probabilities, "

@@ -14,6 +14,7 @@ from minigrad.ops.bags import EmbeddingBag
 from minigrad.ops.embedding import Embedding
 from minigrad.ops.normalization import NativeBatchNorm, NativeGroupNorm, NativeLayerNorm
 from minigrad.ops.out import write_out
+from minigrad.surface import meta
 from minigrad.surface.size import Size
 
 __all__ = ["batch_norm", "layer_norm", "group_norm", "embedding", "embedding_bag", "normalize"]
@@ -41,6 +42,8 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
     In eval the running statistics are used.
     """
     check_batch_norm(input, running_mean, running_var, weight, bias, training)
+    if meta.in_use:  # (the running statistics are no inputs of the node: checked here)
+        meta.check_inputs((input, running_mean, running_var))
     return NativeBatchNorm.apply(input, weight, bias, running_mean=_array(running_mean),
                                  running_var=_array(running_var), training=training,
                                  momentum=momentum, eps=eps)
@@ -93,7 +96,7 @@ def embedding(input: Any, weight: Tensor, padding_idx: int | None = None,
     """The rows of `weight` at the integer indices `input` (EmbeddingBackward0). The row
     `padding_idx` gets no gradient; with max_norm, the rows looked up are first rescaled in
     place to norm at most max_norm (as PyTorch's embedding_renorm_)."""
-    indices = input.array if isinstance(input, Tensor) else np.asarray(input)
+    indices = input.array if isinstance(input, Tensor) else np.asanyarray(input)
     if indices.dtype.kind not in "iu":
         kind = {"float32": "Float", "float64": "Double", "bool": "Bool"}.get(
             indices.dtype.name, indices.dtype.name)
@@ -121,7 +124,7 @@ def embedding_bag(input: Any, weight: Tensor, offsets: Any = None,
     """Per bag of indices the sum, mean or max of the rows of `weight` they pick (one
     EmbeddingBagBackward0): a 2-D `input` is one bag per row; a 1-D one is cut into bags at
     `offsets`. PyTorch's checks, in its order."""
-    indices = input.array if isinstance(input, Tensor) else np.asarray(input)
+    indices = input.array if isinstance(input, Tensor) else np.asanyarray(input)
     psw = per_sample_weights
     if psw is not None and psw.shape != tuple(indices.shape):
         raise ValueError(f"embedding_bag: If per_sample_weights ({psw.shape}) is not None, "
@@ -142,7 +145,7 @@ def embedding_bag(input: Any, weight: Tensor, offsets: Any = None,
     elif indices.ndim == 1:
         if offsets is None:
             raise ValueError("offsets has to be a 1D Tensor but got None")
-        starts = offsets.array if isinstance(offsets, Tensor) else np.asarray(offsets)
+        starts = offsets.array if isinstance(offsets, Tensor) else np.asanyarray(offsets)
         if starts.ndim != 1:
             raise ValueError("offsets has to be a 1D Tensor")
     else:

@@ -26,8 +26,6 @@ class Embedding(Module):
                  _weight: Tensor | None = None, _freeze: bool = False, device: Any = None,
                  dtype: Any = None) -> None:
         super().__init__()
-        if device is not None:
-            dtypes.check_device(str(device))
         if padding_idx is not None:
             if padding_idx >= num_embeddings:
                 raise AssertionError("Padding_idx must be within num_embeddings")
@@ -38,7 +36,7 @@ class Embedding(Module):
         self.padding_idx, self.max_norm, self.norm_type = padding_idx, max_norm, norm_type
         self.scale_grad_by_freq, self.sparse = scale_grad_by_freq, sparse
         if _weight is None:
-            self.weight = Parameter(empty(num_embeddings, embedding_dim,
+            self.weight = Parameter(empty(num_embeddings, embedding_dim, device=device,
                                           dtype=dtype or dtypes.float32),
                                     requires_grad=not _freeze)
             self.reset_parameters()
@@ -96,8 +94,6 @@ class EmbeddingBag(Module):
                  include_last_offset: bool = False, padding_idx: int | None = None,
                  device: Any = None, dtype: Any = None) -> None:
         super().__init__()
-        if device is not None:
-            dtypes.check_device(str(device))
         self.num_embeddings, self.embedding_dim = num_embeddings, embedding_dim
         self.max_norm, self.norm_type = max_norm, norm_type
         self.scale_grad_by_freq = scale_grad_by_freq
@@ -107,7 +103,7 @@ class EmbeddingBag(Module):
             padding_idx = padding_idx if padding_idx >= 0 else num_embeddings + padding_idx
         self.padding_idx = padding_idx
         if _weight is None:
-            self.weight = Parameter(empty(num_embeddings, embedding_dim,
+            self.weight = Parameter(empty(num_embeddings, embedding_dim, device=device,
                                           dtype=dtype or dtypes.float32))
             self.reset_parameters()
         else:

@@ -13,7 +13,6 @@ import numpy as np
 from minigrad.autograd.function import RESULT, Function
 from minigrad.ops.base import (
     NEG_BOOL,
-    as_operand,
     binary,
     constant,
     is_tensor,
@@ -308,7 +307,7 @@ class RPow(Function, numpy_forward=True):
     @staticmethod
     def forward(ctx, a, base):
         ctx.base = base
-        return np.asarray(base, dtype=unwrap(a).dtype) ** unwrap(a)
+        return np.asanyarray(base, dtype=unwrap(a).dtype) ** unwrap(a)
 
     @staticmethod
     def backward(ctx, grad):
@@ -393,7 +392,3 @@ def pow(input: Any, exponent: Any) -> Any:
 def square(input: Any) -> Any:
     return pow(input, 2)
 
-
-def compare(np_fn: Any, a: Any, b: Any) -> Any:
-    """A comparison (`a < b`, ...): a boolean tensor, never recorded."""
-    return constant(np_fn(unwrap(a), unwrap(as_operand(b))))

@@ -42,7 +42,7 @@ class _Pointwise(Function, numpy_forward=True):
         if not cls.saves_output:
             ctx.save_for_backward(a)
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-            return np.asarray(cls.np_fn(a.array)).astype(a.array.dtype, copy=False)
+            return np.asanyarray(cls.np_fn(a.array)).astype(a.array.dtype, copy=False)
 
     @classmethod
     def backward(cls, ctx, grad):

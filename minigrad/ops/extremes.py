@@ -28,7 +28,7 @@ class _EvenReduction(Function, numpy_forward=True):
     def forward(cls, ctx, a):
         ctx.save_for_backward(a)
         ctx.result = cls.np_fn(a.array)
-        return np.asarray(ctx.result)
+        return np.asanyarray(ctx.result)
 
     @staticmethod
     def backward(ctx, grad):
@@ -245,7 +245,8 @@ def _arg(np_fn: Any, name: str, input: Any, dim: Any, keepdim: bool, axis: Any) 
             raise IndexError(f"{name}(): Expected reduction dim to be specified for "
                              "input.numel() == 0.")
         out = np_fn(x.reshape(-1))
-        return constant(np.full((1,) * x.ndim if keepdim else (), out, np.int64))
+        # (asanyarray, not full: a meta tensor's index stays meta)
+        return constant(np.asanyarray(out, np.int64).reshape((1,) * x.ndim if keepdim else ()))
     if not x.ndim:  # a 0-d tensor accepts dim 0 and -1; its index is 0
         normalize_dim(dim, 0, name)
         return constant(np.zeros((), np.int64))

@@ -126,8 +126,8 @@ class LerpTensor(Function, numpy_forward=True):
 def _xlogy_array(x: Any, y: Any) -> np.ndarray:
     """x * ln(y), 0 where x is 0 (unless y is NaN), as PyTorch."""
     with np.errstate(divide="ignore", invalid="ignore"):
-        out = np.asarray(x * np.log(y))
-    return np.where((np.asarray(x) == 0) & ~np.isnan(y), out.dtype.type(0), out)
+        out = np.asanyarray(x * np.log(y))
+    return np.where((np.asanyarray(x) == 0) & ~np.isnan(y), out.dtype.type(0), out)
 
 
 class Xlogy(Function, numpy_forward=True):
@@ -202,7 +202,7 @@ class XlogyOfNumber(Function, numpy_forward=True):
     @staticmethod
     def forward(ctx, a, c):
         ctx.zero, ctx.c = (a.array == 0) & (c <= 0), c
-        return _xlogy_array(a.array, np.asarray(c, a.array.dtype))
+        return _xlogy_array(a.array, np.asanyarray(c, a.array.dtype))
 
     @staticmethod
     def backward(ctx, grad):

@@ -93,7 +93,7 @@ def sum_array(a: np.ndarray, dims: tuple | None, keepdim: bool) -> np.ndarray:
     """`a` summed over `dims` (all for None), as an array (numpy gives a scalar for a full sum),
     as accurate as PyTorch's (`summation`). A 0-d `a` is its own sum over dim 0 (as PyTorch)."""
     out = add_reduce(a, dims if a.ndim else None, keepdim)
-    return out if type(out) is np.ndarray else np.asarray(out)
+    return out if type(out) is np.ndarray else np.asanyarray(out)
 
 
 class Mean(Function, numpy_forward=True):
@@ -143,7 +143,7 @@ def mean_array(a: np.ndarray, dims: tuple | None, keepdim: bool) -> np.ndarray:
     """`a` averaged over `dims` (all for None) in its own dtype, as an array (see sum_array)."""
     n = a.size if dims is None or not a.ndim else math.prod([a.shape[d] for d in dims])
     with np.errstate(invalid="ignore"):  # (the mean of nothing is nan, as in PyTorch)
-        return np.asarray(add_reduce(a, dims if a.ndim else None, keepdim) / n, a.dtype)
+        return np.asanyarray(add_reduce(a, dims if a.ndim else None, keepdim) / n, a.dtype)
 
 
 def reduce_dims(a: Any, dim: Any) -> tuple[int, ...]:

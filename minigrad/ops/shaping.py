@@ -21,7 +21,7 @@ from minigrad.ops.index import ScatterAdd, Slice, cat, stack
 from minigrad.ops.tangent_rules import linear
 from minigrad.ops.view_checks import shape_arg
 from minigrad.ops.views import clone, permute, reshape, unsqueeze, view
-from minigrad.surface import dtypes
+from minigrad.surface import dtypes, meta
 
 # the public functions: minigrad.split, ... (re-exported by ops/ and minigrad/)
 __all__ = ["chunk", "diag", "diag_embed", "diagonal", "flip", "fliplr", "flipud",
@@ -148,6 +148,7 @@ def tensor_split(input: Any, indices_or_sections: Any = None, dim: int = 0, *,
     if len(given) != 1:
         raise TypeError("tensor_split() takes one of sections, indices or "
                         "tensor_indices_or_sections")
+    meta.refuse_values("tensor_split() at a tensor's indices", given[0])
     cuts = given[0].array if hasattr(given[0], "array") else given[0]
     if np.ndim(cuts) > 1:
         raise RuntimeError(f"tensor_split expected tensor_indices_or_sections to be a "
@@ -325,7 +326,7 @@ def repeat_interleave(input: Any, repeats: Any, dim: int | None = None, *,
         shape = input.array.shape
         wide = unsqueeze(input, dim + 1).expand(shape[:dim + 1] + (repeats,) + shape[dim + 1:])
         return view(clone(wide), shape[:dim] + (shape[dim] * repeats,) + shape[dim + 1:])
-    counts = repeats.array if hasattr(repeats, "array") else np.asarray(repeats)
+    counts = repeats.array if hasattr(repeats, "array") else np.asanyarray(repeats)
     if counts.dtype.kind not in "iu":
         raise NotImplementedError(f'"repeat_interleave_cpu" not implemented for '
                                   f"'{dtypes.TORCH_NAMES[counts.dtype]}'")

@@ -16,7 +16,7 @@ import numpy as np
 
 from minigrad.autograd.tensor import Tensor
 from minigrad.ops.out import write_out
-from minigrad.surface import devices, dtypes, layouts, random
+from minigrad.surface import devices, dtypes, layouts, meta, random
 from minigrad.surface.layouts import LIKE, MADE, keywords
 from minigrad.surface.random import manual_seed, seed  # noqa: F401 (PyTorch's names)
 from minigrad.surface.size import sizes
@@ -37,8 +37,10 @@ def leaf(values: np.ndarray, requires_grad: bool = False, name: str | None = Non
          device: Any = None, out: Any = None, op: str = "", layout: Any = None,
          pin_memory: bool = False) -> Tensor:
     """A new leaf on `values`, after checking the arguments every factory shares (`layout=`
-    is accepted and means nothing: minigrad's tensors are all strided, PyTorch's default)."""
-    layouts.check_options(op, device, layout, pin_memory)
+    is accepted and means nothing: minigrad's tensors are all strided, PyTorch's default);
+    on the meta device, a meta tensor of their shape and dtype (surface/meta.py)."""
+    if layouts.check_options(op, devices.default_if_none(device), layout, pin_memory):
+        values = meta.like(values)
     t = Tensor._make(values, None, 0)
     t.name = name
     if requires_grad:
@@ -59,6 +61,10 @@ def tensor(data: Any, *, dtype: Any = None, device: Any = None, requires_grad: b
     float32, ints int64, as PyTorch does); `name=` labels it in minigrad's printouts."""
     if isinstance(data, Tensor):
         warnings.warn(COPY_CONSTRUCT_WARNING, UserWarning, stacklevel=2)
+        if meta.is_meta(data.array):  # (a copy on the meta device: its values are not there)
+            if device is not None and not devices.wants_meta(device):
+                raise NotImplementedError(meta.NO_DATA)
+            device = devices.META
         data = data.array
     return leaf(dtypes.as_array(data, dtype), requires_grad, name, device,
                 pin_memory=pin_memory)
@@ -68,10 +74,10 @@ def as_tensor(data: Any, dtype: Any = None, device: Any = None) -> Tensor:
     """`data` as a tensor, sharing its memory when it can (a tensor, or a numpy array of the
     dtype asked for); a copy otherwise."""
     np_dtype = dtypes.numpy_dtype(dtype)
-    if device is not None:
-        devices.check_device(device)
-    if isinstance(data, Tensor):
-        return data if np_dtype is None or np_dtype == data.array.dtype else data.to(np_dtype)
+    if isinstance(data, Tensor):  # (itself, unless another dtype or device is asked for)
+        return data.to(device=device, dtype=np_dtype)
+    if devices.wants_meta(device):
+        return leaf(dtypes.as_array(data, np_dtype), device=device)
     if isinstance(data, np.ndarray) and (np_dtype is None or np_dtype == data.dtype):
         return Tensor._make(data, None, 0)
     return leaf(dtypes.as_array(data, np_dtype))
@@ -156,6 +162,8 @@ def logspace(start: float, end: float, steps: int, base: float = 10.0, dtype: An
 def _like(op: str, t: Tensor, fill: Any, dtype: Any, kw: dict) -> Tensor:
     layouts.check_memory_format(kw.pop("memory_format", None), op, t.array.ndim)
     np_dtype = dtypes.numpy_dtype(dtype) or t.array.dtype
+    if kw.get("device") is None:  # (on the input's device, whatever the default)
+        kw["device"] = t.device
     return leaf(np.full(t.array.shape, fill, np_dtype), op=op, **kw)
 
 

@@ -76,13 +76,13 @@ def check_layout(value: Any, op: str) -> None:
                         f"{type(value).__name__}")
 
 
-def check_options(op: str, device: Any, layout: Any, pin_memory: bool) -> None:
-    """The options every factory takes: a CPU device, a layout, no pinned memory."""
+def check_options(op: str, device: Any, layout: Any, pin_memory: bool) -> bool:
+    """The options every factory takes: the CPU or the meta device (True), a layout, no
+    pinned memory."""
     check_layout(layout, op)
     if pin_memory:
         raise RuntimeError(devices.NO_PINNED)
-    if device is not None:
-        devices.check_device(device)
+    return devices.wants_meta(device)
 
 
 def keywords(*names: str) -> Callable[[Callable], Callable]:

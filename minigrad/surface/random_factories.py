@@ -89,7 +89,7 @@ def normal(mean: Any = 0.0, std: Any = 1.0, size: Any = None, *,
                         "size)\n")
     m = mean.array if isinstance(mean, Tensor) else mean
     s = std.array if isinstance(std, Tensor) else std
-    if np.any(np.asarray(s) < 0):
+    if np.any(np.asanyarray(s) < 0):
         raise RuntimeError(f"normal expects std >= 0.0, but found std {np.min(s):g}")
     if tensors:
         np_dtype = np.result_type(*[t.array.dtype for t in tensors])

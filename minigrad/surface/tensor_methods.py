@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from minigrad import ops
-from minigrad.surface import devices, dtypes
+from minigrad.surface import devices, dtypes, meta
 from minigrad.surface.layouts import check_memory_format, check_options, keywords
 from minigrad.surface.size import sizes
 
@@ -67,12 +67,19 @@ class TensorMethods:
         """`to(dtype)`, `to("cpu")`, `to(device, dtype)`, `to(other)`, `non_blocking=`, `copy=`
         as in PyTorch: itself when nothing changes (unless copy=True). Any device but the CPU
         fails as on a CPU-only PyTorch (minigrad computes on the CPU with numpy)."""
-        dtype, copy = dtypes.to_arguments(args, kwargs)
+        dtype, copy, to_meta = dtypes.to_arguments(args, kwargs)
+        on_meta = type(self.array) is meta.MetaArray
+        if to_meta is False and on_meta:  # (the CPU, from the meta device)
+            raise NotImplementedError(meta.NO_DATA)
+        if to_meta and not on_meta:
+            return ops.cast(self, dtype or self.array.dtype, to_meta=True)
         if (dtype is None or dtype == self.array.dtype) and not copy:
             return self
         return ops.cast(self, dtype or self.array.dtype)  # (a copy: ToCopyBackward0, as torch)
 
     def cpu(self, memory_format: Any = None) -> Any:
+        if type(self.array) is meta.MetaArray:
+            raise NotImplementedError(meta.NO_DATA)
         return self
 
     def cuda(self, device: Any = None, non_blocking: bool = False, memory_format: Any = None
@@ -101,6 +108,9 @@ class TensorMethods:
         """A new leaf holding a copy of `data`, of this tensor's dtype unless told."""
         if hasattr(data, "array") and isinstance(data.array, np.ndarray):
             warnings.warn(NEW_TENSOR_WARNING, UserWarning, stacklevel=2)
+            to_meta = self.is_meta if device is None else devices.wants_meta(device)
+            if type(data.array) is meta.MetaArray and not to_meta:
+                raise NotImplementedError(meta.NO_DATA)
             data = data.array
         np_dtype = dtypes.numpy_dtype(dtype) or self.array.dtype
         return self._new_leaf(np.array(data, dtype=np_dtype), device, requires_grad)
@@ -133,8 +143,9 @@ class TensorMethods:
         return self._new_leaf(np.full(shape, value, np_dtype), device, requires_grad)
 
     def _new_leaf(self, array: np.ndarray, device: Any, requires_grad: builtins.bool) -> Any:
-        if device is not None:
-            devices.check_device(device)
+        """A new leaf on `device` (this tensor's by default: the CPU or meta)."""
+        if devices.wants_meta(device) or device is None and self.is_meta:
+            array = meta.like(array)
         t = self._make(array, None, 0)
         return t.requires_grad_(True) if requires_grad else t
 

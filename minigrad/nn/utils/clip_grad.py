@@ -37,7 +37,7 @@ def clip_grad_norm_(parameters: Tensor | Iterable[Tensor], max_norm: float,
         total = max(float(np.max(np.abs(g.array))) if g.array.size else 0.0 for g in grads)
     else:
         norms = [np.linalg.norm(g.array.ravel(), norm_type) for g in grads]
-        total = float(np.linalg.norm(np.asarray(norms, dtype=np.float64), norm_type))
+        total = float(np.linalg.norm(np.asanyarray(norms, dtype=np.float64), norm_type))
     if error_if_nonfinite and not math.isfinite(total):
         raise RuntimeError(
             f"The total norm of order {norm_type} for gradients from `parameters` is "
@@ -47,7 +47,7 @@ def clip_grad_norm_(parameters: Tensor | Iterable[Tensor], max_norm: float,
     with no_grad():
         for g in grads:
             g.mul_(coef)
-    return Tensor(np.asarray(total, dtype=np.result_type(*[g.array for g in grads])))
+    return Tensor(np.asanyarray(total, dtype=np.result_type(*[g.array for g in grads])))
 
 
 def clip_grad_value_(parameters: Tensor | Iterable[Tensor], clip_value: float,
