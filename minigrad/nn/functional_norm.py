@@ -11,6 +11,7 @@ import numpy as np
 from minigrad.autograd.grad_mode import no_grad
 from minigrad.autograd.tensor import Tensor
 from minigrad.ops.bags import EmbeddingBag
+from minigrad.ops.base import pytorch_keeps_on
 from minigrad.ops.embedding import Embedding
 from minigrad.ops.normalization import NativeBatchNorm, NativeGroupNorm, NativeLayerNorm
 from minigrad.ops.out import write_out
@@ -173,8 +174,11 @@ def embedding_bag(input: Any, weight: Tensor, offsets: Any = None,
     starts = starts.astype(np.int64)[:-1] if include_last_offset else starts.astype(np.int64)
     if padding_idx is not None and padding_idx < 0:
         padding_idx += weight.shape[0]
-    return EmbeddingBag.apply(weight, psw, indices=indices.astype(np.int64), offsets=starts,
-                              mode=mode, padding_idx=padding_idx)
+    out = EmbeddingBag.apply(weight, psw, indices=indices.astype(np.int64), offsets=starts,
+                             mode=mode, padding_idx=padding_idx)
+    offsets = np.asanyarray(offsets.array if isinstance(offsets, Tensor) else offsets) \
+        if offsets is not None else starts  # (PyTorch's node keeps them as given, or made)
+    return pytorch_keeps_on(out, offsets=offsets)
 
 
 def _renorm(weight: Tensor, indices: np.ndarray, max_norm: float, norm_type: float) -> None:
