@@ -25,13 +25,10 @@ from minigrad.autograd import forward_ad
 from minigrad.testing import GradcheckError, gradcheck
 from minigrad.testing import strategies as mst
 from minigrad.testing.op_spec import OpSpec
+from minigrad.testing.op_table import NO_FORWARD_AD as PYTORCH_REFUSES
 from minigrad.testing.op_table import OPS
 
-# The table's ops that PyTorch 2.13 runs in forward mode; the others (their kernels have no
-# forward AD: _pack_padded_sequence, _weight_norm_interface, _embedding_bag) refuse on both.
-PYTORCH_REFUSES = ("pack_padded_sequence", "pack_unsorted", "pad_packed_sequence", "rnn_packed",
-                   "lstm_packed_2_layers", "gru_packed_bidirectional", "weight_norm",
-                   "embedding_bag_mean", "embedding_bag_max_padding", "embedding_bag_weighted")
+# The table's ops that PyTorch 2.13 runs in forward mode; the others refuse on both.
 REFUSED = [s for s in OPS if s.name in PYTORCH_REFUSES]
 OPS = [s for s in OPS if s.name not in PYTORCH_REFUSES]
 IDS = [s.name for s in OPS]
