@@ -196,6 +196,18 @@ def _norm_backward(c: Call) -> str:
             f"({g} / {out} ** {float_text(p - 1)}))")
 
 
+def _norm_tangent(c: Call) -> str:
+    """norms.py's Norm.jvp: the tangent times the norm's slope (its backward of ones), summed
+    over the dims."""
+    ones = Call(c.args, c.out, [f"np.ones_like({c.out})"], c.attrs, c.shape, c.dtype,
+                c.in_shapes, c.in_dtypes, c.names, c.transposed)
+    *lines, slope = _norm_backward(ones).split("\n")
+    dims = c.setting("dims")
+    summed = total(f"({c.tangent(0)} * {c.out}_slope)", c.in_shapes[0], c.tangent_dtypes[0],
+                   dims or None, bool(c.setting("keepdim")) and bool(dims))
+    return "\n".join([*lines, f"{c.out}_slope = {slope}", summed])
+
+
 def _sigmoid_forward(c: Call) -> str:
     return sigmoid_lines(c.args[0], f"{c.out}_e", c.text("{dtype0}"))
 
@@ -303,5 +315,5 @@ MATH: dict[str, Rule] = {
     "AminBackward0": Rule(_extreme_forward("min"),
                           lambda c: f"{restored(c, c.g)} * {c.out}_share",
                           jvp=_shared_tangent),
-    "LinalgVectorNormBackward0": Rule(_norm_forward, _norm_backward),
+    "LinalgVectorNormBackward0": Rule(_norm_forward, _norm_backward, jvp=_norm_tangent),
 }

@@ -264,13 +264,13 @@ def _forward_mode_head(graph: bool, backward: bool) -> list[str]:
     what = "forward, backward and forward mode" if backward else \
         "forward and forward mode" if graph else "forward mode"
     ends = "gradients and tangents" if backward else "tangents"
+    where = "in forward mode " if graph else ""
     return [f"# This trace's {what} as one numpy program (Trace.to_python()).",
-            "# Each line is the numpy minigrad ran, in its order. In forward mode each value x "
-            "has its",
-            f"# tangent x{TANGENT} beside it (the narration's x'), from the op's JVP rule. Run "
-            f"it, and the {ends}",
-            "# at the end equal the trace's bit for bit. Edit a line, run it again, and see "
-            "what changes."]
+            f"# Each line is the numpy minigrad ran, in its order: {where}each value x has "
+            f"its tangent x{TANGENT}",
+            "# beside it (the narration's x'), from the op's JVP rule. Run it, and the "
+            f"{ends} at the end",
+            "# equal the trace's bit for bit. Edit a line, run it again, and see what changes."]
 
 
 def _dtypes(trace: Any) -> dict[str, Any]:

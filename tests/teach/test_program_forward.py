@@ -44,7 +44,8 @@ COMMON = {"add", "mul", "sub", "div", "add_scalar", "radd", "sub_scalar", "rsub"
           "clone", "softmax", "log_softmax", "linear", "linear_nobias", "linear_nd", "gelu",
           "gelu_tanh", "leaky_relu", "elu", "silu", "softplus", "hardtanh", "mish", "erf",
           "log1p", "expm1", "atan", "sinh", "cosh", "mse_loss", "max", "min", "max_dim",
-          "min_dim", "amax", "amin", "softmin"}
+          "min_dim", "amax", "amin", "softmin", "norm", "norm_dim", "norm_p1", "norm_p3_dim",
+          "norm_inf", "norm_fro_dims"}
 
 
 def written(step) -> bool:
@@ -115,7 +116,7 @@ def test_the_lesson_example_reads_as_forward_mode_runs_it() -> None:
                      "t2 = np.sin(dual_x)", "t2_t = dual_x_t * np.cos(dual_x)",
                      "y = t1 * t2", "y_t = t1_t * t2 + t1 * t2_t", "tangents = {'y': y_t}"]:
         assert expected in lines, (expected, text)
-    assert "# tangent x_t beside it (the narration's x')" in text
+    assert "each value x has its tangent x_t\n# beside it (the narration's x')" in text
     assert "t1' = dual_x' * dual_x + dual_x * dual_x'" in text
     assert "forward: 0 operations" not in text and "grads =" not in text
     assert run_program(text)["tangents"]["y"].tolist() == pytest.approx([1.9726024, 0, 0])
