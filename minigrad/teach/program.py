@@ -53,6 +53,7 @@ class _Program(Backward, ForwardMode):
         self.filled: set[tuple[str, int]] = set()  # the gradient buffers of this pass
         self.values = {n.label: self.var[n.id] for n in trace.nodes}  # label -> variable
         self.outputs: dict[str, str] = {}  # the forward-mode passes' results: label -> tangent
+        self.held: dict[str, Any] = {}  # forward mode: label -> the value its variable holds
 
     # -- names -----------------------------------------------------------------------------
     def name(self, label: str) -> str:

@@ -55,10 +55,12 @@ class ForwardMode:
                 self.outputs[step.label] = self.pass_tangents[step.label]
 
     def take(self, label: str, value: Any, tangent: Any, what: str, tangent_what: str) -> None:
-        """A tensor the pass read from outside it: its value, and its tangent if it has one."""
+        """A tensor the pass read from outside it: its value (unless its variable holds it
+        already, from an earlier pass), and its tangent if it has one."""
         var = self.value_var(label)
-        self.emit(f"{var} = {self.written(value, len(var) + 3)}", what)
-        self.arrays[label] = value
+        if not _same(self.held.get(label), value):
+            self.emit(f"{var} = {self.written(value, len(var) + 3)}", what)
+        self.arrays[label] = self.held[label] = value
         self.moving[label] = tangent is not None
         if tangent is not None:
             t = self.tangent_var(label)
@@ -86,7 +88,7 @@ class ForwardMode:
             self.copy(step, f"{step.name} ({step.label} = {step.source})")
             self.emit(f"{var} = {self.written(step.value, len(var) + 3)}",
                       f"{COPIED}: {step.name}")
-        self.arrays[step.label] = step.value
+        self.arrays[step.label] = self.held[step.label] = step.value
         self.moving[step.label] = step.tangent is not None
         if step.tangent is None:
             self.emit(f"{t} = None", "its output has no tangent (not a float tensor)")
@@ -191,3 +193,9 @@ class ForwardMode:
         self.lines.append(f"tangents = {{{pairs}}}")
         for label, var in self.outputs.items():
             self.lines.append(f"print({label + chr(39) + ' ='!r}, {var})")
+
+
+def _same(a: Any, b: Any) -> bool:
+    """Are two arrays the same bits, shape, dtype and layout?"""
+    return isinstance(a, np.ndarray) and isinstance(b, np.ndarray) and a.dtype == b.dtype and \
+        a.shape == b.shape and a.strides == b.strides and a.tobytes() == b.tobytes()
