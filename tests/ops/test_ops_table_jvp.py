@@ -30,6 +30,11 @@ from minigrad.testing.op_table import OPS
 
 # The table's ops that PyTorch 2.13 runs in forward mode; the others refuse on both.
 REFUSED = [s for s in OPS if s.name in PYTORCH_REFUSES]
+# Ops PyTorch 2.13's forward AD fails on with an internal error, where minigrad's tangent is
+# checked by finite differences and against backward (the differences page says so):
+# norm_except_dim over dim=-1 returns a 0-d norm with the input's shape of tangent.
+PYTORCH_FAILS = {"norm_except_dim_all": "Trying to set a forward gradient that has a different "
+                                        "size than that of the original Tensor"}
 OPS = [s for s in OPS if s.name not in PYTORCH_REFUSES]
 IDS = [s.name for s in OPS]
 CHECK = settings(max_examples=10, deadline=None,
@@ -130,6 +135,10 @@ def test_jvp_matches_pytorch(spec: OpSpec, torch_mod) -> None:
     @settings(CHECK, max_examples=5)
     @given(case=mst.op_cases(spec), seed=st.integers(0, 2**32 - 1))
     def check(case: mst.OpCase, seed: int) -> None:
+        if spec.name in PYTORCH_FAILS:
+            with pytest.raises(RuntimeError, match=PYTORCH_FAILS[spec.name]):
+                check_pytorch(case, torch_mod, np.random.default_rng(seed))
+            return
         check_pytorch(case, torch_mod, np.random.default_rng(seed))
 
     check()
