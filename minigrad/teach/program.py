@@ -7,6 +7,8 @@ broadcasting undone where the engine undoes it (`g_b = g_b.sum(axis=0)`), gradie
 where paths meet (`g_t1 = g_t1 + ...`) and each leaf's `.grad` (`x_grad`). Run, it gives
 every `.grad` of the trace bit for bit: the numpy of each op is minigrad's own
 (`numpy_rules`), the engine's part as `engine.py` and `broadcast.py` do it (`program_backward`).
+Forward-mode passes follow, each value with its tangent beside it (`program_forward`), and
+the `tangents` they give, bit for bit too.
 
 What it cannot compute it says: an op without a rule (a user's Function, a layer minigrad
 has no numpy text for), or a hook that changed a gradient (Python code of the user's), gets
