@@ -13,7 +13,6 @@ import numpy as np
 from minigrad.autograd.function import RESULT, Function
 from minigrad.ops.base import (
     NEG_BOOL,
-    as_operand,
     binary,
     constant,
     is_tensor,
@@ -165,6 +164,13 @@ class Mul(Function, numpy_forward=True):
         a, b = ctx.unpack_saved()
         need_a, need_b = ctx.needs_input_grad
         return grad * b if need_a else None, grad * a if need_b else None
+
+    @staticmethod
+    def backward_arrays(ctx, grad):  # speed: no Tensor per mul node (chain: -N% instructions)
+        a, b = ctx.unpack_saved()
+        need_a, need_b = ctx.needs_input_grad
+        return (np.multiply(*operands(grad, b)) if need_a else None,
+                np.multiply(*operands(grad, a)) if need_b else None)
 
     @staticmethod
     def jvp(ctx, ta, tb):
@@ -392,7 +398,3 @@ def pow(input: Any, exponent: Any) -> Any:
 def square(input: Any) -> Any:
     return pow(input, 2)
 
-
-def compare(np_fn: Any, a: Any, b: Any) -> Any:
-    """A comparison (`a < b`, ...): a boolean tensor, never recorded."""
-    return constant(np_fn(unwrap(a), unwrap(as_operand(b))))

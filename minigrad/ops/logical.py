@@ -196,3 +196,8 @@ eq, ne = _comparison(np.equal, "eq"), _comparison(np.not_equal, "ne")
 lt, le = _comparison(np.less, "lt"), _comparison(np.less_equal, "le")
 gt, ge = _comparison(np.greater, "gt"), _comparison(np.greater_equal, "ge")
 not_equal, less, less_equal, greater, greater_equal = ne, lt, le, gt, ge
+
+
+def compare(np_fn: Any, a: Any, b: Any) -> Any:
+    """A comparison (`a < b`, ...): a boolean tensor, never recorded."""
+    return constant(np_fn(unwrap(a), unwrap(as_operand(b))))
