@@ -29,7 +29,7 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 WORK = {"chain": (200, 20, "node"), "chain-forward": (200, 20, "node"),
-        "chain-nograd": (200, 20, "node"), "mlp": (1, 5, "step"), "cnn": (1, 2, "step"),
+        "chain-nograd": (200, 20, "node"), "deep": (20_000, 1, "node"), "mlp": (1, 5, "step"), "cnn": (1, 2, "step"),
         "mlp-numpy": (1, 5, "step"), "cnn-numpy": (1, 2, "step")}
 CHAIN_N = 200
 
@@ -41,8 +41,8 @@ def work(name: str):
     from compare.bench_cnn import cnn_case, cnn_data
     from compare.bench_mlp import mlp_case, mlp_data
 
-    if name == "chain":
-        return peers.chain_case("minigrad", CHAIN_N).prepare()
+    if name in ("chain", "deep"):
+        return peers.chain_case("minigrad", WORK[name][0]).prepare()
     if name.startswith("chain-"):  # the forward alone: recorded, or under no_grad
         import minigrad
 
