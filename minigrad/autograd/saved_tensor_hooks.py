@@ -20,8 +20,9 @@ SAVED_TENSOR_HOOKS: list = []
 
 
 def pack(value: Any) -> tuple | None:
-    """`value` through the innermost saved-tensor hooks' pack: (unpack, packed); None for what
-    is not a tensor. PyTorch's error if the hook changed the tensor in place."""
+    """`value` through the innermost saved-tensor hooks' pack: (unpack, packed, its place in
+    the graph, its forward-mode tangents); None for what is not a tensor. PyTorch's error if
+    the hook changed the tensor in place."""
     if not isinstance(value, _tensor.Tensor):
         return None
     pack_hook, unpack_hook = SAVED_TENSOR_HOOKS[-1]
@@ -37,7 +38,7 @@ def pack(value: Any) -> tuple | None:
             "to pack hook cannot be modified by in-place operations as this can lead to "
             "unexpected side-effects. Please open an issue if you need to perform in-place "
             "operations on the input to a pack hook.")
-    return unpack_hook, packed, _place(value)
+    return unpack_hook, packed, _place(value), value._tangents
 
 
 def _place(value: Any) -> tuple | None:
@@ -53,19 +54,23 @@ def _place(value: Any) -> tuple | None:
 def unpack(packed: tuple) -> Any:
     """What the unpack hook gives back for `packed` (a tensor, or PyTorch's error), in the
     saved tensor's place in the graph."""
-    unpack_hook, value, place = packed
+    unpack_hook, value, place, tangents = packed
     out = unpack_hook(value)
     if not isinstance(out, _tensor.Tensor):
         raise TypeError("Output of saved tensor unpack_hook expected to be a Tensor but got "
                         f"result of type {type(out).__name__}")
     if place is None:
-        return out
-    node_ref, output_nr, accumulator = place
-    node = node_ref() if node_ref is not None else None
-    if (node is not None and out.grad_fn is node and out._output_nr == output_nr) or (
-            accumulator is not None and out._grad_acc is accumulator):
-        return out  # (the hook gave the saved tensor itself back)
+        node, output_nr, accumulator = None, 0, None
+        if not tangents or out._tangents is tangents:
+            return out
+    else:
+        node_ref, output_nr, accumulator = place
+        node = node_ref() if node_ref is not None else None
+        if (node is not None and out.grad_fn is node and out._output_nr == output_nr) or (
+                accumulator is not None and out._grad_acc is accumulator):
+            return out  # (the hook gave the saved tensor itself back)
     placed = _tensor.make(out.array, node, output_nr, out._shared_version())
     if accumulator is not None:
         placed._requires_grad, placed._grad_acc = True, accumulator
+    placed._tangents = tangents  # (kept beside the hook's data, as PyTorch's SavedVariable)
     return placed

@@ -38,6 +38,9 @@ def both(page: str, en: str, zh: str) -> tuple[tuple[str, str], tuple[str, str]]
 TESTS = "says how the tests keep the lessons true of PyTorch, not what PyTorch does"
 
 CLAIMS: list[Claim] = [
+    Claim(both(DIFF, "`torch.norm_except_dim(v, 2, -1)` (the norm of the whole tensor) gets",
+               "`torch.norm_except_dim(v, 2, -1)`（整个张量的范数）在 minigrad 里能算出切向量"),
+          check=check.norm_except_dim_of_everything_fails_in_forward_mode),
     # -- the pages written this session: each sentence checked by the command named
     Claim((
         ('README.md', 'What each node saves, in bytes, step by step (`Trace.memory`'),
