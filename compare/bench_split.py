@@ -134,7 +134,8 @@ def item_split(cfg: Config) -> Item:
     item = Item("split", "where minigrad's time goes: forward (under no_grad), record, backward "
                 "call, send/fit, accumulate, engine loop, update", "", ratios=False)
     item.notes.append("each part's median; the backward's parts timed from the inside in runs "
-                      "of their own, the engine loop the rest of the plain backward")
+                      "of their own, the engine loop the rest of the plain backward; record "
+                      "and engine loop are differences of medians (near 0: within the noise)")
     try:
         mg = peers.load("minigrad")
     except Unavailable as exc:

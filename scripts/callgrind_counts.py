@@ -1,6 +1,6 @@
 """Machine instructions per chain node, per MLP step and per LeNet step, under callgrind.
 
-    python scripts/callgrind_counts.py [chain] [mlp] [cnn] [--runs K]
+    python scripts/callgrind_counts.py [WORK ...] [--runs K]   (WORK: a name of WORK below)
 
 Wall-clock timings on a shared machine move by 10% from one minute to the next; instruction
 counts do not, so A/B decisions about a speed path are made on these. Each work item runs
@@ -23,18 +23,21 @@ import re
 import subprocess
 import sys
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
+# name: (nodes per run, runs counted, unit)
 WORK = {"chain": (200, 20, "node"), "chain-forward": (200, 20, "node"),
-        "chain-nograd": (200, 20, "node"), "deep": (20_000, 1, "node"), "mlp": (1, 5, "step"), "cnn": (1, 2, "step"),
+        "chain-nograd": (200, 20, "node"), "deep": (20_000, 1, "node"),
+        "mlp": (1, 5, "step"), "cnn": (1, 2, "step"),
         "mlp-numpy": (1, 5, "step"), "cnn-numpy": (1, 2, "step")}
 CHAIN_N = 200
 
 
-def work(name: str):
+def work(name: str) -> Callable[[], object]:
     """The callable one run of `name` is (its setup done)."""
     sys.path.insert(0, str(ROOT))
     from compare import bench_peers as peers
