@@ -9,7 +9,9 @@ twice under `valgrind --tool=callgrind`: once with 1 run of the work and once wi
 run, without Python's start-up and imports. The work is what `python -m compare bench` runs,
 made small: a chain of 200 small ops (per node), 5 MLP steps, 2 LeNet steps (per step).
 `chain-forward` is the chain's forward alone, `chain-nograd` the same under no_grad: the
-record's cost is their difference, the backward's the chain's less chain-forward.
+record's cost is their difference, the backward's the chain's less chain-forward. `deep` is
+one chain of 20,000 (what a long graph adds per node). `mlp-numpy` and `cnn-numpy` are the
+bench's numpy by hand, the 1.00x of its ratios. PYTHONHASHSEED=0 and one BLAS thread.
 
 `--inner WORK N` is what valgrind runs (the work, N times); `--profile WORK` prints cProfile's
 top functions for it instead.
