@@ -208,3 +208,4 @@ eq, ne = _comparison(np.equal, "eq"), _comparison(np.not_equal, "ne")
 lt, le = _comparison(np.less, "lt"), _comparison(np.less_equal, "le")
 gt, ge = _comparison(np.greater, "gt"), _comparison(np.greater_equal, "ge")
 not_equal, less, less_equal, greater, greater_equal = ne, lt, le, gt, ge
+
