@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 
 from minigrad import ops
+from minigrad.autograd.grad_mode import is_grad_enabled
 from minigrad.autograd.tensor import Tensor
 from minigrad.ops import losses as L
 from minigrad.ops.base import constant, is_tensor
@@ -103,7 +104,7 @@ def _array(value: Any) -> np.ndarray | None:
 def mse_loss(input: Tensor, target: Any, *, reduction: str = "mean") -> Tensor:
     """mean (or sum) of (input - target)^2 (MseLossBackward0)"""
     L.check_reduction(reduction)
-    input, target = _losses.broadcast_pair(input, target)
+    input, target = _losses.promoted_pair(*_losses.broadcast_pair(input, target), "mse_cpu")
     return L.MseLoss.apply(input, target, reduction=reduction)
 
 
@@ -197,13 +198,19 @@ def binary_cross_entropy(input: Tensor, target: Any, weight: Any = None, *,
     """-(t*log(p) + (1-t)*log(1-p)) for probabilities p (BinaryCrossEntropyBackward0)"""
     L.check_reduction(reduction)
     target = _losses.as_target(target, input)
-    if target.dtype != input.dtype:
-        raise RuntimeError(f"Found dtype {dtypes.TORCH_NAMES[target.array.dtype]} but expected "
-                           f"{dtypes.TORCH_NAMES[input.array.dtype]}")
     if target.shape != input.shape:
         raise ValueError(f"Using a target size ({target.shape}) that is different to the input "
                          f"size ({input.shape}) is deprecated. Please ensure they have the same "
                          "size.")
+    if target.dtype != input.dtype:
+        raise RuntimeError(f"Found dtype {dtypes.TORCH_NAMES[target.array.dtype]} but expected "
+                           f"{dtypes.TORCH_NAMES[input.array.dtype]}")
+    if input.array.dtype.kind != "f":
+        raise dtypes.kernel_error("binary_cross_entropy", input.array.dtype)
+    if isinstance(weight, Tensor) and weight.requires_grad and is_grad_enabled():
+        raise RuntimeError("The function 'binary_cross_entropy' is not differentiable with "
+                           "respect to argument 'weight'. This input cannot have requires_grad "
+                           "True.")
     return L.BinaryCrossEntropy.apply(input, target, weight=_array(weight), reduction=reduction)
 
 
@@ -214,14 +221,16 @@ def binary_cross_entropy_with_logits(input: Tensor, target: Any, weight: Any = N
     (BinaryCrossEntropyWithLogitsBackward0)"""
     L.check_reduction(reduction)
     target = _losses.as_target(target, input)
-    if target.array.dtype.kind not in "fc":
-        raise RuntimeError(f"result type {dtypes.TORCH_NAMES[input.array.dtype]} can't be cast "
-                           f"to the desired output type {dtypes.TORCH_NAMES[target.array.dtype]}")
     if target.shape != input.shape:
         raise ValueError(f"Target size ({target.shape}) must be the same as input size "
                          f"({input.shape})")
-    return L.BinaryCrossEntropyWithLogits.apply(
-        input, target, weight=_array(weight), pos_weight=_array(pos_weight), reduction=reduction)
+    if input.array.dtype.kind != "f":
+        raise dtypes.kernel_error("log_sigmoid_cpu", input.array.dtype)
+    original, (input, target) = target, _losses.promoted_pair(input, target, "log_sigmoid_cpu",
+                                                             out="target")
+    return _losses.in_dtype(L.BinaryCrossEntropyWithLogits.apply(
+        input, target, weight=_array(weight), pos_weight=_array(pos_weight), reduction=reduction),
+        original)
 
 
 # -- convolution, pooling, normalisation, embedding: their own files, re-exported here --------

@@ -21,7 +21,7 @@ from minigrad.autograd.function import Function
 from minigrad.autograd.grad_mode import no_grad, state
 from minigrad.ops import view_rebase
 from minigrad.ops.arithmetic import add, div, mul, sub
-from minigrad.ops.base import as_operand, constant, unwrap
+from minigrad.ops.base import as_operand, constant, promote, unwrap
 from minigrad.ops.reduce import sum_to_size
 from minigrad.ops.selection import clamp
 from minigrad.ops.views import expand
@@ -136,7 +136,14 @@ def fill(input: Any, value: Any) -> Any:
 
 
 def copy(input: Any, src: Any) -> Any:
-    return Copy.apply(input, as_operand(src))
+    src = as_operand(src)
+    shape, other = input.array.shape, np.shape(unwrap(src))
+    if other != shape:
+        mismatch = broadcast.size_mismatch(shape, other)
+        if mismatch:
+            raise RuntimeError(mismatch)
+        _write_check(input, np.broadcast_shapes(shape, other))
+    return Copy.apply(input, src)
 
 
 def clamp_to(input: Any, bounds: tuple) -> Any:
@@ -188,14 +195,19 @@ def inplace(target: Any, op: Any, arg: Any) -> Any:
         if target.grad_fn is None and target._requires_grad:
             old._grad_acc = target._accumulator()
         new = op(old, arg)
-        _write(target, new.array)
+        _write(target, new.array, op, arg)
         view_rebase.take_over(target, new)
         view_rebase.follow_base(target)  # its views read from the new node too
     elif ufunc is not None and (tensor_arg or isinstance(arg, (int, float))):
         # nothing to record: let numpy write straight into the tensor (an optimizer's update)
         value, data = arg.array if tensor_arg else arg, target.array
-        try:  # (out positionally; numpy's default casting is "same_kind")
-            ufunc(data, value, data)
+        if data.dtype.kind != "f" or tensor_arg and value.dtype is not data.dtype:
+            # PyTorch's promotion, then its rule for writing the result back: within or up a
+            # category only (`uint8.add_(int8)` wraps; `int.add_(float)` is refused)
+            x, value = promote(data, value, op.__name__)
+            dtypes.check_cast(x.dtype, data.dtype)
+        try:  # (out positionally; the result dtype is checked above)
+            ufunc(data, value, data, casting="unsafe")
         except ValueError:  # another shape, or a read-only target: numpy refuses before
             # writing anything; say it in PyTorch's words
             shape, other = data.shape, np.shape(value)
@@ -205,16 +217,10 @@ def inplace(target: Any, op: Any, arg: Any) -> Any:
                 raise RuntimeError(broadcast.broadcast_message(op.__name__, shape, other)) from None
             _write_check(target, result_shape)
             raise
-        except TypeError:  # numpy refuses (bool - bool, int += float): PyTorch's words
-            with no_grad():
-                new = op(target, arg)  # raises what PyTorch raises for this op, if anything
-            raise RuntimeError(f"result type {dtypes.TORCH_NAMES[new.array.dtype]} can't be "
-                               "cast to the desired output type "
-                               f"{dtypes.TORCH_NAMES[data.dtype]}") from None
     else:
         with no_grad():
             new = op(target, arg)
-        _write(target, new.array)
+        _write(target, new.array, op, arg)
     target._bump_version()
     return target
 
@@ -240,8 +246,10 @@ UNPLACED_VIEW = ("minigrad cannot record this in-place operation on a view: the 
 _IN_PLACE_UFUNCS = {add: np.add, sub: np.subtract, mul: np.multiply, div: np.true_divide}
 
 
-def _write(target: Any, values: np.ndarray) -> None:
+def _write(target: Any, values: np.ndarray, op: Any = None, arg: Any = None) -> None:
     _write_check(target, values.shape)
+    dtypes.check_cast(values.dtype, target.array.dtype, c_name=op is clamp_to and not any(
+        isinstance(b, _tensor.Tensor) for b in arg))
     target.array[...] = values
 
 

@@ -172,10 +172,12 @@ class BinaryCrossEntropy(Function):
     @staticmethod
     def forward(ctx, input, target, *, weight=None, reduction="mean"):
         x, t = input.array, target.array
-        if np.any((x < 0) | (x > 1)):
+        if not np.all((x >= 0) & (x <= 1)):  # (NaN too)
             raise RuntimeError("all elements of input should be between 0 and 1 "
                                "(binary_cross_entropy expects probabilities: apply sigmoid "
                                "first, or use binary_cross_entropy_with_logits)")
+        if not np.all((t >= 0) & (t <= 1)):
+            raise RuntimeError("all elements of target should be between 0 and 1")
         with np.errstate(divide="ignore"):
             log_x = np.maximum(np.log(x), -100)
             log_1mx = np.maximum(np.log(1 - x), -100)

@@ -17,14 +17,61 @@ from minigrad.autograd import tensor as _tensor  # resolved at call time (tensor
 from minigrad.autograd.function import Function
 from minigrad.ops.base import as_operand, is_tensor, shape_of, unwrap
 from minigrad.ops.views import expand, reshape, squeeze_dims, t, unsafe_view, unsqueeze, view
+from minigrad.surface.dtypes import C_NAMES, TORCH_NAMES, kernel_error
 
 # the public functions: minigrad.bmm, ... (re-exported by ops/ and minigrad/)
 __all__ = ["bmm", "dot", "matmul", "mm", "mv"]
 
 
+def _same_dtype(kind: str, a: Any, b: Any) -> None:
+    """PyTorch's refusal of a product of two dtypes (it does not promote), and of bools; in
+    the words of the kernel that `kind` (dot, mm, mv, bmm) runs."""
+    da, db = unwrap(a).dtype, unwrap(b).dtype
+    if da is db and da.kind != "b":
+        return
+    if da == db or da.kind == "b" and db.kind == "b":
+        raise kernel_error(_KERNELS[kind], da)
+    ta, tb = TORCH_NAMES[da], TORCH_NAMES[db]
+    raise RuntimeError({
+        "dot": f"dot : expected both vectors to have same dtype, but found {ta} and {tb}",
+        "mm": f"expected m1 and m2 to have the same dtype, but got: {C_NAMES[da]} != "
+              f"{C_NAMES[db]}",
+        "mv": f"addmv input tensors must have the same dtype, but got {tb}, {ta}, and {tb}",
+        "bmm": f"expected scalar type {ta} but found {tb}"}[kind])
+
+
+_KERNELS = {"dot": "dot", "mm": "addmm_impl_cpu_", "mv": "addmv_impl_cpu", "bmm": "bmm"}
+
+
 def _check(op: str, a: Any, b: Any, ok: bool) -> None:
-    if not ok:
-        raise RuntimeError(f"{op}: shapes {shape_of(a)} and {shape_of(b)} cannot be multiplied")
+    """PyTorch's error for operands of `op` (dot, mm, mv, bmm, matmul) that cannot be
+    multiplied, unless `ok`."""
+    if ok:
+        return
+    sa, sb = shape_of(a), shape_of(b)
+    if op == "dot":
+        message = (f"1D tensors expected, but got {len(sa)}D and {len(sb)}D tensors"
+                   if len(sa) != 1 or len(sb) != 1 else
+                   f"inconsistent tensor size, expected tensor [{sa[0]}] and src [{sb[0]}] to "
+                   f"have the same number of elements, but got {sa[0]} and {sb[0]} elements "
+                   "respectively")
+    elif op == "mv" and len(sa) == 2 and len(sb) == 1:
+        message = f"size mismatch, got input ({sa[0]}), mat ({sa[0]}x{sa[1]}), vec ({sb[0]})"
+    elif op == "bmm" and len(sa) == len(sb) == 3:
+        message = (f"Expected size for first two dimensions of batch2 tensor to be: "
+                   f"[{sa[0]}, {sa[2]}] but got: [{sb[0]}, {sb[1]}].")
+    elif op == "mm" and len(sa) == len(sb) == 2 or op == "matmul" and sa and len(sb) == 2:
+        rows = math.prod(sa[:-1]) if len(sa) > 1 else 1
+        message = (f"mat1 and mat2 shapes cannot be multiplied ({rows}x{sa[-1]} and "
+                   f"{sb[0]}x{sb[1]})")
+    else:
+        which = "self" if len(sa) != {"mv": 2, "bmm": 3}.get(op, 2) else \
+            {"mv": "vec", "bmm": "batch2"}.get(op, "mat2")
+        message = {"self": f"{'batch1' if op == 'bmm' else 'self'} must be a "
+                           f"{'3D tensor' if op == 'bmm' else 'matrix'}",
+                   "vec": "vector + matrix @ vector expected",
+                   "batch2": "batch2 must be a 3D tensor", "mat2": "mat2 must be a matrix"}[which]
+    raise RuntimeError(message)
 
 
 class Dot(Function):
@@ -171,19 +218,22 @@ def matmul(a: Any, b: Any) -> Any:
     if da == 0 or db == 0:
         raise RuntimeError(f"both arguments to matmul need to be at least 1D, but they are "
                            f"{da}D and {db}D")
+    if da == db == 1:
+        _same_dtype("dot", a, b)
     if da == 1 and db == 1:
         return Dot.apply(a, b)
     if da == 2 and db == 1:
-        return Mv.apply(a, b)
+        return mv(a, b)
     if da == 2 and db == 2:
-        return Mm.apply(a, b)
+        return mm(a, b)
     if da == 1 and db == 2:
-        return squeeze_dims(Mm.apply(unsqueeze(a, 0), b), (0,))
+        return squeeze_dims(mm(unsqueeze(a, 0), b), (0,))
     if db <= 2:
         # fold a's batch dims into rows: (..., n, k) -> (rows, k) @ b, mv for a vector b
         lead = unwrap(a).shape[:-1]
-        _check("matmul", a, b, unwrap(a).shape[-1] == unwrap(b).shape[0])
         rows = reshape(a, (-1, unwrap(a).shape[-1]))
+        _check("mv" if db == 1 else "matmul", rows, b, unwrap(a).shape[-1] == unwrap(b).shape[0])
+        _same_dtype("mv" if db == 1 else "mm", a, b)
         out = Mv.apply(rows, b) if db == 1 else Mm.apply(rows, b)
         return unsafe_view(out, lead + unwrap(b).shape[1:])
     return _batched(a, b)
@@ -193,7 +243,11 @@ def _batched(a: Any, b: Any) -> Any:
     a2 = unsqueeze(a, 0) if unwrap(a).ndim == 1 else a
     b2 = unsqueeze(b, -1) if unwrap(b).ndim == 1 else b
     sa, sb = unwrap(a2).shape, unwrap(b2).shape
-    _check("matmul", a, b, sa[-1] == sb[-2])
+    if sa[-1] != sb[-2]:
+        raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: "
+                           f"[{math.prod(sa[:-2]) or 1}, {sa[-1]}] but got: "
+                           f"[{math.prod(sb[:-2]) or 1}, {sb[-2]}].")
+    _same_dtype("bmm", a, b)
     try:
         batch = np.broadcast_shapes(sa[:-2], sb[:-2])
     except ValueError:
@@ -211,18 +265,29 @@ def _batched(a: Any, b: Any) -> Any:
 
 
 def mm(input: Any, mat2: Any) -> Any:
+    sa, sb = shape_of(input), shape_of(mat2)
+    _check("mm", input, mat2, len(sa) == len(sb) == 2 and sa[1] == sb[0])
+    _same_dtype("mm", input, mat2)
     return Mm.apply(input, mat2)
 
 
 def mv(input: Any, vec: Any) -> Any:
+    sa, sb = shape_of(input), shape_of(vec)
+    _check("mv", input, vec, len(sa) == 2 and len(sb) == 1 and sa[1] == sb[0])
+    _same_dtype("mv", input, vec)
     return Mv.apply(input, vec)
 
 
 def dot(input: Any, other: Any) -> Any:
+    _check("dot", input, other, len(shape_of(input)) == len(shape_of(other)) == 1)
+    _same_dtype("dot", input, other)
     return Dot.apply(input, other)
 
 
 def bmm(input: Any, mat2: Any) -> Any:
+    sa, sb = shape_of(input), shape_of(mat2)
+    _check("bmm", input, mat2, len(sa) == len(sb) == 3 and sa[0] == sb[0] and sa[2] == sb[1])
+    _same_dtype("bmm", input, mat2)
     return Bmm.apply(input, mat2)
 
 
@@ -262,12 +327,6 @@ def addmm_array(b: Any, m1: np.ndarray, m2: np.ndarray) -> np.ndarray:
     return b + m1 @ m2
 
 
-def _dtype_name(dtype: np.dtype) -> str:
-    names = {"float64": "Double", "float32": "Float", "float16": "Half", "int64": "Long",
-             "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool"}
-    return names.get(np.dtype(dtype).name, np.dtype(dtype).name)
-
-
 def _check_linear(x: Any, weight: Any) -> None:
     """PyTorch's errors for the two classic mistakes: wrong in_features, wrong dtype."""
     xs, ws = x.array.shape, weight.array.shape
@@ -280,8 +339,8 @@ def _check_linear(x: Any, weight: Any) -> None:
             f"{ws[1] if len(ws) == 2 else '?'})")
     if x.array.dtype != weight.array.dtype:
         raise RuntimeError(
-            f"mat1 and mat2 must have the same dtype, but got {_dtype_name(x.array.dtype)} and "
-            f"{_dtype_name(weight.array.dtype)} (convert the input with .float() or the model "
+            f"mat1 and mat2 must have the same dtype, but got {TORCH_NAMES[x.array.dtype]} and "
+            f"{TORCH_NAMES[weight.array.dtype]} (convert the input with .float() or the model "
             "with .double())")
 
 

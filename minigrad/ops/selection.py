@@ -245,10 +245,10 @@ def _clamp_tensors(input: Any, min: Any, max: Any) -> Any:
         raise TypeError(f"clamp() received an invalid combination of arguments - got ({got}), "
                         "but expected one of:\n * (Tensor min = None, Tensor max = None)\n"
                         f"{why} * (Number min = None, Number max = None)\n{why}")
-    if input.array.dtype.kind == "b" and min is not None and max is not None:
-        raise NotImplementedError("\"clamp_cpu\" not implemented for 'Bool'")
     bounds = [b for b in (min, max) if b is not None]
     dtype = result_type(input.array, *[b.array for b in bounds])
+    if dtype.kind == "b" and len(bounds) == 2:
+        raise NotImplementedError("\"clamp_cpu\" not implemented for 'Bool'")
     input, min, max = (cast(t, dtype) if t is not None and t.array.dtype != dtype else t
                        for t in (input, min, max))
     try:

@@ -112,6 +112,13 @@ TORCH_NAMES = {np.dtype(k): v for k, v in (
     (np.int32, "Int"), (np.int16, "Short"), (np.int8, "Char"), (np.uint8, "Byte"),
     (np.bool_, "Bool"), (np.complex64, "ComplexFloat"), (np.complex128, "ComplexDouble"))}
 
+# ... and the C++ names some of its messages use ("expected m1 and m2 to have the same dtype,
+# but got: float != double")
+C_NAMES = {np.dtype(k): v for k, v in (
+    (np.float32, "float"), (np.float64, "double"), (np.float16, "c10::Half"),
+    (np.int64, "long int"), (np.int32, "int"), (np.int16, "short int"),
+    (np.int8, "signed char"), (np.uint8, "unsigned char"), (np.bool_, "bool"))}
+
 _default = [_F32]  # the default float dtype (set_default_dtype)
 
 
@@ -201,6 +208,26 @@ def result_type(*operands: Any) -> np.dtype:
                     _I64 if isinstance(x, (builtins.int, np.integer)) else _default[0])
             numbers = promote_types(numbers, kind)
     return _combine(dims, _combine(zero_dim, numbers))
+
+
+def can_cast(from_: np.dtype, to: np.dtype) -> bool:
+    """`torch.can_cast`: never down a category (float to integer, a number to bool, complex to
+    real); within one, or up, any size (int64 into int8, float64 into float16)."""
+    return _CATEGORY[from_.kind] <= _CATEGORY[to.kind]
+
+
+def check_cast(result: np.dtype, out: np.dtype, c_name: bool = False) -> None:
+    """PyTorch's error for an op whose result dtype cannot be written into `out`'s (in-place
+    ops, and ops whose output dtype is an input's); `c_name`: `out` as C++ names it (the
+    words of `clamp_` with numbers)."""
+    if not can_cast(result, out):
+        raise RuntimeError(f"result type {TORCH_NAMES[result]} can't be cast to the desired "
+                           f"output type {(C_NAMES if c_name else TORCH_NAMES)[out]}")
+
+
+def kernel_error(kernel: str, d: np.dtype) -> NotImplementedError:
+    """PyTorch's error for a kernel that has no version for dtype `d` ("mse_cpu" on ints)."""
+    return NotImplementedError(f'"{kernel}" not implemented for \'{TORCH_NAMES[d]}\'')
 
 
 def name(d: Any) -> str:

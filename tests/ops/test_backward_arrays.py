@@ -912,8 +912,8 @@ def test_normalize_dims_fast_int_path_agrees_with_the_loop(ndim):
     (lambda x: x.expand(-2, 4, 3), RuntimeError, "numel: integer multiplication overflow"),
     (lambda x: x.expand(1, 3), RuntimeError, "The expanded size of the tensor (1) must match "
                                              "the existing size (4) at non-singleton dimension 0."),
-    (lambda x: x.mm(x), RuntimeError, "mm: shapes (4, 3) and (4, 3) cannot be multiplied"),
-    (lambda x: x.mm(x[0]), RuntimeError, "mm: shapes (4, 3) and (3,) cannot be multiplied"),
+    (lambda x: x.mm(x), RuntimeError, "mat1 and mat2 shapes cannot be multiplied (4x3 and 4x3)"),
+    (lambda x: x.mm(x[0]), RuntimeError, "mat2 must be a matrix"),
 ])
 def test_misuse_raises_the_same_error_recorded_or_not(call, error, words):
     messages = []

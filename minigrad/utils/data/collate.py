@@ -109,7 +109,9 @@ def collate_numpy_array_fn(batch: list, *, collate_fn_map: dict | None = None) -
 
 
 def collate_numpy_scalar_fn(batch: list, *, collate_fn_map: dict | None = None) -> Tensor:
-    return Tensor._make(np.array(batch), None, 0)  # (numpy's dtype, as torch.as_tensor keeps)
+    # (their dtypes promoted as PyTorch's torch.as_tensor does: float16 and int32 is float16)
+    return Tensor._make(np.array(batch, dtype=dtypes.result_type(*map(np.asarray, batch))),
+                        None, 0)
 
 
 def collate_float_fn(batch: list, *, collate_fn_map: dict | None = None) -> Tensor:
