@@ -150,6 +150,8 @@ def _view_of(source: Any, view: Any, grad_mode: bool) -> None:
     nothing required grad when it was made."""
     base = source if source._base is None else source._base
     view._base = base
+    if source._inference:  # (a view of an inference tensor is one too)
+        view._inference = True
     if grad_mode and type(view.array) is ndarray:
         views = base.__dict__.get("_views")
         if views is None:

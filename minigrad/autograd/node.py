@@ -34,6 +34,13 @@ FREED_MESSAGE = (
 CPP_NODES = frozenset({"AccumulateGrad", "CopySlices", "CopyBackwards"})
 
 
+INFERENCE_SAVED = (
+    "Inference tensors cannot be saved for backward. Please do not use Tensors created in "
+    "inference mode in computation tracked by autograd. To work around this, you can make a "
+    "clone to get a normal tensor and use it in autograd, or use `torch.no_grad()` instead of "
+    "`torch.inference_mode()`.")
+
+
 class Node:
     """One recorded operation: PyTorch's `grad_fn`, and the `ctx` of its Function.
 
@@ -159,6 +166,8 @@ class Node:
         versions = None  # stays None when only numbers (or None) were saved: nothing to check
         for i, v in enumerate(values):
             if isinstance(v, Tensor):
+                if v._inference:
+                    raise RuntimeError(INFERENCE_SAVED)
                 if versions is None:
                     versions = [None] * len(values)
                 versions[i] = 0 if v._vc is None else v._vc[0]

@@ -17,6 +17,7 @@ import numpy as np
 
 from minigrad import autograd
 from minigrad.autograd import hooks, node
+from minigrad.autograd.grad_mode import INFERENCE
 from minigrad.surface import devices, dtypes
 from minigrad.surface.tensor_info import TensorInfo
 from minigrad.surface.tensor_methods import TensorMethods
@@ -51,6 +52,7 @@ class Tensor(TensorInfo, TensorMethods):
     _retains_grad = False
     _grad_acc: Any = None  # a leaf's AccumulateGrad node, made on first use
     _base: Tensor | None = None  # the tensor a view shares memory with
+    _inference = False  # made in inference mode (see grad_mode.inference_mode)
     name: str | None = None
     __array_priority__ = 1000  # numpy defers `ndarray * Tensor` to Tensor.__rmul__
 
@@ -70,8 +72,10 @@ class Tensor(TensorInfo, TensorMethods):
         self.array = dtypes.legacy_array(data, dtype)
         self.grad_fn, self._requires_grad, self._output_nr = None, False, 0
         self.name = name
+        if INFERENCE.get():
+            self._inference = True
         if requires_grad:
-            self.requires_grad_(True)
+            self._leaf_requires_grad()
 
     @staticmethod
     def _make(data: np.ndarray, grad_fn: Any, output_nr: int, vc: list | None = None
@@ -85,6 +89,8 @@ class Tensor(TensorInfo, TensorMethods):
         t._output_nr = output_nr
         if vc is not None:
             t._vc = vc
+        if INFERENCE.get():
+            t._inference = True
         return t
 
     # -- autograd attributes -------------------------------------------------------------
@@ -101,13 +107,18 @@ class Tensor(TensorInfo, TensorMethods):
             raise RuntimeError(NON_LEAF_REQUIRES_GRAD if value else NON_LEAF_NO_GRAD)
         if value and self.array.dtype.kind not in "fc":
             raise RuntimeError(
-                "Only Tensors of floating point and complex dtype can require gradients")
+                "only Tensors of floating point and complex dtype can require gradients")
+        if value and self._inference and not INFERENCE.get():
+            raise RuntimeError("Setting requires_grad=True on inference tensor outside "
+                               "InferenceMode is not allowed.")
         self._requires_grad = bool(value)
 
     def requires_grad_(self, requires_grad: bool = True) -> Tensor:
         if not isinstance(requires_grad, (bool, np.bool_)):
             raise TypeError("requires_grad_(): argument 'requires_grad' (position 1) must be "
                             f"bool, not {type(requires_grad).__name__}")
+        if requires_grad and self.array.dtype.kind not in "fc":  # (PyTorch's words, here)
+            raise RuntimeError("only Tensors of floating point dtype can require gradients")
         if not (requires_grad and self.grad_fn is not None):  # (a non-leaf already requires it)
             self.requires_grad = requires_grad
         return self
@@ -206,7 +217,20 @@ class Tensor(TensorInfo, TensorMethods):
 
     def detach(self) -> Tensor:
         """The same data, cut from the graph (shares memory and version counter)."""
-        return Tensor._make(self.array, None, 0, self._shared_version())
+        out = Tensor._make(self.array, None, 0, self._shared_version())
+        out._inference = self._inference
+        return out
+
+    def _leaf_requires_grad(self) -> None:
+        """`requires_grad=True` given to a factory: PyTorch's third wording for an integer."""
+        if self.array.dtype.kind not in "fc":
+            raise RuntimeError(
+                "Only Tensors of floating point and complex dtype can require gradients")
+        self.requires_grad = True
+
+    def is_inference(self) -> bool:
+        """Whether this tensor was made in inference mode (or is a view of one that was)."""
+        return self._inference
 
     def detach_(self) -> Tensor:
         self._shared_version()  # (before leaving its node, which may have saved it)

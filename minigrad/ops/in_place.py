@@ -18,7 +18,7 @@ from minigrad.autograd import (
     tensor as _tensor,  # (resolved at call time: tensor.py imports the ops)
 )
 from minigrad.autograd.function import Function
-from minigrad.autograd.grad_mode import no_grad, state
+from minigrad.autograd.grad_mode import INFERENCE, no_grad, state
 from minigrad.ops import view_rebase
 from minigrad.ops.arithmetic import add, div, mul, sub
 from minigrad.ops.base import as_operand, constant, promote, unwrap
@@ -177,6 +177,8 @@ def inplace(target: Any, op: Any, arg: Any) -> Any:
     goes up, so backward can tell when a value it saved was overwritten.
     """
     recording, tensor_arg = False, isinstance(arg, _tensor.Tensor)
+    if target._inference:
+        _check_inference(target)
     if state.grad_enabled:  # (under no_grad, an optimizer's update, there is nothing to check)
         recording = target._requires_grad or (tensor_arg and arg._requires_grad)
         _check_may_write(target, recording)
@@ -225,6 +227,14 @@ def inplace(target: Any, op: Any, arg: Any) -> Any:
     return target
 
 
+def _check_inference(target: Any) -> None:
+    if not INFERENCE.get():
+        raise RuntimeError("Inplace update to inference tensor outside InferenceMode is not "
+                           "allowed.You can make a clone to get a normal tensor before doing "
+                           "inplace update.See https://github.com/pytorch/rfcs/pull/17 for more "
+                           "details.")
+
+
 def _check_may_write(target: Any, recording: bool) -> None:
     """PyTorch's refusals of an in-place change while grad mode is on."""
     if target._requires_grad and target.grad_fn is None:
@@ -270,6 +280,8 @@ def setitem_(target: Any, key: Any, value: Any) -> None:
     index tensor), whose backward sends the gradient at key to value and the rest to a."""
     key = tuple(unwrap(k) for k in key) if isinstance(key, tuple) else unwrap(key)
     _check_index_put(target, key, value)
+    if target._inference:
+        _check_inference(target)
     value_needs_grad = isinstance(value, _tensor.Tensor) and value._requires_grad
     if state.grad_enabled and (target._requires_grad or value_needs_grad):
         inplace(target, functools.partial(copy_slices, key=key), value)
