@@ -35,15 +35,16 @@ def _float_format(values: np.ndarray) -> tuple[str, bool]:
 
 
 class _Formatter:
-    """Formats single elements of one array at one common width."""
+    """Formats single elements of one array at one common width. As in PyTorch, a tensor of
+    more than THRESHOLD elements is formatted from the corners it prints alone (so printing
+    `ones(1).expand(10**5, 10**5)` reads 36 elements, not 10**10)."""
 
     def __init__(self, values: np.ndarray) -> None:
         self.kind = values.dtype.kind
-        if self.kind == "f":
-            self.fmt, _ = _float_format(values.astype(np.float64).ravel())
         sample = np.asarray(_summary(values) if values.size > THRESHOLD else values).ravel()
-        if self.kind == "f":  # (as PyTorch: only nonzero finite values set the width)
-            sample = sample[np.isfinite(sample) & (sample != 0)]
+        if self.kind == "f":
+            self.fmt, _ = _float_format(sample.astype(np.float64))
+            sample = sample[np.isfinite(sample) & (sample != 0)]  # (only these set the width)
         self.width = max((len(self._raw(v)) for v in sample), default=1)
 
     def _raw(self, value: object) -> str:
@@ -63,12 +64,13 @@ class _Formatter:
 
 
 def _summary(values: np.ndarray) -> np.ndarray:
-    """The edge items PyTorch shows of a summarised tensor, flattened (for widths)."""
+    """The elements PyTorch shows of a summarised tensor: along each dim longer than
+    2 * EDGE_ITEMS, its first and last EDGE_ITEMS. Only those are read (one fancy index)."""
     if values.ndim == 0:
         return values
-    if values.shape[0] > 2 * EDGE_ITEMS:
-        values = np.concatenate([values[:EDGE_ITEMS], values[-EDGE_ITEMS:]])
-    return np.stack([_summary(v) for v in values]) if values.ndim > 1 else values
+    picks = [np.r_[0:EDGE_ITEMS, n - EDGE_ITEMS:n] if n > 2 * EDGE_ITEMS else np.arange(n)
+             for n in values.shape]
+    return values[np.ix_(*picks)]
 
 
 def _rows(values: np.ndarray, fmt: _Formatter, indent: int, summarize: bool) -> str:
@@ -106,4 +108,15 @@ def tensor_repr(values: np.ndarray, suffixes: list[str], prefix: str = "tensor("
     body = format_values(values, indent=len(prefix))
     if values.size == 0 and values.shape != (0,):
         suffixes = [f"size={tuple(values.shape)}"] + suffixes
-    return prefix + ", ".join([body] + suffixes) + ")"
+    text = prefix + body
+    # a suffix that would pass the line width starts a line of its own (PyTorch's
+    # _add_suffixes, whose count of the last line includes its newline)
+    line = len(text) - text.rfind("\n") + 1
+    for suffix in suffixes:
+        if line + len(suffix) + 2 > LINE_WIDTH:
+            text += ",\n" + " " * len(prefix) + suffix
+            line = len(prefix) + len(suffix)
+        else:
+            text += ", " + suffix
+            line += len(suffix) + 2
+    return text + ")"
