@@ -227,6 +227,15 @@ def inplace(target: Any, op: Any, arg: Any) -> Any:
     return target
 
 
+def check_writable(target: Any) -> None:
+    """PyTorch's error for a tensor that no in-place change may write (an expanded or
+    read-only array, an inference tensor outside inference mode): what an optimizer step or
+    a clipping checks of every tensor before it changes the first."""
+    if target._inference:
+        _check_inference(target)
+    _write_check(target, target.array.shape)
+
+
 def _check_inference(target: Any) -> None:
     if not INFERENCE.get():
         raise RuntimeError("Inplace update to inference tensor outside InferenceMode is not "
