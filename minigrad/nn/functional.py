@@ -21,7 +21,7 @@ from minigrad.surface import dtypes, factories
 
 __all__ = [
     "one_hot",
-    "linear", "relu", "tanh", "sigmoid", "softmax", "log_softmax", "dropout", "mse_loss",
+    "linear", "relu", "relu_", "tanh", "sigmoid", "softmax", "log_softmax", "dropout", "mse_loss",
     "cross_entropy", "nll_loss", "binary_cross_entropy", "binary_cross_entropy_with_logits",
 ]
 
@@ -32,6 +32,11 @@ def relu(input: Tensor, inplace: bool = False) -> Tensor:
     if inplace:
         return ops.inplace(input, lambda target, _: ops.relu(target), None)
     return ops.relu(input)
+
+
+def relu_(input: Tensor) -> Tensor:
+    """`relu(input, inplace=True)`: max(input, 0) written into input"""
+    return relu(input, inplace=True)
 
 
 def tanh(input: Tensor) -> Tensor:
@@ -67,16 +72,19 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool 
             ) -> Tensor:
     """In training, zero each element with probability p and scale the rest by 1/(1-p).
 
-    Recorded as `input * mask` (MulBackward0 with a constant mask), as in PyTorch; in
-    evaluation (training=False) the input is returned unchanged.
+    Recorded as `input * mask` (MulBackward0 with a constant mask), as in PyTorch, or with
+    `inplace=True` as `input.mul_(mask)` (a leaf that requires grad refuses, in PyTorch's
+    words); in evaluation (training=False) the input is returned unchanged.
     """
     if not 0.0 <= p <= 1.0:
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
     if not training:
         return input
+    dtypes.check_cast(np.dtype(np.float32), input.array.dtype)  # (an int or bool input)
     keep = factories.generator().random(input.shape) >= p
     scale = 0.0 if p == 1.0 else 1.0 / (1.0 - p)
-    return ops.mul(input, constant((keep * scale).astype(input.dtype)))
+    mask = constant((keep * scale).astype(input.dtype))
+    return input.mul_(mask) if inplace else ops.mul(input, mask)
 
 
 def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:

@@ -10,6 +10,8 @@ its part along x_hat. Backwards are Tensor ops, so they can be differentiated ag
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from minigrad.autograd.function import Function
@@ -30,6 +32,9 @@ def input_grad(gh, xhat, invstd, dims: tuple):
 
 
 def _normalize_array(x: np.ndarray, dims: tuple, eps: float) -> tuple:
+    if x.size == 0:  # an empty batch: nothing to normalise, and no statistics of nothing
+        shape = tuple(1 if d in dims else n for d, n in enumerate(x.shape))
+        return x.copy(), np.zeros(shape, x.dtype), np.ones(shape, x.dtype)
     mean = x.mean(dims, keepdims=True)
     var = x.var(dims, keepdims=True)
     return (x - mean) / np.sqrt(var + eps), mean, var
@@ -64,8 +69,8 @@ class NativeBatchNorm(Function):
         ctx.batch_stats = training or running_mean is None
         if ctx.batch_stats:
             xhat, mean, var = _normalize_array(x, dims, eps)
-            if training and running_mean is not None:  # in place, as PyTorch (no graph)
-                n = x.size // x.shape[1]
+            n = x.size // x.shape[1] if x.shape[1] else 0
+            if training and running_mean is not None and n:  # in place, as PyTorch (no graph)
                 running_mean[...] = (1 - momentum) * running_mean + momentum * mean.reshape(-1)
                 running_var[...] = (1 - momentum) * running_var + momentum * var.reshape(-1) \
                     * n / max(n - 1, 1)
@@ -136,7 +141,7 @@ class NativeGroupNorm(Function):
     @staticmethod
     def forward(ctx, input, weight, bias, *, num_groups, eps):
         x = input.array
-        grouped = x.reshape(x.shape[0], num_groups, -1)
+        grouped = x.reshape(x.shape[0], num_groups, math.prod(x.shape[1:]) // num_groups)
         xhat = _normalize_array(grouped, (2,), eps)[0].reshape(x.shape)
         ctx.groups, ctx.eps = num_groups, eps
         ctx.shape, ctx.dims = (1, -1) + (1,) * (x.ndim - 2), (0, *range(2, x.ndim))
@@ -147,7 +152,7 @@ class NativeGroupNorm(Function):
     def backward(ctx, grad):
         x, w = ctx.saved_tensors
         need_x, need_w, need_b = ctx.needs_input_grad
-        per_group = (x.shape[0], ctx.groups, -1)
+        per_group = (x.shape[0], ctx.groups, math.prod(x.shape[1:]) // ctx.groups)
         xhat, invstd = normalized(x.reshape(per_group), (2,), ctx.eps)
         gx = None
         if need_x:

@@ -127,7 +127,7 @@ class AdaptiveMaxPool2d(_ToTheMax):
         hs, ws = (adaptive_bounds(n, o) for n, o in zip(x.shape[2:], output_size))
         for i, (h0, h1) in enumerate(hs):  # one window at a time: they differ in size
             for j, (w0, w1) in enumerate(ws):
-                region = x[:, :, h0:h1, w0:w1].reshape(x.shape[:2] + (-1,))
+                region = x[:, :, h0:h1, w0:w1].reshape(x.shape[:2] + ((h1 - h0) * (w1 - w0),))
                 out[:, :, i, j], arg = _first_max(region)
                 rows[:, :, i, j], cols[:, :, i, j] = h0 + arg // (w1 - w0), w0 + arg % (w1 - w0)
         return out.reshape(input.shape[:-2] + out.shape[-2:]), _indices(ctx, input.array, x,

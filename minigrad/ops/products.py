@@ -330,7 +330,10 @@ def addmm_array(b: Any, m1: np.ndarray, m2: np.ndarray) -> np.ndarray:
 def _check_linear(x: Any, weight: Any) -> None:
     """PyTorch's errors for the two classic mistakes: wrong in_features, wrong dtype."""
     xs, ws = x.array.shape, weight.array.shape
-    if len(ws) != 2 or not xs or xs[-1] != ws[1]:
+    if not xs or not ws:
+        raise RuntimeError(f"both arguments to linear need to be at least 1D, but they are "
+                           f"{len(xs)}D and {len(ws)}D")
+    if len(ws) != 2 or xs[-1] != ws[1]:
         rows, cols = math.prod(xs[:-1]), xs[-1] if xs else 1
         raise RuntimeError(
             f"mat1 and mat2 shapes cannot be multiplied ({rows}x{cols} and "
