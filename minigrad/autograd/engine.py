@@ -89,7 +89,7 @@ class GraphTask:
                  needed: set | None, capture: bool) -> None:
         self.create_graph, self.targets, self.capture_only = create_graph, targets, capture
         self.captured: list = [None] * len(targets)
-        self.journal: dict[int, tuple] = {}  # id(tensor) -> (tensor, its .grad before)
+        self.journal: dict[int, tuple] = {}  # id(t) -> (t, t.grad before, its values or None)
         self.handed_out = {owner_id(seed.array) for seed in seeds}  # another .grad must copy
         self.executed: list[Node] = []
         self.started = time.perf_counter()
@@ -159,7 +159,7 @@ class GraphTask:
 
     def keep_grad(self, tensor: Any, grad: Any) -> None:
         """`tensor.grad += grad` for a tensor that retains its gradient (see hooks.py)."""
-        self.journal.setdefault(id(tensor), (tensor, tensor._grad))
+        self.journal.setdefault(id(tensor), (tensor, tensor._grad, None))
         self.handed_out.add(owner_id(grad.array))
         tensor._grad = grad if tensor._grad is None else tensor._grad + grad
 
@@ -170,7 +170,9 @@ class GraphTask:
                             time.perf_counter() - started, tuple(summed))
 
     def rollback(self) -> None:
-        for tensor, old in self.journal.values():  # every .grad as it was before
+        for tensor, old, values in self.journal.values():  # every .grad as it was before
+            if values is not None:
+                old.array[...] = values
             tensor._grad = old
 
     def release_saved(self) -> None:

@@ -156,6 +156,11 @@ class enable_grad(_GradModeContext):
 
 # Whether this thread is in inference mode (what tensors made now are: inference tensors)
 INFERENCE = contextvars.ContextVar("inference_mode", default=False)
+INFERENCE_SAVED = (  # (save_for_backward's error, node.py)
+    "Inference tensors cannot be saved for backward. Please do not use Tensors created in "
+    "inference mode in computation tracked by autograd. To work around this, you can make a "
+    "clone to get a normal tensor and use it in autograd, or use `torch.no_grad()` instead of "
+    "`torch.inference_mode()`.")
 
 
 def is_inference_mode_enabled() -> bool:

@@ -17,7 +17,7 @@ import numpy as np
 from minigrad.autograd import anomaly_mode as anomaly
 from minigrad.autograd import events, hooks, saved_names
 from minigrad.autograd import tensor as _tensor
-from minigrad.autograd.grad_mode import GRAD_ENABLED, state
+from minigrad.autograd.grad_mode import GRAD_ENABLED, INFERENCE_SAVED, state
 from minigrad.autograd.hooks import RemovableHandle
 from minigrad.autograd.saved_tensor_hooks import SAVED_TENSOR_HOOKS, pack, unpack
 
@@ -32,13 +32,6 @@ FREED_MESSAGE = (
 
 # the nodes PyTorch writes in C++, whose name() has its namespace
 CPP_NODES = frozenset({"AccumulateGrad", "CopySlices", "CopyBackwards"})
-
-
-INFERENCE_SAVED = (
-    "Inference tensors cannot be saved for backward. Please do not use Tensors created in "
-    "inference mode in computation tracked by autograd. To work around this, you can make a "
-    "clone to get a normal tensor and use it in autograd, or use `torch.no_grad()` instead of "
-    "`torch.inference_mode()`.")
 
 
 class Node:
@@ -296,6 +289,7 @@ class AccumulateGrad(Node):
     """The node that ends every path at a leaf: it adds the arriving gradient to `.grad`."""
 
     formula = "x.grad += incoming gradient"
+    _post_accumulate_hooks: list | None = None  # hook(leaf) after each accumulation
 
     def __init__(self, variable: Any) -> None:
         self.variable = variable
@@ -322,19 +316,23 @@ class AccumulateGrad(Node):
         return ()
 
     def accumulate(self, grad: Any, task: Any, copy: bool = False) -> None:
-        """`leaf.grad += grad`, as a new tensor (so a failed backward can put the old one back).
+        """`leaf.grad += grad`: in place into the same `.grad` tensor, as PyTorch does when no
+        graph is recorded (a view of `.grad` sees the sum); a new tensor with create_graph.
 
         The first gradient becomes `.grad` as it is, without a copy, unless somebody else may
         hold the same memory (an array the backward `task` already handed out: a seed, another
-        leaf's .grad, since `a + b` sends one gradient to both) or it is not laid out plainly (a
-        transposed or broadcast view): the rule PyTorch's AccumulateGrad follows.
+        leaf's .grad, since `a + b` sends one gradient to both; a hook) or it is not laid out
+        plainly (a transposed or broadcast view): the rule PyTorch's AccumulateGrad follows.
+        The `task` notes `.grad` as it was (and its values), so a failed backward puts it back.
         """
         if grad is None:
             return
         leaf = self.variable
         old = leaf._grad
-        if task is not None:
-            task.journal.setdefault(id(leaf), (leaf, old))
+        in_place = old is not None and not (task is not None and task.create_graph) and \
+            _writable_grad(old, leaf)
+        if task is not None and id(leaf) not in task.journal:
+            task.journal[id(leaf)] = (leaf, old, old.array.copy() if in_place else None)
         if grad.array.dtype != leaf.array.dtype:
             grad = grad.to(leaf.array.dtype)
         if task is not None and task.create_graph:
@@ -342,18 +340,35 @@ class AccumulateGrad(Node):
         elif old is None:
             data = grad.array
             flags = data.flags  # (a new object on every access: read it once)
-            if copy or owner_id(data) in task.handed_out or not (
-                    flags.c_contiguous and flags.writeable):
+            if copy or owner_id(data) in task.handed_out or self._hooked or not (
+                    flags.c_contiguous and flags.writeable):  # (a hook may keep what it saw)
                 data = data.copy()
             if task is not None:
                 task.handed_out.add(owner_id(data))
             total = _tensor.make(data, None, 0)
+        elif in_place:
+            if events.listening():  # (listeners keep what .grad was, and see it change)
+                events.emit(events.InPlaceChange(old))
+                old = _tensor.make(old.array.copy(), None, 0)
+            leaf._grad.array += grad.array
+            leaf._grad._bump_version()
+            total = leaf._grad
         else:
             # (np.asarray: numpy adds two 0-d arrays into a scalar, which is no tensor's data)
             total = _tensor.make(np.asarray(old.array + grad.array), None, 0)
         leaf._grad = total
         if events.listening():
             events.emit(events.GradAccumulated(leaf, old, total))
+        if self._post_accumulate_hooks:
+            hooks.after_accumulation(leaf, self._post_accumulate_hooks)
+
+
+def _writable_grad(grad: Any, leaf: Any) -> bool:
+    """Whether a `.grad` can take the next gradient in place: a plain writable array of the
+    leaf's shape and dtype, outside any graph."""
+    array = grad.array
+    return (not grad._requires_grad and type(array) is np.ndarray and array.flags.writeable
+            and array.shape == leaf.array.shape and array.dtype == leaf.array.dtype)
 
 
 def gradient_edge(t: Any) -> tuple[Node, int]:

@@ -36,6 +36,13 @@ NON_LEAF_NO_GRAD = (NON_LEAF_REQUIRES_GRAD + " If you want to use a computed var
                     "var.detach().")
 
 
+DETACH_VIEW = (
+    "Can't detach views in-place. Use detach() instead. If you are using "
+    "DistributedDataParallel (DDP) for training, and gradient_as_bucket_view is set as True, "
+    "gradients are views of DDP buckets, and hence detach_() cannot be called on these "
+    "gradients. To fix this error, please refer to the Optimizer.zero_grad() function in "
+    "torch/optim/optimizer.py as the solution.")
+
 # the C names PyTorch gives dtypes in the .grad dtype message
 _C_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half", "int64": "long int",
             "int32": "int", "int16": "short int", "int8": "signed char", "uint8": "unsigned char",
@@ -192,10 +199,14 @@ class Tensor(TensorInfo, TensorMethods):
         """`hook(grad) -> None | new grad`, called when this tensor's gradient is computed."""
         return hooks.add_tensor_hook(self, hook)
 
+    def register_post_accumulate_grad_hook(self, hook: Callable) -> hooks.RemovableHandle:
+        """`hook(self)`, called after each backward has added into this leaf's `.grad`."""
+        return hooks.add_post_accumulate_hook(self, hook)
+
     def backward(self, gradient: Tensor | None = None, retain_graph: bool | None = None,
                  create_graph: bool = False, inputs: Any = None) -> None:
         """Compute the gradient of this tensor w.r.t. the graph leaves (autograd.backward)."""
-        autograd.backward([self], None if gradient is None else [gradient],
+        autograd.backward([self], gradient,
                           retain_graph=retain_graph, create_graph=create_graph, inputs=inputs)
 
     @property
@@ -233,6 +244,8 @@ class Tensor(TensorInfo, TensorMethods):
         return self._inference
 
     def detach_(self) -> Tensor:
+        if self._base is not None:
+            raise RuntimeError(DETACH_VIEW)
         self._shared_version()  # (before leaving its node, which may have saved it)
         self.grad_fn, self._output_nr, self._requires_grad = None, 0, False
         return self

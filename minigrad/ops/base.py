@@ -162,13 +162,15 @@ def normalize_dims(dim: Any, ndim: int) -> tuple[int, ...]:
         return (dim % ndim,)
     if dim is None:
         return tuple(range(ndim))
-    dims = (dim,) if isinstance(dim, int) else tuple(dim)
+    dims = (dim,) if isinstance(dim, int | np.integer) else tuple(dim)
     n = ndim if ndim else 1  # a 0-d tensor accepts dim 0 and -1, as in PyTorch
     out = []
     for d in dims:
         if not -n <= d < n:
             raise IndexError(f"Dimension out of range (expected to be in range of "
                              f"[{-n}, {n - 1}], but got {d})")
+        if d % n in out:
+            raise RuntimeError(f"dim {d % n} appears multiple times in the list of dims")
         out.append(d % n)
     return tuple(sorted(out))
 

@@ -283,12 +283,23 @@ def _write_check(target: Any, result_shape: tuple) -> None:
                            "Please clone() the tensor before performing the operation.")
 
 
+def _a_view(key: Any) -> bool:
+    """Whether `a[key]` is a view of part of `a` (ints and slices), not all of it or a copy."""
+    parts = key if isinstance(key, tuple) else (key,)
+    basic = all(k is None or k is Ellipsis or isinstance(k, int | np.integer | slice)
+                and not isinstance(k, bool) for k in parts)
+    return basic and any(k is not Ellipsis and k != slice(None) for k in parts)
+
+
 def setitem_(target: Any, key: Any, value: Any) -> None:
     """`a[key] = value`. Where a gradient is recorded (a or value requires grad) it is an
     in-place op like the others: a takes over a CopySlices node (IndexPutBackward0 for an
     index tensor), whose backward sends the gradient at key to value and the rest to a."""
     key = tuple(unwrap(k) for k in key) if isinstance(key, tuple) else unwrap(key)
     _check_index_put(target, key, value)
+    if state.grad_enabled and target._requires_grad and target.grad_fn is None and \
+            _a_view(key):  # (PyTorch writes through the view `a[key]`: it names that)
+        raise RuntimeError("a view of " + LEAF_INPLACE)
     if target._inference:
         _check_inference(target)
     value_needs_grad = isinstance(value, _tensor.Tensor) and value._requires_grad

@@ -15,7 +15,7 @@ from minigrad.autograd import broadcast
 from minigrad.autograd import tensor as _tensor  # resolved at call time (tensor.py imports the ops)
 from minigrad.autograd.function import Function
 from minigrad.ops.base import as_operand, binary, cast, constant, promote_tensors, unwrap
-from minigrad.surface.dtypes import result_type
+from minigrad.surface.dtypes import TORCH_NAMES, result_type
 
 # the public functions: minigrad.clamp, ... (re-exported by ops/ and minigrad/)
 __all__ = ["clamp", "clip", "maximum", "minimum", "where"]
@@ -203,6 +203,10 @@ def where(condition: Any, input: Any = None, other: Any = None) -> Any:
     if input is None and other is None:
         c = np.atleast_1d(unwrap(condition))  # (a 0-d condition counts as one element)
         return tuple(constant(i.astype(np.int64)) for i in np.nonzero(c))
+    kind = np.asarray(unwrap(condition)).dtype
+    if kind != np.bool_ and kind != np.uint8:
+        raise RuntimeError("where expected condition to be a boolean tensor, but got a tensor "
+                           f"with dtype {TORCH_NAMES[kind]}")
     return choose(condition, *promote_tensors(as_operand(input), as_operand(other)))
 
 

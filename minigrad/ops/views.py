@@ -243,6 +243,12 @@ def _shape_arg(size: tuple) -> tuple:
 
 def _infer(shape: tuple, numel: int, given: tuple) -> tuple:
     """`shape` with its -1 replaced by the size that makes `numel` elements."""
+    for i, n in enumerate(shape):
+        if n < -1:
+            raise RuntimeError(f"invalid shape dimension {n} at index {i} of shape "
+                               f"{list(given)}")
+    if shape.count(-1) > 1:
+        raise RuntimeError("only one dimension can be inferred")
     if -1 in shape:
         known = math.prod([n for n in shape if n != -1])
         if known == 0 or numel % known:
@@ -307,7 +313,8 @@ def t(input: Any) -> Any:
 
 
 def transpose(input: Any, dim0: int, dim1: int) -> Any:
-    normalize_dims((dim0, dim1), input.array.ndim)  # (PyTorch's error for a dim out of range)
+    for d in (dim0, dim1):  # (PyTorch's error for a dim out of range)
+        normalize_dims(d, input.array.ndim)
     return Transpose.apply(input, d0=dim0, d1=dim1)
 
 
@@ -315,13 +322,15 @@ swapaxes = transpose
 
 
 def permute(input: Any, *dims: Any) -> Any:
-    dims = _shape_arg(dims)
-    if sorted(d % input.array.ndim for d in dims) != list(range(input.array.ndim)):
+    dims, ndim = _shape_arg(dims), input.array.ndim
+    if len(dims) != ndim:
         raise RuntimeError(f"permute(sparse_coo): number of dimensions in the tensor input does "
                            f"not match the length of the desired ordering of dimensions i.e. "
-                           f"input.dim() = {input.array.ndim} is not equal to len(dims) = "
-                           f"{len(dims)}")
-    return Permute.apply(input, dims=tuple(d % input.array.ndim for d in dims))
+                           f"input.dim() = {ndim} is not equal to len(dims) = {len(dims)}")
+    axes = tuple(normalize_dims(d, ndim)[0] for d in dims)
+    if len(set(axes)) != ndim:
+        raise RuntimeError("permute(): duplicate dims are not allowed.")
+    return Permute.apply(input, dims=axes)
 
 
 def T_property(input: Any) -> Any:

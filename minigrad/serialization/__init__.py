@@ -42,6 +42,10 @@ def save(obj: Any, f: Any) -> None:
     your own class) is refused: minigrad files hold only what loads with weights_only=True.
     Nothing is written when the object cannot be saved.
     """
+    if isinstance(f, (str, os.PathLike)):
+        folder = os.path.dirname(os.path.abspath(os.fspath(f)))
+        if not os.path.isdir(folder):
+            raise RuntimeError(f"Parent directory {folder} does not exist.")
     data, storages = Pickler().dump(obj)  # (first: a refused object leaves no file behind)
     records = [("data.pkl", data), ("byteorder", b"little")]
     records += [(f"data/{key}", array.astype(array.dtype.newbyteorder("<")).tobytes())

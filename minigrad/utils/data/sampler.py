@@ -118,7 +118,12 @@ class WeightedRandomSampler(Sampler[int]):
     def __iter__(self) -> Iterator[int]:
         w, rng = self.weights, numpy_generator(self.generator)
         if not np.isfinite(w).all() or (w < 0).any():
-            raise RuntimeError("probability tensor contains either `inf`, `nan` or element < 0")
+            if not self.replacement:
+                raise RuntimeError("probability tensor contains either `inf`, `nan` or element "
+                                   "< 0")
+            first = w[~(np.isfinite(w) & (w >= 0))][0]  # (PyTorch words the first one it meets)
+            raise RuntimeError("invalid multinomial distribution (encountering probability entry "
+                               + ("< 0)" if not first >= 0 else "= infinity or NaN)"))
         if w.sum() <= 0:
             raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
         if self.replacement:
