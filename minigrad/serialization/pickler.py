@@ -70,9 +70,8 @@ class Pickler:
         else:
             raise TypeError(
                 f"minigrad.save can save tensors, numpy arrays, dicts, OrderedDicts, lists, "
-                f"tuples, str, int, float, bool, None, dtypes and devices, not "
-                f"{type(obj).__name__} (a file holds only what torch.load(f, weights_only=True) "
-                "reads back)")
+                f"tuples, str, int, float, bool and None, not {type(obj).__name__} (a file "
+                "holds only what torch.load(f, weights_only=True) reads back)")
 
     def save_int(self, n: int) -> None:
         if 0 <= n < 256:
