@@ -49,12 +49,14 @@ def outcome(fn: Callable[[], Any], messages: bool = True, decimals: int = 3) -> 
 
 
 def agree(ours: tuple, theirs: tuple) -> bool:
-    """The same outcome; an error in PyTorch's words, to which minigrad may add a hint
-    (tutorials/differences.md, "Messages with a hint")."""
+    """The same outcome; an error in PyTorch's words, to which minigrad may add a hint, or
+    before which it names the op and shapes that do not broadcast (tutorials/differences.md,
+    "Messages with a hint")."""
     if ours == theirs:
         return True
     return (ours[0] == theirs[0] != "ok" and len(ours) == len(theirs) == 2
-            and ours[1].startswith(theirs[1] + " ("))
+            and (ours[1].startswith(theirs[1] + " (")
+                 or "do not broadcast. " in ours[1] and ours[1].endswith(". " + theirs[1])))
 
 
 def differences(cases: Iterable[Any], run: Callable[[Any, Any], Any], torch: Any,

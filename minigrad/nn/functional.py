@@ -78,12 +78,14 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool 
     """
     if not 0.0 <= p <= 1.0:
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
-    if not training:
+    if not training or p == 0 or input.array.size == 0:  # (the input itself, as PyTorch)
         return input
-    dtypes.check_cast(np.dtype(np.float32), input.array.dtype)  # (an int or bool input)
-    keep = factories.generator().random(input.shape) >= p
-    scale = 0.0 if p == 1.0 else 1.0 / (1.0 - p)
-    mask = constant((keep * scale).astype(input.dtype))
+    if p == 1:  # (all zeros, in the input's own dtype)
+        mask = constant(np.zeros(input.array.shape, input.array.dtype))
+    else:
+        dtypes.check_cast(np.dtype(np.float32), input.array.dtype)  # (an int or bool input)
+        keep = factories.generator().random(input.shape) >= p
+        mask = constant((keep / (1.0 - p)).astype(input.dtype))
     return input.mul_(mask) if inplace else ops.mul(input, mask)
 
 

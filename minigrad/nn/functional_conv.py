@@ -79,15 +79,25 @@ def _check_geometry(kernel: tuple, stride: tuple, padding: tuple, dilation: tupl
         raise RuntimeError(f"dilation should be greater than zero, but got {got}")
 
 
-def _check_dtypes(x: Tensor, weight: Tensor, bias: Any, transposed: bool) -> None:
-    """PyTorch's errors for an input of another dtype than the weight or the bias (checked
-    first, except by a transposed convolution)."""
-    if bias is not None and not transposed and bias.array.dtype != x.array.dtype:
+def _check_bias_dtype(x: Tensor, bias: Any) -> None:
+    """A convolution checks its bias's dtype against the input's before anything else."""
+    if bias is not None and bias.array.dtype != x.array.dtype:
         raise RuntimeError(f"Input type ({C_NAMES[x.array.dtype]}) and bias type "
                            f"({C_NAMES[bias.array.dtype]}) should be the same")
+
+
+def _check_dtype(x: Tensor, weight: Tensor) -> tuple[Tensor, Tensor]:
+    """... and its weight's last (a transposed one, its bias's neither); an empty batch runs
+    no kernel and checks nothing: it is computed in the input's dtype, if a float, else in the
+    weight's (both returned, in that dtype)."""
+    if x.array.size == 0 and x.array.dtype != weight.array.dtype:
+        if x.array.dtype.kind == "f":
+            return x, weight.to(x.array.dtype)
+        return x.to(weight.array.dtype), weight
     if x.array.dtype != weight.array.dtype:
         raise RuntimeError(f"expected scalar type {TORCH_NAMES[x.array.dtype]} but found "
                            f"{TORCH_NAMES[weight.array.dtype]}")
+    return x, weight
 
 
 def _check(x: Tensor, weight: Tensor, bias: Any, groups: int, transposed: bool) -> None:
@@ -111,7 +121,14 @@ def _check(x: Tensor, weight: Tensor, bias: Any, groups: int, transposed: bool) 
     if bias is not None and list(bias.shape) != [out]:
         raise RuntimeError(f"Given weight of size {w}, expected bias to be 1-dimensional with "
                            f"{out} elements, but got bias of size {list(bias.shape)} instead")
-    _check_dtypes(x, weight, bias, transposed)
+
+
+def _check_planes(x: Tensor, nd: int) -> None:
+    """PyTorch's refusal of an empty plane (an empty batch is computed, whatever its planes)."""
+    if x.shape[0] and 0 in x.shape[2:]:  # (a 1-D one is run as 2-D, of height 1, in PyTorch)
+        shown = [*x.shape[:2], 1, *x.shape[2:]] if nd == 1 else list(x.shape)
+        raise RuntimeError("Only zero batch or zero channel inputs are supported, but got input "
+                           f"shape: {shown}")
 
 
 def _check_fits(sizes: tuple, kernel: tuple, pads: tuple, dilation: tuple) -> None:
@@ -126,6 +143,7 @@ def _check_fits(sizes: tuple, kernel: tuple, pads: tuple, dilation: tuple) -> No
 
 def _conv(input: Tensor, weight: Tensor, bias: Any, stride: Any, padding: Any, dilation: Any,
           groups: int, nd: int) -> Tensor:
+    _check_bias_dtype(input, bias)
     x, batched = _batch(input, nd, f"conv{nd}d")
     kernel = tuple(weight.shape[2:])
     stride, dilation = ntuple(stride, nd, "stride"), ntuple(dilation, nd, "dilation")
@@ -134,6 +152,8 @@ def _conv(input: Tensor, weight: Tensor, bias: Any, stride: Any, padding: Any, d
     _check(x, weight, bias, groups, transposed=False)
     pads = _padding(padding, kernel, stride, dilation)
     _check_fits(x.shape[2:], kernel, pads, dilation)
+    _check_planes(x, nd)
+    x, weight = _check_dtype(x, weight)
     out = Convolution.apply(x, weight, bias, stride=stride, padding=pads, dilation=dilation,
                             groups=groups)
     return out if batched else ops.squeeze(out, 0)
@@ -160,9 +180,8 @@ def _conv_transpose(input: Tensor, weight: Tensor, bias: Any, stride: Any, paddi
     padding, extra = ntuple(padding, nd, "padding"), ntuple(output_padding, nd, "output_padding")
     _check_geometry(kernel, stride, padding, dilation, groups, transposed=True)
     _check(x, weight, bias, groups, transposed=True)
-    if 0 in x.shape[2:]:
-        raise RuntimeError("Only zero batch or zero channel inputs are supported, but got input "
-                           f"shape: {list(x.shape)}")
+    _check_planes(x, nd)
+    x, weight = _check_dtype(x, weight)
     if any(e >= s for e, s in zip(extra, stride)):
         # (PyTorch also takes output_padding < dilation; minigrad only below the stride)
         raise RuntimeError("output padding must be smaller than either stride or dilation, but "
@@ -170,7 +189,9 @@ def _conv_transpose(input: Tensor, weight: Tensor, bias: Any, stride: Any, paddi
                            f"dilation={list(dilation)}")
     size = tuple((n - 1) * s - 2 * p + d * (k - 1) + e + 1 for n, s, p, d, k, e in zip(
         x.shape[2:], stride, padding, dilation, kernel, extra))
-    if any(n <= 0 for n in size):
+    # (an empty batch is computed to an empty plane; a negative size PyTorch refuses in the
+    # words of the reshape that fails there, minigrad in these)
+    if any(n < 0 for n in size) or any(n == 0 for n in size) and x.shape[0]:
         raise RuntimeError(f"Given input size per channel: ({' x '.join(map(str, x.shape[2:]))})"
                            f". Calculated output size per channel: "
                            f"({' x '.join(map(str, size))}). Output size is too small")

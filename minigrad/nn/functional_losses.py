@@ -137,13 +137,19 @@ def huber_loss(input: Tensor, target: Any, reduction: str = "mean", delta: float
     original, (input, target) = input, broadcast_pair(input, target)
     if input.array.dtype.kind != "f" and input.array.dtype == target.array.dtype:
         raise dtypes.kernel_error("huber_cpu", input.array.dtype)
+    mixed = target.array.dtype != input.array.dtype
+    refused = f"Found dtype {dtypes.TORCH_NAMES[target.array.dtype]} but expected " \
+        f"{dtypes.TORCH_NAMES[input.array.dtype]}"
     input, target = promoted_pair(input, target, "huber_cpu", out="input")
-    if weight is None:
-        return in_dtype(L.HuberLoss.apply(input, target, reduction=reduction,
-                                          delta=float(delta)), original)
-    _check_weight(weight, input)
-    losses = L.HuberLoss.apply(input, target, reduction="none", delta=float(delta)) * weight
-    return in_dtype(_reduced(losses, reduction), original)
+    if weight is not None:
+        _check_weight(weight, input)
+    losses = L.HuberLoss.apply(input, target, reduction="none" if weight is not None else
+                               reduction, delta=float(delta))
+    if mixed and losses.grad_fn is not None:  # (its forward computes; its backward refuses)
+        losses.grad_fn.refused = refused
+    if weight is not None:
+        losses = _reduced(losses * weight, reduction)
+    return in_dtype(losses, original)
 
 
 def kl_div(input: Tensor, target: Any, size_average: bool | None = None,

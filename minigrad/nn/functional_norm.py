@@ -38,7 +38,9 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
 
 def check_batch_norm(input: Tensor, running_mean: Any, running_var: Any, weight: Any,
                      bias: Any, training: bool) -> None:
-    """PyTorch's errors for batch norm's arguments."""
+    """PyTorch's errors for batch norm's arguments (none for an empty input)."""
+    if input.array.size == 0:
+        return
     c = input.shape[1] if input.ndim > 1 else 0
     for name, t in (("running_mean", running_mean), ("running_var", running_var),
                     ("weight", weight), ("bias", bias)):
@@ -47,7 +49,7 @@ def check_batch_norm(input: Tensor, running_mean: Any, running_var: Any, weight:
     if training and input.array.size // max(c, 1) == 1:  # (an empty batch is computed)
         raise ValueError(f"Expected more than 1 value per channel when training, got input "
                          f"size {input.shape}")
-    if input.array.dtype.kind != "f":
+    if input.array.dtype.kind != "f" and input.array.size:  # (an empty one runs no kernel)
         raise dtypes.kernel_error("batch_norm", input.array.dtype)
     check_same_dtype(input, running_mean, running_var, weight, bias)
     if not training and (running_mean is None or running_var is None):
@@ -59,11 +61,12 @@ def check_same_dtype(input: Tensor, *params: Any, kernel: str = "") -> None:
     its input (a float16 input may have float32 ones); then, with `kernel`, its error for an
     input that is not a float."""
     dtype = input.array.dtype
-    for t in params:
-        if t is not None and t.array.dtype != dtype and not (
-                dtype == np.float16 and t.array.dtype == np.float32):
-            raise RuntimeError("mixed dtype (CPU): all inputs must share same datatype.")
-    if kernel and dtype.kind != "f":
+    given = [t.array.dtype for t in params if t is not None]
+    if any(d != dtype and not (dtype == np.float16 and d == np.float32) for d in given):
+        raise RuntimeError("mixed dtype (CPU): " + (
+            "expect parameter to have scalar type of Float" if any(d != np.float32 for d in given)
+            else "all inputs must share same datatype."))
+    if kernel and dtype.kind != "f" and input.array.size:
         raise dtypes.kernel_error(kernel, dtype)
 
 
@@ -71,6 +74,7 @@ def layer_norm(input: Tensor, normalized_shape: Any, weight: Tensor | None = Non
                bias: Tensor | None = None, eps: float = 1e-5) -> Tensor:
     """Normalise each sample over its last dims, `normalized_shape` (NativeLayerNormBackward0)"""
     shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
+    check_same_dtype(input, weight, bias)  # (layer_norm checks the dtypes first)
     if tuple(input.shape[input.ndim - len(shape):]) != shape or len(shape) > input.ndim:
         raise RuntimeError(f"Given normalized_shape={list(shape)}, expected input with shape "
                            f"[*, {', '.join(map(str, shape))}], but got input of size"
@@ -80,7 +84,8 @@ def layer_norm(input: Tensor, normalized_shape: Any, weight: Tensor | None = Non
             raise RuntimeError(f"Expected {name} to be of same shape as normalized_shape, but "
                                f"got {name} of shape {list(t.shape)} and normalized_shape = "
                                f"{list(shape)}")
-    check_same_dtype(input, weight, bias, kernel="LayerNormKernelImpl")
+    if input.array.dtype.kind != "f":  # (even of an empty input)
+        raise dtypes.kernel_error("LayerNormKernelImpl", input.array.dtype)
     return NativeLayerNorm.apply(input, weight, bias, normalized_shape=shape, eps=eps)
 
 

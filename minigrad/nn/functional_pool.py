@@ -159,11 +159,20 @@ def avg_pool1d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any
     return ops.squeeze(out, -2)
 
 
-def _adaptive(input: Tensor, output_size: Any, name: str) -> tuple:
+def _output_size(input: Tensor, output_size: Any) -> tuple:
+    """The (h, w) asked for, None keeping the input's (PyTorch's `_list_with_default`)."""
+    if isinstance(output_size, int):
+        return output_size, output_size
+    wanted = tuple(output_size)
+    if input.ndim <= len(wanted):
+        raise ValueError(f"Input dimension should be at least {len(wanted) + 1}")
+    wanted = tuple(n if o is None else o for o, n in zip(wanted, input.shape[-len(wanted):]))
+    return ntuple(wanted, 2, "output_size")
+
+
+def _adaptive(input: Tensor, size: tuple, name: str) -> tuple:
     if input.ndim not in (3, 4):
         raise RuntimeError(f"{name}(): Expected 3D or 4D tensor, but got {list(input.shape)}")
-    size = ntuple(output_size, 2, "output_size")
-    size = tuple(n if o is None else o for o, n in zip(size, input.shape[-2:]))
     if min(size) < 0:
         raise RuntimeError(f"{name}(): elements of output_size must be greater than or equal "
                            f"to 0 but received {list(size)}")
@@ -174,18 +183,20 @@ def _adaptive(input: Tensor, output_size: Any, name: str) -> tuple:
             raise RuntimeError(f"{name}(): Expected input to have non-zero size for non-batch "
                                f"dimensions, but input has sizes {shape} with dimension {d} "
                                "being empty")
-    if input.array.dtype.kind != "f" and (size != (1, 1) or name == "adaptive_max_pool2d"):
-        raise dtypes.kernel_error(name, input.array.dtype)  # (1x1 is a mean: its own error)
+    if input.array.dtype.kind != "f" and input.array.size:  # (nothing to compute: no kernel)
+        raise dtypes.kernel_error(name, input.array.dtype)
     return size
 
 
 def adaptive_avg_pool2d(input: Tensor, output_size: Any) -> Tensor:
     """Average over windows chosen to give an output of `output_size` (None: keep that dim).
-    For an output of 1x1 PyTorch records a mean (MeanBackward1), and so does minigrad."""
-    size = _adaptive(input, output_size, "adaptive_avg_pool2d")
+    For an output of 1x1 PyTorch takes the mean of the last two dims (MeanBackward1, of any
+    input of 2 dims or more), and so does minigrad."""
+    size = _output_size(input, output_size)
     if size == (1, 1):
         return ops.mean(input, (-2, -1), keepdim=True)
-    return AdaptiveAvgPool2d.apply(input, output_size=size)
+    return AdaptiveAvgPool2d.apply(input, output_size=_adaptive(input, size,
+                                                                "adaptive_avg_pool2d"))
 
 
 def adaptive_max_pool2d(input: Tensor, output_size: Any, return_indices: bool = False) -> Any:
@@ -194,6 +205,6 @@ def adaptive_max_pool2d(input: Tensor, output_size: Any, return_indices: bool = 
     if input.ndim not in (3, 4):
         raise RuntimeError(f"adaptive_max_pool2d(): Expected 3D or 4D tensor, but got: "
                            f"{list(input.shape)}")
-    size = _adaptive(input, output_size, "adaptive_max_pool2d")
+    size = _adaptive(input, _output_size(input, output_size), "adaptive_max_pool2d")
     out, indices = AdaptiveMaxPool2d.apply(input, output_size=size)
     return (out, indices) if return_indices else out

@@ -10,6 +10,7 @@ from typing import Any
 
 import numpy as np
 
+from minigrad.autograd import broadcast  # (names read at call time: it imports tensor)
 from minigrad.autograd.function import Function
 from minigrad.ops.base import (
     NEG_BOOL,
@@ -19,6 +20,7 @@ from minigrad.ops.base import (
     is_tensor,
     operands,
     promote_tensors,
+    tensor_input,
     unwrap,
 )
 from minigrad.ops.floor_mod import div_rounded
@@ -216,7 +218,7 @@ class PowTensor(Function):
     @staticmethod
     def forward(ctx, a, b):
         ctx.save_for_backward(a, b)
-        return unwrap(a) ** unwrap(b)
+        return power_array(unwrap(a), unwrap(b))
 
     @staticmethod
     def backward(ctx, grad):
@@ -246,11 +248,23 @@ class RPow(Function):
     @staticmethod
     def forward(ctx, a, base):
         ctx.base = base
-        return np.asarray(base, dtype=unwrap(a).dtype) ** unwrap(a)
+        return power_array(np.asarray(base, dtype=unwrap(a).dtype), unwrap(a))
 
     @staticmethod
     def backward(ctx, grad):
         return grad * ctx.output * float(np.log(ctx.base))
+
+
+def power_array(base: Any, exponent: Any) -> Any:
+    """base ** exponent in numpy; integers to negative powers as PyTorch gives them (numpy
+    refuses): 1 for a base of 1, +-1 for -1, else 0 (the quotient 1 / base**n, truncated)."""
+    base, exponent = np.asarray(base), np.asarray(exponent)
+    if exponent.dtype.kind not in "iu" or base.dtype.kind not in "iub" or \
+            not (exponent < 0).any():
+        return base ** exponent
+    ones = np.where(exponent % 2 == 0, 1, -1).astype(np.result_type(base, exponent))
+    tiny = np.where(base == 1, 1, np.where(base == -1, ones, 0))
+    return np.where(exponent < 0, tiny, base ** np.maximum(exponent, 0))
 
 
 def add(input: Any, other: Any, alpha: float = 1) -> Any:
@@ -298,6 +312,7 @@ divide = true_divide = div
 
 
 def neg(input: Any) -> Any:
+    tensor_input("neg", input)
     return Neg.apply(input)
 
 
@@ -306,12 +321,24 @@ negative = neg
 
 def pow(input: Any, exponent: Any) -> Any:
     """input ** exponent (tensor ** number, tensor ** tensor, number ** tensor)"""
+    if not is_tensor(input) and not is_tensor(exponent):
+        raise TypeError(
+            f"pow() received an invalid combination of arguments - got "
+            f"({type(input).__name__}, {type(exponent).__name__}), but expected one of:\n"
+            " * (Tensor input, Tensor exponent, *, Tensor out = None)\n"
+            " * (Number self, Tensor exponent, *, Tensor out = None)\n"
+            " * (Tensor input, Number exponent, *, Tensor out = None)\n")
     if not is_tensor(input):
+        if isinstance(input, bool) and exponent.array.dtype.kind == "b":
+            raise NotImplementedError("\"pow\" not implemented for 'Bool'")
         if exponent.array.dtype.kind != "f":  # `2.0 ** int_tensor` is float32
             input, exponent = promote_tensors(input, exponent, "pow")
         return RPow.apply(exponent, base=input)
     if is_tensor(exponent) or isinstance(exponent, np.ndarray):
         if input.array.dtype.kind == "b" and unwrap(exponent).dtype.kind == "b":
+            sa, sb = input.array.shape, unwrap(exponent).shape  # (shapes first, as PyTorch)
+            if broadcast.size_mismatch(sa, sb):
+                raise RuntimeError(broadcast.broadcast_message("pow", sa, sb))
             raise NotImplementedError("\"pow\" not implemented for 'Bool'")
         return binary(PowTensor, "pow", input, exponent, promote=True)
     if input.array.dtype.kind != "f":  # `int_tensor ** 0.5` is float32, `bool_tensor ** 2` int64
@@ -325,9 +352,15 @@ def pow(input: Any, exponent: Any) -> Any:
 
 
 def square(input: Any) -> Any:
+    tensor_input("square", input)
     return pow(input, 2)
 
 
 def compare(np_fn: Any, a: Any, b: Any) -> Any:
     """A comparison (`a < b`, ...): a boolean tensor, never recorded."""
-    return constant(np_fn(unwrap(a), unwrap(as_operand(b))))
+    x, y = unwrap(a), unwrap(as_operand(b))
+    try:
+        return constant(np_fn(x, y))
+    except ValueError:  # (shapes that do not broadcast: PyTorch's words)
+        raise RuntimeError(broadcast.size_mismatch(np.shape(x), np.shape(y)) or "no broadcast"
+                           ) from None

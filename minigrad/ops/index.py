@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 
 from minigrad.autograd.function import Function
-from minigrad.ops.base import as_operand, is_tensor, normalize_dims, unwrap
+from minigrad.ops.base import is_tensor, normalize_dims, unwrap
 from minigrad.ops.view_checks import narrow_start
 from minigrad.ops.views import unsqueeze
 from minigrad.surface import dtypes
@@ -189,10 +189,14 @@ def getitem(input: Any, key: Any) -> Any:
                 raise IndexError(f"index {k} is out of bounds for dimension {dim} with size "
                                  f"{size}")
             out = Select.apply(out, key=(slice(None),) * dim + (int(k),))
-    return out if out is not input else Slice.apply(input, key=(slice(None),))
+    # (nothing picked: a view of all of it; `s[...]` of a 0-d tensor too)
+    return out if out is not input else Slice.apply(input, key=(slice(None),) * builtins.min(
+        input.array.ndim, 1))
 
 
 def narrow(input: Any, dim: int, start: int, length: int) -> Any:
+    if input.array.ndim == 0:
+        raise RuntimeError("narrow() cannot be applied to a 0-dim tensor.")
     dim = normalize_dims(dim, input.array.ndim)[0]
     start = narrow_start(input.array.shape[dim], start, length)
     return Slice.apply(
@@ -248,17 +252,17 @@ def stack(tensors: Any, dim: int = 0) -> Any:
 
 
 def _joined(name: str, tensors: Any) -> list:
-    """The tensors given to cat/stack (numpy arrays made tensors), PyTorch's errors for a
-    single tensor, for anything else and for none."""
+    """The tensors given to cat/stack; PyTorch's errors for a single tensor, for anything
+    else (a number, a list, a numpy array) and for none."""
     if is_tensor(tensors):
         raise TypeError(f"{name}(): argument 'tensors' (position 1) must be tuple of Tensors, "
                         "not Tensor")
     tensors = list(tensors)
     for i, x in enumerate(tensors):
-        if not is_tensor(x) and not isinstance(x, np.ndarray):  # (minigrad takes arrays too)
+        if not is_tensor(x):
+            kind = type(x).__module__.replace("builtins", "") + "." + type(x).__name__
             raise TypeError(f"expected Tensor as element {i} in argument 0, but got "
-                            f"{type(x).__name__}")
-    tensors = [as_operand(x) for x in tensors]
+                            f"{kind.lstrip('.')}")
     if not tensors:
         if name == "cat":
             raise ValueError("torch.cat(): expected a non-empty list of Tensors")

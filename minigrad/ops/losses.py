@@ -205,7 +205,7 @@ def _softplus(x: Any) -> Any:
     """log(1 + e^x), computed without overflow (Tensor ops, so it can be differentiated)"""
     # maximum(x, 0) sends half the gradient at x == 0, so the kinks of the two terms cancel
     # and the derivative is sigmoid(0) = 0.5 there (relu would give 0)
-    return x.maximum(0) + ((-x.abs()).exp() + 1).log()
+    return x.maximum(constant(np.zeros((), x.array.dtype))) + ((-x.abs()).exp() + 1).log()
 
 
 class BinaryCrossEntropyWithLogits(Function):
@@ -275,8 +275,12 @@ class HuberLoss(Function):
             losses = losses * scale
         return _reduce(losses.astype(d.dtype, copy=False), reduction)
 
+    # (`ctx.refused`: huber_loss of two dtypes, whose backward PyTorch refuses, functional)
     @staticmethod
     def backward(ctx, grad):
+        refused = getattr(ctx, "refused", None)
+        if refused:
+            raise RuntimeError(refused)
         input, target = ctx.saved_tensors
         d = _spread(ctx, grad) * (input - target).clamp(-ctx.delta, ctx.delta)
         d = d * ctx.scale if ctx.scale != 1.0 else d

@@ -41,6 +41,8 @@ def _normalize_array(x: np.ndarray, dims: tuple, eps: float) -> tuple:
 
 
 def _affine(xhat: np.ndarray, weight, bias, shape: tuple) -> np.ndarray:
+    if xhat.size == 0:  # (an empty batch: nothing to scale, whatever the weight's size)
+        return xhat
     out = xhat if weight is None else xhat * weight.array.reshape(shape)
     return out if bias is None else out + bias.array.reshape(shape)
 
@@ -66,6 +68,11 @@ class NativeBatchNorm(Function):
         dims = (0, *range(2, x.ndim))
         shape = (1, -1) + (1,) * (x.ndim - 2)
         ctx.dims, ctx.shape, ctx.eps = dims, shape, eps
+        ctx.save_for_backward(input, weight)
+        if x.size == 0:  # (nothing to normalise: as PyTorch, in the input's dtype if a float,
+            # else in the weight's, if any)
+            kept = x.dtype.kind == "f" or weight is None
+            return np.empty(x.shape, x.dtype if kept else weight.array.dtype)
         ctx.batch_stats = training or running_mean is None
         if ctx.batch_stats:
             xhat, mean, var = _normalize_array(x, dims, eps)
@@ -79,7 +86,6 @@ class NativeBatchNorm(Function):
             invstd = 1 / np.sqrt(running_var.reshape(shape).astype(x.dtype) + eps)
             xhat = (x - mean) * invstd
             ctx.stats = mean, invstd
-        ctx.save_for_backward(input, weight)
         return _affine(xhat, weight, bias, shape).astype(x.dtype, copy=False)
 
     @staticmethod
@@ -87,6 +93,10 @@ class NativeBatchNorm(Function):
         x, w = ctx.saved_tensors
         need_x, need_w, need_b = ctx.needs_input_grad
         dims, shape = ctx.dims, ctx.shape
+        if x.array.size == 0:  # (an empty batch: zero gradients, each of its input's shape)
+            zeros = [constant(np.zeros(t.array.shape, t.array.dtype)) if t is not None else
+                     None for t in (x, w, w)]
+            return tuple(z if need else None for z, need in zip(zeros, ctx.needs_input_grad))
         if ctx.batch_stats:
             xhat, invstd = normalized(x, dims, ctx.eps)
         else:

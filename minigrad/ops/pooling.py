@@ -94,7 +94,8 @@ def window_max(x: np.ndarray, kernel: tuple, stride: tuple, padding: tuple, dila
     """The max of each window, and which kernel offset (0 .. K-1) held it: one offset at a
     time, keeping the first max (a NaN wins, as in PyTorch)."""
     if any(p != (0, 0) for p in padding):
-        x = np.pad(x, ((0, 0), (0, 0), *padding), constant_values=-np.inf)
+        lowest = -np.inf if x.dtype.kind == "f" else np.iinfo(x.dtype).min  # (never the max)
+        x = np.pad(x, ((0, 0), (0, 0), *padding), constant_values=lowest)
     outs = tuple(out_size(n, k, s, (0, 0), d)
                  for n, k, s, d in zip(x.shape[2:], kernel, stride, dilation))
     best = arg = None

@@ -15,7 +15,7 @@ import numpy as np
 
 from minigrad.autograd import tensor as _tensor  # resolved at call time (tensor.py imports the ops)
 from minigrad.autograd.function import Function
-from minigrad.ops.base import as_operand, is_tensor, shape_of, unwrap
+from minigrad.ops.base import as_operand, is_tensor, shape_of, tensor_input, unwrap
 from minigrad.ops.views import expand, reshape, squeeze_dims, t, unsafe_view, unsqueeze, view
 from minigrad.surface.dtypes import C_NAMES, TORCH_NAMES, kernel_error
 
@@ -57,6 +57,10 @@ def _check(op: str, a: Any, b: Any, ok: bool) -> None:
                    "respectively")
     elif op == "mv" and len(sa) == 2 and len(sb) == 1:
         message = f"size mismatch, got input ({sa[0]}), mat ({sa[0]}x{sa[1]}), vec ({sb[0]})"
+    elif op == "mv" and not sa:
+        raise IndexError("Dimension specified as 0 but tensor has no dimensions")
+    elif op == "mv":
+        message = f"vector + matrix @ vector expected, got 1, {len(sa)}, {len(sb)}"
     elif op == "bmm" and len(sa) == len(sb) == 3:
         message = (f"Expected size for first two dimensions of batch2 tensor to be: "
                    f"[{sa[0]}, {sa[2]}] but got: [{sb[0]}, {sb[1]}].")
@@ -64,13 +68,10 @@ def _check(op: str, a: Any, b: Any, ok: bool) -> None:
         rows = math.prod(sa[:-1]) if len(sa) > 1 else 1
         message = (f"mat1 and mat2 shapes cannot be multiplied ({rows}x{sa[-1]} and "
                    f"{sb[0]}x{sb[1]})")
+    elif op == "bmm":
+        message = f"batch{1 if len(sa) != 3 else 2} must be a 3D tensor"
     else:
-        which = "self" if len(sa) != {"mv": 2, "bmm": 3}.get(op, 2) else \
-            {"mv": "vec", "bmm": "batch2"}.get(op, "mat2")
-        message = {"self": f"{'batch1' if op == 'bmm' else 'self'} must be a "
-                           f"{'3D tensor' if op == 'bmm' else 'matrix'}",
-                   "vec": "vector + matrix @ vector expected",
-                   "batch2": "batch2 must be a 3D tensor", "mat2": "mat2 must be a matrix"}[which]
+        message = "self must be a matrix" if len(sa) != 2 else "mat2 must be a matrix"
     raise RuntimeError(message)
 
 
@@ -213,6 +214,8 @@ def matmul(a: Any, b: Any) -> Any:
     where PyTorch folds them into one mm/mv with transposes or squeezes chosen by strides and
     requires_grad: same gradients, different shape nodes (compare/graph.py KNOWN_DIFFERENCES).
     """
+    tensor_input("matmul", a)
+    tensor_input("matmul", b, "other", 2)
     a, b = as_operand(a), as_operand(b)
     da, db = unwrap(a).ndim, unwrap(b).ndim
     if da == 0 or db == 0:
@@ -265,6 +268,8 @@ def _batched(a: Any, b: Any) -> Any:
 
 
 def mm(input: Any, mat2: Any) -> Any:
+    tensor_input("mm", input)
+    tensor_input("mm", mat2, "mat2", 2)
     sa, sb = shape_of(input), shape_of(mat2)
     _check("mm", input, mat2, len(sa) == len(sb) == 2 and sa[1] == sb[0])
     _same_dtype("mm", input, mat2)
@@ -272,6 +277,8 @@ def mm(input: Any, mat2: Any) -> Any:
 
 
 def mv(input: Any, vec: Any) -> Any:
+    tensor_input("mv", input)
+    tensor_input("mv", vec, "vec", 2)
     sa, sb = shape_of(input), shape_of(vec)
     _check("mv", input, vec, len(sa) == 2 and len(sb) == 1 and sa[1] == sb[0])
     _same_dtype("mv", input, vec)
@@ -279,12 +286,16 @@ def mv(input: Any, vec: Any) -> Any:
 
 
 def dot(input: Any, other: Any) -> Any:
+    tensor_input("dot", input)
+    tensor_input("dot", other, "tensor", 2)
     _check("dot", input, other, len(shape_of(input)) == len(shape_of(other)) == 1)
     _same_dtype("dot", input, other)
     return Dot.apply(input, other)
 
 
 def bmm(input: Any, mat2: Any) -> Any:
+    tensor_input("bmm", input)
+    tensor_input("bmm", mat2, "mat2", 2)
     sa, sb = shape_of(input), shape_of(mat2)
     _check("bmm", input, mat2, len(sa) == len(sb) == 3 and sa[0] == sb[0] and sa[2] == sb[1])
     _same_dtype("bmm", input, mat2)
@@ -327,12 +338,15 @@ def addmm_array(b: Any, m1: np.ndarray, m2: np.ndarray) -> np.ndarray:
     return b + m1 @ m2
 
 
-def _check_linear(x: Any, weight: Any) -> None:
-    """PyTorch's errors for the two classic mistakes: wrong in_features, wrong dtype."""
+def _check_linear(x: Any, weight: Any, bias: Any) -> None:
+    """PyTorch's errors for the two classic mistakes: wrong in_features, wrong dtype (in the
+    words and order of the kernel it runs: mm without a bias, addmm with one)."""
     xs, ws = x.array.shape, weight.array.shape
     if not xs or not ws:
         raise RuntimeError(f"both arguments to linear need to be at least 1D, but they are "
                            f"{len(xs)}D and {len(ws)}D")
+    if bias is not None:  # (addmm checks the dtypes first)
+        _check_linear_dtypes(x, weight, bias)
     if len(ws) != 2 or xs[-1] != ws[1]:
         rows, cols = math.prod(xs[:-1]), xs[-1] if xs else 1
         raise RuntimeError(
@@ -340,11 +354,19 @@ def _check_linear(x: Any, weight: Any) -> None:
             f"{ws[-1] if ws else 1}x{ws[0] if ws else 1}) (linear: input of shape {tuple(xs)}, "
             f"weight of shape {tuple(ws)}; the input's last dim must be in_features="
             f"{ws[1] if len(ws) == 2 else '?'})")
+    _same_dtype("mm", x, weight)
+
+
+def _check_linear_dtypes(x: Any, weight: Any, bias: Any) -> None:
     if x.array.dtype != weight.array.dtype:
         raise RuntimeError(
             f"mat1 and mat2 must have the same dtype, but got {TORCH_NAMES[x.array.dtype]} and "
             f"{TORCH_NAMES[weight.array.dtype]} (convert the input with .float() or the model "
             "with .double())")
+    if unwrap(bias).dtype != x.array.dtype:
+        raise RuntimeError(
+            f"self and mat2 must have the same dtype, but got {TORCH_NAMES[unwrap(bias).dtype]} "
+            f"and {TORCH_NAMES[weight.array.dtype]}")
 
 
 def linear(input: Any, weight: Any, bias: Any = None) -> Any:
@@ -357,8 +379,9 @@ def linear(input: Any, weight: Any, bias: Any = None) -> Any:
                             f"{type(input).__name__}")
     x, w = input.array, weight.array
     xs, ws = x.shape, w.shape
-    if len(ws) != 2 or not xs or xs[-1] != ws[1] or x.dtype != w.dtype:
-        _check_linear(input, weight)  # raises PyTorch's error
+    if len(ws) != 2 or not xs or xs[-1] != ws[1] or x.dtype != w.dtype or (
+            bias is not None and unwrap(bias).dtype != x.dtype):
+        _check_linear(input, weight, bias)  # raises PyTorch's error
     if bias is not None and len(xs) == 2:
         return Addmm.apply(bias, input, t(weight))
     if bias is not None and x.flags.c_contiguous:  # PyTorch views the input before weight.t()

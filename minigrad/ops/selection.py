@@ -14,7 +14,15 @@ import numpy as np
 from minigrad.autograd import broadcast
 from minigrad.autograd import tensor as _tensor  # resolved at call time (tensor.py imports the ops)
 from minigrad.autograd.function import Function
-from minigrad.ops.base import as_operand, binary, cast, constant, promote_tensors, unwrap
+from minigrad.ops.base import (
+    as_operand,
+    binary,
+    cast,
+    constant,
+    promote_tensors,
+    tensor_input,
+    unwrap,
+)
 from minigrad.surface.dtypes import TORCH_NAMES, result_type
 
 # the public functions: minigrad.clamp, ... (re-exported by ops/ and minigrad/)
@@ -203,24 +211,35 @@ def where(condition: Any, input: Any = None, other: Any = None) -> Any:
     if input is None and other is None:
         c = np.atleast_1d(unwrap(condition))  # (a 0-d condition counts as one element)
         return tuple(constant(i.astype(np.int64)) for i in np.nonzero(c))
+    tensor_input("where", condition, "condition")
     kind = np.asarray(unwrap(condition)).dtype
     if kind != np.bool_ and kind != np.uint8:
         raise RuntimeError("where expected condition to be a boolean tensor, but got a tensor "
                            f"with dtype {TORCH_NAMES[kind]}")
+    shape = np.shape(unwrap(condition))  # (broadcast in PyTorch's order, for its words)
+    for x in (input, other):
+        if broadcast.size_mismatch(shape, np.shape(unwrap(x))):
+            raise RuntimeError(broadcast.broadcast_message("where", shape, np.shape(unwrap(x))))
+        shape = np.broadcast_shapes(shape, np.shape(unwrap(x)))
     return choose(condition, *promote_tensors(as_operand(input), as_operand(other)))
 
 
 def maximum(input: Any, other: Any) -> Any:
+    tensor_input("maximum", input)
+    tensor_input("maximum", other, "other", 2)
     return binary(Maximum, "maximum", input, other, promote=True)
 
 
 def minimum(input: Any, other: Any) -> Any:
+    tensor_input("minimum", input)
+    tensor_input("minimum", other, "other", 2)
     return binary(Minimum, "minimum", input, other, promote=True)
 
 
 def clamp(input: Any, min: Any = None, max: Any = None) -> Any:
     """input limited to [min, max]: numbers (ClampBackward1), or tensors that broadcast,
     which may require grad themselves (ClampBackward0); not one of each (as PyTorch)"""
+    tensor_input("clamp", input)
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
     if _is_tensor(min) or _is_tensor(max):

@@ -7,7 +7,7 @@ from typing import Any
 import numpy as np
 
 from minigrad.autograd.function import Function
-from minigrad.ops.base import normalize_dims
+from minigrad.ops.base import normalize_dims, tensor_input
 from minigrad.ops.reduce import sum_array
 from minigrad.surface.dtypes import kernel_error
 from minigrad.surface.summation import add_reduce
@@ -79,8 +79,9 @@ def log_softmax_array(x: np.ndarray, dim: int) -> np.ndarray:
 def _float_dim(input: Any, dim: int, kernel: str) -> int:
     """`dim` as an axis; PyTorch's error for an integer or bool input (its kernel's name says
     whether dim is the last one)."""
+    tensor_input(kernel, input)
     axis = normalize_dims(dim, input.array.ndim)[0]
-    if input.array.dtype.kind != "f":
+    if input.array.dtype.kind != "f" and input.array.size:  # (an empty one runs no kernel)
         last = axis == input.array.ndim - 1 or input.array.ndim == 0
         raise kernel_error(f"{kernel}{'_lastdim' if last else ''}_kernel_impl",
                            input.array.dtype)

@@ -1,7 +1,9 @@
-"""The one place that checks the arguments of the view ops (expand, flatten, narrow) against
-the input's shape, with PyTorch's messages, before anything is made."""
+"""The one place that checks the arguments of the view ops (expand, flatten, narrow, view's
+shape) against the input's shape, with PyTorch's messages, before anything is made."""
 
 from __future__ import annotations
+
+import math
 
 import numpy as np
 
@@ -18,7 +20,8 @@ def expanded_shape(shape: tuple, sizes: tuple, dtype: np.dtype) -> tuple:
                            f"sizes provided ({len(sizes)}) must be greater or equal to the number "
                            f"of dimensions in the tensor ({len(shape)})")
     full = []
-    for i, n in enumerate(sizes):
+    for i in reversed(range(len(sizes))):  # (from the last dim, as PyTorch checks them)
+        n = sizes[i]
         if i < lead:
             if n == -1:
                 raise RuntimeError(f"The expanded size of the tensor (-1) isn't allowed in a "
@@ -36,7 +39,7 @@ def expanded_shape(shape: tuple, sizes: tuple, dtype: np.dtype) -> tuple:
                 f"non-singleton dimension {i}.  Target sizes: {list(sizes)}.  Tensor sizes: "
                 f"{list(shape)}")
         full.append(n)
-    return tuple(full)
+    return tuple(reversed(full))
 
 
 def flatten_dims(ndim: int, start_dim: int, end_dim: int) -> tuple[int, int]:
@@ -59,3 +62,23 @@ def narrow_start(size: int, start: int, length: int) -> int:
         raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size "
                            f"({size}).")
     return start
+
+
+def inferred_shape(shape: tuple, numel: int, given: tuple) -> tuple:
+    """`shape` with its -1 replaced by the size that makes `numel` elements."""
+    for i, n in enumerate(shape):
+        if n < -1:
+            raise RuntimeError(f"invalid shape dimension {n} at index {i} of shape "
+                               f"{list(given)}")
+    if shape.count(-1) > 1:
+        raise RuntimeError("only one dimension can be inferred")
+    if -1 in shape:
+        known = math.prod([n for n in shape if n != -1])
+        if known == 0 or numel % known:
+            raise RuntimeError(f"shape '{list(given)}' is invalid for input of size {numel}")
+        if len(shape) == 1:  # view(-1): no loop to run
+            return (numel,)
+        shape = tuple([numel // known if n == -1 else n for n in shape])
+    if math.prod(shape) != numel:
+        raise RuntimeError(f"shape '{list(given)}' is invalid for input of size {numel}")
+    return shape

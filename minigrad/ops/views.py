@@ -7,14 +7,13 @@ A view shares memory, and so the version counter, with its input, as in PyTorch
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 import numpy as np
 
 from minigrad.autograd.function import Function
-from minigrad.ops.base import normalize_dims
-from minigrad.ops.view_checks import expanded_shape, flatten_dims
+from minigrad.ops.base import normalize_dims, tensor_input
+from minigrad.ops.view_checks import expanded_shape, flatten_dims, inferred_shape
 
 # the public functions: minigrad.clone, ... (re-exported by ops/ and minigrad/)
 __all__ = ["clone", "expand", "flatten", "permute", "reshape", "squeeze", "t", "transpose",
@@ -104,7 +103,7 @@ class Transpose(Function):
     @staticmethod
     def forward(ctx, a, d0, d1):
         ctx.d0, ctx.d1 = d0, d1
-        return a.array.swapaxes(d0, d1)
+        return a.array.swapaxes(d0, d1) if a.array.ndim else a.array.view()  # (0-d: itself)
 
     @staticmethod
     def backward(ctx, grad):
@@ -241,40 +240,21 @@ def _shape_arg(size: tuple) -> tuple:
     return size
 
 
-def _infer(shape: tuple, numel: int, given: tuple) -> tuple:
-    """`shape` with its -1 replaced by the size that makes `numel` elements."""
-    for i, n in enumerate(shape):
-        if n < -1:
-            raise RuntimeError(f"invalid shape dimension {n} at index {i} of shape "
-                               f"{list(given)}")
-    if shape.count(-1) > 1:
-        raise RuntimeError("only one dimension can be inferred")
-    if -1 in shape:
-        known = math.prod([n for n in shape if n != -1])
-        if known == 0 or numel % known:
-            raise RuntimeError(f"shape '{list(given)}' is invalid for input of size {numel}")
-        if len(shape) == 1:  # view(-1): no loop to run
-            return (numel,)
-        shape = tuple([numel // known if n == -1 else n for n in shape])
-    if math.prod(shape) != numel:
-        raise RuntimeError(f"shape '{list(given)}' is invalid for input of size {numel}")
-    return shape
-
-
 def view(input: Any, *shape: Any) -> Any:
     shape = _shape_arg(shape)
-    shape = _infer(shape, input.array.size, shape)
+    shape = inferred_shape(shape, input.array.size, shape)
     return View.apply(input, shape=shape)
 
 
 def unsafe_view(input: Any, shape: tuple) -> Any:
-    return UnsafeView.apply(input, shape=_infer(tuple(shape), input.array.size, shape))
+    return UnsafeView.apply(input, shape=inferred_shape(tuple(shape), input.array.size, shape))
 
 
 def reshape(input: Any, *shape: Any) -> Any:
     """view when the memory layout allows it, else clone then view (as PyTorch)"""
+    tensor_input("reshape", input)
     shape = _shape_arg(shape)
-    shape = _infer(shape, input.array.size, shape)
+    shape = inferred_shape(shape, input.array.size, shape)
     probe = input.array.view()
     try:
         probe.shape = shape
@@ -286,14 +266,17 @@ def reshape(input: Any, *shape: Any) -> Any:
 
 
 def view_as(input: Any, other: Any) -> Any:
+    tensor_input("view_as", other, "other")  # (a method: self is not counted)
     return view(input, other.array.shape)
 
 
 def reshape_as(input: Any, other: Any) -> Any:
+    tensor_input("reshape_as", other, "other")  # (a method: self is not counted)
     return reshape(input, other.array.shape)
 
 
 def flatten(input: Any, start_dim: int = 0, end_dim: int = -1) -> Any:
+    tensor_input("flatten", input)
     shape = input.array.shape
     start, end = flatten_dims(len(shape), start_dim, end_dim)
     if not shape:
@@ -305,6 +288,7 @@ def flatten(input: Any, start_dim: int = 0, end_dim: int = -1) -> Any:
 
 
 def t(input: Any) -> Any:
+    tensor_input("t", input)
     data = input.array
     if data.ndim > 2:
         raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is "
@@ -313,6 +297,7 @@ def t(input: Any) -> Any:
 
 
 def transpose(input: Any, dim0: int, dim1: int) -> Any:
+    tensor_input("transpose", input)
     for d in (dim0, dim1):  # (PyTorch's error for a dim out of range)
         normalize_dims(d, input.array.ndim)
     return Transpose.apply(input, d0=dim0, d1=dim1)
@@ -322,6 +307,7 @@ swapaxes = transpose
 
 
 def permute(input: Any, *dims: Any) -> Any:
+    tensor_input("permute", input)
     dims, ndim = _shape_arg(dims), input.array.ndim
     if len(dims) != ndim:
         raise RuntimeError(f"permute(sparse_coo): number of dimensions in the tensor input does "
@@ -339,6 +325,7 @@ def T_property(input: Any) -> Any:
 
 
 def unsqueeze(input: Any, dim: int) -> Any:
+    tensor_input("unsqueeze", input)
     n = input.array.ndim + 1  # the new dim may go anywhere from before the first to after the last
     if not -n <= dim < n:
         raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], "
@@ -348,6 +335,7 @@ def unsqueeze(input: Any, dim: int) -> Any:
 
 
 def squeeze(input: Any, dim: Any = None) -> Any:
+    tensor_input("squeeze", input)
     if dim is None:
         return _squeeze(Squeeze, input, tuple(range(input.array.ndim)))
     if isinstance(dim, int):
@@ -364,6 +352,7 @@ def _squeeze(op: Any, input: Any, dims: tuple) -> Any:
 
 
 def expand(input: Any, *sizes: Any) -> Any:
+    tensor_input("expand", input)
     sizes = _shape_arg(sizes)
     shape = input.array.shape
     full = sizes if _plainly_expands(shape, sizes) else \
@@ -375,6 +364,8 @@ def _plainly_expands(shape: tuple, full: tuple) -> bool:
     """Each size of `shape` is kept or is a 1 expanded, no size is negative: the usual case,
     told without numpy's broadcast_shapes (~2 us, more than the expand itself)."""
     lead = len(full) - len(shape)
+    if lead < 0:
+        return False
     for n in full[:lead]:
         if n < 0:
             return False
@@ -385,6 +376,7 @@ def _plainly_expands(shape: tuple, full: tuple) -> bool:
 
 
 def expand_as(input: Any, other: Any) -> Any:
+    tensor_input("expand_as", other, "other")  # (a method: self is not counted)
     return expand(input, other.array.shape)
 
 

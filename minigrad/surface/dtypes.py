@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from minigrad.surface import python_data
 from minigrad.surface.devices import check_device, device, is_device  # (check_device: nn's too)
 
 
@@ -239,23 +240,27 @@ def as_array(data: Any, dtype: Any = None) -> np.ndarray:
     """Turn Python/numpy data into an array with PyTorch's default dtypes.
 
     Python floats become the default dtype (float32) and Python ints int64 (as `torch.tensor`
-    does); a numpy array keeps its dtype, as `torch.from_numpy`/`torch.tensor(ndarray)` keep it.
+    does); a numpy array keeps its dtype, as `torch.from_numpy`/`torch.tensor(ndarray)` keep it;
+    lists and tuples are read as PyTorch reads them (python_data.py).
     """
-    if dtype is not None:
-        return np.array(data, dtype=numpy_dtype(dtype))
-    if isinstance(data, np.ndarray):
-        return data.copy()
-    if isinstance(data, np.generic):
-        return np.array(data)
-    array = np.array(data)
-    if array.dtype.kind == "f":
-        return array.astype(_default[0])
-    if array.dtype.kind in "iu":
-        return array.astype(_I64)
-    if array.dtype.kind == "O":
-        raise TypeError(f"can't convert {type(data).__name__} of mixed or nested objects to a "
-                        "Tensor")
-    return array
+    np_dtype = numpy_dtype(dtype)
+    if isinstance(data, np.ndarray | np.generic):
+        return np.array(data, dtype=np_dtype)  # (a copy; its own dtype if none is given)
+    if hasattr(data, "grad_fn") and hasattr(data, "array"):  # (a tensor: its values)
+        return data.array.astype(np_dtype or data.array.dtype)
+    return python_data.read(data, _inferred, np_dtype)
+
+
+def _inferred(found: list) -> np.dtype:
+    """The dtype `torch.tensor` infers from its items' types and dtypes, in the order met:
+    each promoted with the next; a Python float is the default dtype, an int int64, a complex
+    the default complex dtype; no item at all the default dtype (`[[], []]`)."""
+    python = {builtins.bool: _BOOL, builtins.int: _I64, builtins.float: _default[0],
+              builtins.complex: np.dtype(np.complex64 if _default[0] == _F32 else np.complex128)}
+    dtype = None
+    for d in dict.fromkeys(found):  # (each once)
+        dtype = promote_types(dtype, python.get(d, d))
+    return _default[0] if dtype is None else dtype
 
 
 def from_type_name(type_name: str) -> dtype:

@@ -331,7 +331,7 @@ class _Evaluator:
                                       "min(dim=...) 的返回值")
             return getattr(value, node.attr)
         if isinstance(node, ast.Subscript):
-            return self.bounded(node, self.tensor(node.value)[self.index(node.slice)])
+            return self.bounded(node, self.tensor(node.value, TypeError)[self.index(node.slice)])
         if isinstance(node, ast.Call):
             return self.call(node)
         piece = _piece(self.source, node)  # (parse() checked it: not reached)
@@ -355,12 +355,13 @@ class _Evaluator:
         self.refuse_if(node, self.budget.after(value))
         return value
 
-    def tensor(self, node: ast.AST) -> Tensor:
+    def tensor(self, node: ast.AST, python: type = AttributeError) -> Tensor:
+        """The tensor `node` computes; else a refusal caused by what Python would raise."""
         value = self.expr(node)
         if not isinstance(value, Tensor):
-            piece = _piece(self.source, node)
-            raise ExpressionError(f"`{piece}` is a {type(value).__name__}, not a tensor", piece,
-                                  zh=f"`{piece}` 是 {type(value).__name__}，而不是张量")
+            piece, kind = _piece(self.source, node), type(value).__name__
+            raise ExpressionError(f"`{piece}` is a {kind}, not a tensor", piece,
+                                  zh=f"`{piece}` 是 {kind}，而不是张量") from python(kind)
         return value
 
     def index(self, node: ast.AST) -> Any:
@@ -375,26 +376,22 @@ class _Evaluator:
     def call(self, node: ast.Call) -> Any:
         from minigrad import ops
 
-        args = [self.expr(a) for a in node.args]
-        kwargs = {kw.arg: self.expr(kw.value) for kw in node.keywords}
         func = node.func
-        if isinstance(func, ast.Name):
-            fn, name = getattr(ops, func.id), func.id
-        elif isinstance(func.value, ast.Name) and func.value.id in NAMESPACES and \
-                func.value.id not in self.inputs:
-            fn, name = getattr(ops, func.attr), func.attr
-        else:
-            receiver = self.tensor(func.value)
-            fn, name, args = getattr(receiver, func.attr), func.attr, [receiver, *args]
-            self.charge(node, call_size(name, args), name, [*args, *kwargs.values()])
-            return self.bounded(node, fn(*args[1:], **kwargs))
+        named = isinstance(func, ast.Name) or isinstance(func.value, ast.Name) and \
+            func.value.id in NAMESPACES and func.value.id not in self.inputs
+        # (a method's tensor first, then its arguments, as Python evaluates them)
+        head = [] if named else [self.tensor(func.value)]
+        args = head + [self.expr(a) for a in node.args]
+        kwargs = {kw.arg: self.expr(kw.value) for kw in node.keywords}
+        name = func.id if isinstance(func, ast.Name) else func.attr
+        fn = getattr(ops, name) if named else getattr(head[0], name)
         every = [*args, *kwargs.values()]
         self.charge(node, call_size(name, every), name, every)
-        return self.bounded(node, fn(*args, **kwargs))
+        return self.bounded(node, fn(*args[len(head):], **kwargs))
 
 
 def _small_int_power(base: Any, exponent: Any) -> bool:
-    """`2**3` stays an int, as in Python (so `x.reshape(2**1, 2)` works), when it is small:
-    a bigger or negative power is a float, which overflows at once instead of running long."""
+    """`2**3` stays an int (`x.reshape(2**1, 2)`), as in Python, when small (a bigger or
+    negative power is a float, which overflows at once instead of running long)."""
     return (isinstance(base, int) and isinstance(exponent, int) and exponent >= 0
             and abs(base).bit_length() * exponent <= 64)
