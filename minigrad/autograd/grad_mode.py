@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextvars
 import functools
+import inspect
 from collections.abc import Callable
 from typing import Any
 
@@ -46,9 +47,12 @@ class set_grad_enabled:
     """Turn recording on or off; usable as a call, a context manager or a decorator."""
 
     def __init__(self, mode: bool) -> None:
+        if not isinstance(mode, bool):
+            raise TypeError("set_grad_enabled(): argument 'enabled' (position 1) must be bool, "
+                            f"not {type(mode).__name__}")
         self.prev = state.grad_enabled
-        self.mode = bool(mode)
-        state.grad_enabled = self.mode
+        self.mode = mode
+        state.grad_enabled = mode
 
     def __enter__(self) -> None:
         state.grad_enabled = self.mode
@@ -57,15 +61,57 @@ class set_grad_enabled:
         state.grad_enabled = self.prev
 
     def __call__(self, fn: Callable) -> Callable:
-        mode = self.mode
         state.grad_enabled = self.prev  # constructing the decorator must not flip the mode
+        return decorate(fn, self.clone)
 
+    def clone(self) -> set_grad_enabled:
+        """A new context of the same mode (what a decorated function enters on each call)."""
+        context = object.__new__(set_grad_enabled)
+        context.mode, context.prev = self.mode, state.grad_enabled
+        return context
+
+    def __repr__(self) -> str:
+        return f"minigrad.autograd.grad_mode.set_grad_enabled(mode={self.mode})"
+
+
+def decorate(fn: Callable, context: Callable[[], Any]) -> Callable:
+    """`fn` run inside a fresh `context()` on each call, as PyTorch's context decorators do.
+
+    A generator function is entered afresh each time it resumes and left each time it yields,
+    so its body runs in the mode while the code that drives it keeps its own (a plain wrapper
+    would set the mode only while the generator object is made, which runs none of its body).
+    """
+    if inspect.isgeneratorfunction(fn):
         @functools.wraps(fn)
-        def wrapper(*args: Any, **kwargs: Any) -> Any:
-            with set_grad_enabled(mode):
-                return fn(*args, **kwargs)
+        def generator(*args: Any, **kwargs: Any) -> Any:
+            gen = fn(*args, **kwargs)
+            try:
+                with context():
+                    response = gen.send(None)
+                while True:
+                    try:
+                        request = yield response
+                    except GeneratorExit:
+                        with context():
+                            gen.close()
+                        raise
+                    except BaseException as exc:  # thrown in by the caller: pass it on
+                        with context():
+                            response = gen.throw(exc)
+                    else:
+                        with context():
+                            response = gen.send(request)
+            except StopIteration as stop:
+                return stop.value
 
-        return wrapper
+        return generator
+
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        with context():
+            return fn(*args, **kwargs)
+
+    return wrapper
 
 
 class _GradModeContext:
@@ -87,16 +133,13 @@ class _GradModeContext:
         state.grad_enabled = self.prev
 
     def __call__(self, fn: Callable) -> Callable:
-        mode = self.mode
+        return decorate(fn, self.clone)
 
-        @functools.wraps(fn)
-        def wrapper(*args: Any, **kwargs: Any) -> Any:
-            context = _GradModeContext()
-            context.mode = mode
-            with context:
-                return fn(*args, **kwargs)
-
-        return wrapper
+    def clone(self) -> Any:
+        """A new context of the same kind and mode."""
+        context = object.__new__(type(self))
+        context.mode = self.mode
+        return context
 
 
 class no_grad(_GradModeContext):
@@ -111,11 +154,35 @@ class enable_grad(_GradModeContext):
     mode = True
 
 
+# Whether this thread is in inference mode (what tensors made now are: inference tensors)
+INFERENCE = contextvars.ContextVar("inference_mode", default=False)
+INFERENCE_SAVED = (  # (save_for_backward's error, node.py)
+    "Inference tensors cannot be saved for backward. Please do not use Tensors created in "
+    "inference mode in computation tracked by autograd. To work around this, you can make a "
+    "clone to get a normal tensor and use it in autograd, or use `torch.no_grad()` instead of "
+    "`torch.inference_mode()`.")
+
+
+def is_inference_mode_enabled() -> bool:
+    return INFERENCE.get()
+
+
 class inference_mode(_GradModeContext):
-    """`torch.inference_mode(mode=True)`: here the same as `no_grad` (minigrad has no
-    inference tensors, PyTorch's faster kind that may never enter a graph later)."""
+    """`torch.inference_mode(mode=True)`: grad mode off, and every tensor made inside is an
+    inference tensor (`t.is_inference()`), which autograd may never save for a backward and
+    which may not be changed in place (or made to require grad) outside inference mode, as in
+    PyTorch. `inference_mode(False)` turns both off (grad mode on)."""
 
     mode = False  # (grad mode inside; also what a bare `@inference_mode` uses)
 
     def __init__(self, mode: bool = True) -> None:
         self.mode = not mode
+
+    def __enter__(self) -> None:
+        self.prev = state.grad_enabled, INFERENCE.get()
+        state.grad_enabled = self.mode
+        INFERENCE.set(not self.mode)
+
+    def __exit__(self, *exc: Any) -> None:
+        state.grad_enabled = self.prev[0]
+        INFERENCE.set(self.prev[1])

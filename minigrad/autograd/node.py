@@ -8,7 +8,6 @@ arrives into the leaf's `.grad`.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from typing import Any
 
@@ -18,21 +17,12 @@ from minigrad.autograd import anomaly_mode as anomaly
 from minigrad.autograd import events, hooks, saved_names
 from minigrad.autograd import tensor as _tensor
 from minigrad.autograd.forward_ad import LEVELS, set_tangent
-from minigrad.autograd.grad_mode import GRAD_ENABLED, state
+from minigrad.autograd.grad_mode import GRAD_ENABLED, INFERENCE_SAVED, state
 from minigrad.autograd.hooks import RemovableHandle
+from minigrad.autograd.saved_errors import FREED_MESSAGE, modified_message
 from minigrad.autograd.saved_tensor_hooks import SAVED_TENSOR_HOOKS, pack, unpack
 
-FREED_MESSAGE = (
-    "Trying to backward through the graph a second time (or directly access saved tensors "
-    "after they have already been freed). Saved intermediate values of the graph are freed "
-    "when you call .backward() or autograd.grad(). Specify retain_graph=True if you need to "
-    "backward through the graph a second time or if you need to access saved tensors after "
-    "calling backward."
-)
-
-
-# the nodes PyTorch writes in C++, whose name() has its namespace
-CPP_NODES = frozenset({"AccumulateGrad", "CopySlices", "CopyBackwards"})
+CPP_NODES = frozenset({"AccumulateGrad", "CopySlices", "CopyBackwards"})  # named torch::autograd::X
 
 
 class Node:
@@ -171,6 +161,8 @@ class Node:
         versions = None  # stays None when only numbers (or None) were saved: nothing to check
         for i, v in enumerate(values):
             if isinstance(v, Tensor):
+                if v._inference:
+                    raise RuntimeError(INFERENCE_SAVED)
                 if versions is None:
                     versions = [None] * len(values)
                 versions[i] = 0 if v._version_counter is None else v._version_counter[0]
@@ -192,7 +184,7 @@ class Node:
             if version is not None:
                 counter = saved[i]._version_counter  # (Tensor._version without the call)
                 if (0 if counter is None else counter[0]) != version:
-                    raise RuntimeError(_modified_message(saved[i], version))
+                    raise RuntimeError(modified_message(saved[i], version))
         if self._packed is not None:
             return tuple(v if p is None else unpack(p) for v, p in zip(saved, self._packed))
         return saved
@@ -242,7 +234,7 @@ class Node:
         counter = self._output_version_counter  # (None: the output never changed)
         if counter is not None and counter[0] != self._output_version:
             out = _tensor.make(data, self, 0, counter)
-            raise RuntimeError(_modified_message(out, self._output_version))
+            raise RuntimeError(modified_message(out, self._output_version))
         if self._packed_output is not None:
             return unpack(self._packed_output).array
         return data
@@ -318,6 +310,7 @@ class AccumulateGrad(Node):
     """The node that ends every path at a leaf: it adds the arriving gradient to `.grad`."""
 
     formula = "x.grad += incoming gradient"
+    _post_accumulate_hooks: list | None = None  # hook(leaf) after each accumulation
 
     def __init__(self, variable: Any) -> None:
         self.variable = variable
@@ -339,39 +332,60 @@ class AccumulateGrad(Node):
         return ()
 
     def accumulate(self, grad: Any, task: Any, copy: bool = False) -> None:
-        """`leaf.grad += grad`, as a new tensor (so a failed backward can put the old one back).
+        """`leaf.grad += grad`: in place into the same `.grad` tensor, as PyTorch does when no
+        graph is recorded (a view of `.grad` sees the sum); a new tensor with create_graph.
 
         The first gradient becomes `.grad` as it is, without a copy, unless somebody else may
         hold the same memory (an array the backward `task` already handed out: a seed, another
-        leaf's .grad, since `a + b` sends one gradient to both) or it is not laid out plainly (a
-        transposed or broadcast view): the rule PyTorch's AccumulateGrad follows.
+        leaf's .grad, since `a + b` sends one gradient to both; a hook) or it is not laid out
+        plainly (a transposed or broadcast view): the rule PyTorch's AccumulateGrad follows.
+        The `task` notes `.grad` as it was (and its values), so a failed backward puts it back.
         """
         if grad is None:
             return
         leaf = self.variable
         old = leaf._grad
+        in_place = old is not None and not (task is not None and task.create_graph) and \
+            _writable_grad(old, leaf)
         if grad.array.dtype != leaf.array.dtype:
             grad = grad.to(leaf.array.dtype)
-        shared = None  # the memory the new .grad shares with the gradient that arrived
+        shared = values = None  # memory shared with the gradient; the old .grad's values
         if task is not None and task.create_graph:
             total = grad if old is None else old + grad
         elif old is None:
             data = grad.array
             flags = data.flags  # (a new object on every access: read it once)
-            if copy or owner_id(data) in task.handed_out or not (
-                    flags.c_contiguous and flags.writeable):
+            if copy or owner_id(data) in task.handed_out or self._hooked or not (
+                    flags.c_contiguous and flags.writeable):  # (a hook may keep what it saw)
                 data = data.copy()
             shared = data
             total = _tensor.make(data, None, 0)
+        elif in_place:
+            values = old.array.copy() if task is not None else None  # (before they change)
+            if events.listening():  # (listeners keep what .grad was, and see it change)
+                events.emit(events.InPlaceChange(old))
+                old = _tensor.make(old.array.copy(), None, 0)
+            leaf._grad.array += grad.array
+            leaf._grad._bump_version()
+            total = leaf._grad
         else:
             # (np.asarray: numpy adds two 0-d arrays into a scalar, which is no tensor's data)
             total = _tensor.make(np.asarray(old.array + grad.array), None, 0)
         if task is None:  # called by hand (`node(grad)`), outside any backward pass
             leaf._grad = total
         else:
-            task.set_grad(leaf, total, shared)
+            task.set_grad(leaf, total, shared, values)
         if events.listening():
             events.emit(events.GradAccumulated(leaf, old, total))
+        if self._post_accumulate_hooks:
+            hooks.after_accumulation(leaf, self._post_accumulate_hooks)
+
+
+def _writable_grad(grad: Any, leaf: Any) -> bool:
+    """Whether `.grad` can take a gradient in place: a plain writable array, as the leaf's."""
+    array = grad.array
+    return (not grad._requires_grad and type(array) is np.ndarray and array.flags.writeable
+            and array.shape == leaf.array.shape and array.dtype == leaf.array.dtype)
 
 
 def gradient_edge(t: Any) -> tuple[Node, int]:
@@ -383,18 +397,3 @@ def gradient_edge(t: Any) -> tuple[Node, int]:
 def owner_id(array: np.ndarray) -> int:
     """The id of the array that owns `array`'s memory (itself, or the base it is a view of)."""
     return id(array if array.base is None else array.base)
-
-
-def _modified_message(value: Any, version: int) -> str:
-    kind = hooks._tensor_type(value)  # minigrad.FloatTensor, as PyTorch's torch.FloatTensor
-    made_by = ""
-    if value.grad_fn is not None:
-        op = re.sub(r"Backward\d*$", "", value.grad_fn.name())
-        made_by = f", which is output {value._output_nr} of {op},"
-    return (
-        "one of the variables needed for gradient computation has been modified by an "
-        f"inplace operation: [{kind} {list(value.array.shape)}]{made_by} is at version "
-        f"{value._version}; expected version {version} instead. Hint: enable anomaly detection to "
-        "find the operation that failed to compute its gradient, with "
-        "minigrad.autograd.set_detect_anomaly(True, check_nan=False)."
-    )

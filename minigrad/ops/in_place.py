@@ -19,10 +19,10 @@ from minigrad.autograd import (
 )
 from minigrad.autograd.forward_ad import LEVELS, copied, top_level, write_tangent
 from minigrad.autograd.function import Function
-from minigrad.autograd.grad_mode import no_grad, state
+from minigrad.autograd.grad_mode import INFERENCE, no_grad, state
 from minigrad.ops import view_rebase
 from minigrad.ops.arithmetic import add, div, mul, sub
-from minigrad.ops.base import as_operand, constant, unwrap
+from minigrad.ops.base import as_operand, constant, promote, unwrap
 from minigrad.ops.reduce import sum_to_size
 from minigrad.ops.selection import clamp
 from minigrad.ops.tangent_rules import linear
@@ -150,7 +150,14 @@ def fill(input: Any, value: Any) -> Any:
 
 
 def copy(input: Any, src: Any) -> Any:
-    return Copy.apply(input, as_operand(src))
+    src = as_operand(src)
+    shape, other = input.array.shape, np.shape(unwrap(src))
+    if other != shape:
+        mismatch = broadcast.size_mismatch(shape, other)
+        if mismatch:
+            raise RuntimeError(mismatch)
+        _write_check(input, np.broadcast_shapes(shape, other))
+    return Copy.apply(input, src)
 
 
 def clamp_to(input: Any, bounds: tuple) -> Any:
@@ -184,6 +191,8 @@ def inplace(target: Any, op: Any, arg: Any) -> Any:
     goes up, so backward can tell when a value it saved was overwritten.
     """
     recording, tensor_arg = False, isinstance(arg, _tensor.Tensor)
+    if target._inference:
+        _check_inference(target)
     if state.grad_enabled:  # (under no_grad, an optimizer's update, there is nothing to check)
         recording = target._requires_grad or (tensor_arg and arg._requires_grad)
         _check_may_write(target, recording)
@@ -204,14 +213,19 @@ def inplace(target: Any, op: Any, arg: Any) -> Any:
         if target.grad_fn is None and target._requires_grad:
             old._grad_acc = target._accumulator()
         new = op(old, arg)
-        _write(target, new.array)
+        _write(target, new.array, op, arg)
         view_rebase.take_over(target, new)
         view_rebase.follow_base(target)  # its views read from the new node too
     elif ufunc is not None and (tensor_arg or isinstance(arg, (int, float))):
         # nothing to record: let numpy write straight into the tensor (an optimizer's update)
         value, data = arg.array if tensor_arg else arg, target.array
-        try:  # (out positionally; numpy's default casting is "same_kind")
-            ufunc(data, value, data)
+        if data.dtype.kind != "f" or tensor_arg and value.dtype is not data.dtype:
+            # PyTorch's promotion, then its rule for writing the result back: within or up a
+            # category only (`uint8.add_(int8)` wraps; `int.add_(float)` is refused)
+            x, value = promote(data, value, op.__name__)
+            dtypes.check_cast(x.dtype, data.dtype)
+        try:  # (out positionally; the result dtype is checked above)
+            ufunc(data, value, data, casting="unsafe")
         except ValueError:  # another shape, or a read-only target: numpy refuses before
             # writing anything; say it in PyTorch's words
             shape, other = data.shape, np.shape(value)
@@ -221,20 +235,31 @@ def inplace(target: Any, op: Any, arg: Any) -> Any:
                 raise RuntimeError(broadcast.broadcast_message(op.__name__, shape, other)) from None
             _write_check(target, result_shape)
             raise
-        except TypeError:  # numpy refuses (bool - bool, int += float): PyTorch's words
-            with no_grad():
-                new = op(target, arg)  # raises what PyTorch raises for this op, if anything
-            raise RuntimeError(f"result type {dtypes.TORCH_NAMES[new.array.dtype]} can't be "
-                               "cast to the desired output type "
-                               f"{dtypes.TORCH_NAMES[data.dtype]}") from None
     else:
         with no_grad():
             new = op(target, arg)
-        _write(target, new.array)
+        _write(target, new.array, op, arg)
         if dual:
             write_tangent(target, new)
     target._bump_version()
     return target
+
+
+def check_writable(target: Any) -> None:
+    """PyTorch's error for a tensor that no in-place change may write (an expanded or
+    read-only array, an inference tensor outside inference mode): what an optimizer step or
+    a clipping checks of every tensor before it changes the first."""
+    if target._inference:
+        _check_inference(target)
+    _write_check(target, target.array.shape)
+
+
+def _check_inference(target: Any) -> None:
+    if not INFERENCE.get():
+        raise RuntimeError("Inplace update to inference tensor outside InferenceMode is not "
+                           "allowed.You can make a clone to get a normal tensor before doing "
+                           "inplace update.See https://github.com/pytorch/rfcs/pull/17 for more "
+                           "details.")
 
 
 def _check_may_write(target: Any, recording: bool) -> None:
@@ -258,8 +283,10 @@ UNPLACED_VIEW = ("minigrad cannot record this in-place operation on a view: the 
 _IN_PLACE_UFUNCS = {add: np.add, sub: np.subtract, mul: np.multiply, div: np.true_divide}
 
 
-def _write(target: Any, values: np.ndarray) -> None:
+def _write(target: Any, values: np.ndarray, op: Any = None, arg: Any = None) -> None:
     _write_check(target, values.shape)
+    dtypes.check_cast(values.dtype, target.array.dtype, c_name=op is clamp_to and not any(
+        isinstance(b, _tensor.Tensor) for b in arg))
     target.array[...] = values
 
 
@@ -274,12 +301,25 @@ def _write_check(target: Any, result_shape: tuple) -> None:
                            "Please clone() the tensor before performing the operation.")
 
 
+def _a_view(key: Any) -> bool:
+    """Whether `a[key]` is a view of part of `a` (ints and slices), not all of it or a copy."""
+    parts = key if isinstance(key, tuple) else (key,)
+    basic = all(k is None or k is Ellipsis or isinstance(k, int | np.integer | slice)
+                and not isinstance(k, bool) for k in parts)
+    return basic and any(k is not Ellipsis and k != slice(None) for k in parts)
+
+
 def setitem_(target: Any, key: Any, value: Any) -> None:
     """`a[key] = value`. Where a gradient is recorded (a or value requires grad) it is an
     in-place op like the others: a takes over a CopySlices node (IndexPutBackward0 for an
     index tensor), whose backward sends the gradient at key to value and the rest to a."""
     key = tuple(unwrap(k) for k in key) if isinstance(key, tuple) else unwrap(key)
     _check_index_put(target, key, value)
+    if state.grad_enabled and target._requires_grad and target.grad_fn is None and \
+            _a_view(key):  # (PyTorch writes through the view `a[key]`: it names that)
+        raise RuntimeError("a view of " + LEAF_INPLACE)
+    if target._inference:
+        _check_inference(target)
     value_needs_grad = isinstance(value, _tensor.Tensor) and value._requires_grad
     if state.grad_enabled and (target._requires_grad or value_needs_grad) or (
             LEVELS.visible and top_level((target, value)) >= 0):

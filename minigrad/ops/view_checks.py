@@ -20,7 +20,8 @@ def expanded_shape(shape: tuple, sizes: tuple, dtype: np.dtype) -> tuple:
                            f"sizes provided ({len(sizes)}) must be greater or equal to the number "
                            f"of dimensions in the tensor ({len(shape)})")
     full = []
-    for i, n in enumerate(sizes):
+    for i in reversed(range(len(sizes))):  # (from the last dim, as PyTorch checks them)
+        n = sizes[i]
         if i < lead:
             if n == -1:
                 raise RuntimeError(f"The expanded size of the tensor (-1) isn't allowed in a "
@@ -38,7 +39,7 @@ def expanded_shape(shape: tuple, sizes: tuple, dtype: np.dtype) -> tuple:
                 f"non-singleton dimension {i}.  Target sizes: {list(sizes)}.  Tensor sizes: "
                 f"{list(shape)}")
         full.append(n)
-    return tuple(full)
+    return tuple(reversed(full))
 
 
 def flatten_dims(ndim: int, start_dim: int, end_dim: int) -> tuple[int, int]:
@@ -75,6 +76,12 @@ def shape_arg(size: tuple) -> tuple:
 
 def infer(shape: tuple, numel: int, given: tuple) -> tuple:
     """`shape` with its -1 replaced by the size that makes `numel` elements."""
+    for i, n in enumerate(shape):
+        if n < -1:
+            raise RuntimeError(f"invalid shape dimension {n} at index {i} of shape "
+                               f"{list(given)}")
+    if shape.count(-1) > 1:
+        raise RuntimeError("only one dimension can be inferred")
     if -1 in shape:
         known = math.prod([n for n in shape if n != -1])
         if known == 0 or numel % known:
@@ -91,6 +98,8 @@ def plainly_expands(shape: tuple, full: tuple) -> bool:
     """Each size of `shape` is kept or is a 1 expanded, no size is negative: the usual case,
     told without numpy's broadcast_shapes (~2 us, more than the expand itself)."""
     lead = len(full) - len(shape)
+    if lead < 0:
+        return False
     for n in full[:lead]:
         if n < 0:
             return False
