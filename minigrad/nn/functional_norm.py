@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -107,6 +108,10 @@ def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None,
         raise RuntimeError(f"Expected at least 2 dimensions for input tensor but received "
                            f"{input.ndim}")
     shape = list(input.shape)
+    size = [shape[0] * shape[1] // num_groups, num_groups, *shape[2:]]  # (PyTorch's check)
+    if size[0] * math.prod(size[2:]) == 1:  # (train or eval)
+        raise ValueError(f"Expected more than 1 value per channel when training, got input "
+                         f"size {size}")
     if shape[1] % num_groups:
         raise RuntimeError(f"Expected number of channels in input to be divisible by "
                            f"num_groups, but got input of shape {shape} and "

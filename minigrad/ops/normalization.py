@@ -76,13 +76,17 @@ class NativeBatchNorm(Function, numpy_forward=True):
         dims = (0, *range(2, x.ndim))
         shape = (1, -1) + (1,) * (x.ndim - 2)
         ctx.dims, ctx.shape, ctx.eps = dims, shape, eps
-        ctx.save_for_backward(input, weight)
         ctx.batch_stats = training or running_mean is None
-        if x.size == 0:  # (nothing to normalise: as PyTorch, in the input's dtype if a float,
-            # else in the weight's, if any)
+        if x.size == 0:  # (nothing to normalise: in the input's dtype if a float, else in the
+            # weight's; PyTorch's graph of an empty batch saves the weight alone, if any)
             ctx.keep_as_pytorch(result1=np.empty(0, x.dtype), result2=np.empty(0, x.dtype))
+            ctx.empty = [None if t is None else (t.array.shape, t.array.dtype)
+                         for t in (input, weight, weight)]
+            if weight is not None:  # (so a second backward is refused, as PyTorch's)
+                ctx.save_for_backward(weight)
             kept = x.dtype.kind == "f" or weight is None
             return np.empty(x.shape, x.dtype if kept else weight.array.dtype)
+        ctx.save_for_backward(input, weight)
         if ctx.batch_stats:
             xhat, mean, var = _normalize_array(x, dims, eps)
             ctx.keep_as_pytorch(result1=mean.reshape(-1), result2=(1 / np.sqrt(var + eps)
@@ -102,13 +106,15 @@ class NativeBatchNorm(Function, numpy_forward=True):
 
     @staticmethod
     def backward(ctx, grad):
+        empty = getattr(ctx, "empty", None)
+        if empty is not None:  # (an empty batch: zero gradients, each of its input's shape)
+            if empty[1] is not None:  # (the weight was saved: freed by a first backward)
+                ctx.unpack_saved()
+            return tuple(constant(np.zeros(*kept)) if need and kept else None
+                         for kept, need in zip(empty, ctx.needs_input_grad))
         x, w = ctx.unpack_saved()
         need_x, need_w, need_b = ctx.needs_input_grad
         dims, shape = ctx.dims, ctx.shape
-        if x.array.size == 0:  # (an empty batch: zero gradients, each of its input's shape)
-            zeros = [constant(np.zeros(t.array.shape, t.array.dtype)) if t is not None else
-                     None for t in (x, w, w)]
-            return tuple(z if need else None for z, need in zip(zeros, ctx.needs_input_grad))
         if ctx.batch_stats:
             xhat, invstd = normalized(x, dims, ctx.eps)
         else:

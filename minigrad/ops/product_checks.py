@@ -16,9 +16,9 @@ def same_dtype(kind: str, a: Any, b: Any) -> None:
     """PyTorch's refusal of a product of two dtypes (it does not promote), and of bools; in
     the words of the kernel that `kind` (dot, mm, mv, bmm) runs."""
     da, db = unwrap(a).dtype, unwrap(b).dtype
-    if da is db and da.kind != "b":
-        return
-    if da == db or da.kind == "b" and db.kind == "b":
+    if (da is db or da == db) and da.kind != "b":  # (an array from a pickle has its own
+        return  # dtype object, equal to numpy's)
+    if da.kind == "b" and db.kind == "b":
         raise kernel_error(_KERNELS[kind], da)
     ta, tb = TORCH_NAMES[da], TORCH_NAMES[db]
     raise RuntimeError({

@@ -24,6 +24,17 @@ def _embedding_twice(t):
     out.backward()
 
 
+def _empty_batch_norm_twice(t, affine):
+    """Two losses of one empty BatchNorm output, each backward: PyTorch's graph of an empty
+    batch saves the weight alone, so only an affine one refuses the second."""
+    bn = t.nn.BatchNorm1d(3, affine=affine, track_running_stats=False)
+    x = t.ones(2, 3, 0, requires_grad=True)
+    y = bn(x)
+    for _ in range(2):
+        t.nn.functional.mse_loss(y, t.ones(2, 3, 0)).backward()
+    return x.grad
+
+
 def _weighted(t, weights, n, replacement):
     return list(t.utils.data.WeightedRandomSampler(weights, n, replacement=replacement))
 
@@ -53,6 +64,14 @@ CASES = {
         t.ones(0, 3, dtype=t.int64), None, None, t.ones(3), training=True),
     "batch_norm: a float64 weight for float16": lambda t: t.nn.functional.batch_norm(
         t.ones(2, 3, dtype=t.float16), None, None, t.ones(3, dtype=t.float64), training=True),
+    "batch_norm of an empty batch, backward twice": lambda t: _empty_batch_norm_twice(
+        t, False),
+    "batch_norm of an empty batch, affine, backward twice": lambda t: _empty_batch_norm_twice(
+        t, True),
+    "group_norm: one value per channel, before the groups' check": lambda t:
+        t.nn.functional.group_norm(t.ones(2, 1), 2),
+    "group_norm: one value per channel, in eval too": lambda t: t.nn.GroupNorm(1, 1).eval()(
+        t.ones(1, 1)),
     "layer_norm: dtypes before the shape": lambda t: t.nn.functional.layer_norm(
         t.ones(2, 3), (4,), t.ones(4, dtype=t.float64)),
     "layer_norm of an empty int64": lambda t: t.nn.functional.layer_norm(
