@@ -12,6 +12,8 @@ SHELL := /bin/bash
 VENV := .venv
 PY := $(VENV)/bin/python
 PYTEST_ARGS ?=
+# pytest-xdist workers: one per core (JOBS=0 runs the suite in this one process)
+JOBS ?= auto
 
 .PHONY: setup demo test bench
 
@@ -26,7 +28,7 @@ demo:
 # collected") is a failure too.
 test: setup
 	@ruff=0; $(VENV)/bin/ruff check minigrad compare tests || ruff=$$?; \
-	pytest=0; $(PY) -m pytest $(PYTEST_ARGS) || pytest=$$?; \
+	pytest=0; $(PY) -m pytest -n $(JOBS) $(PYTEST_ARGS) || pytest=$$?; \
 	if [ $$pytest -eq 5 ]; then echo "make test: pytest collected no tests (exit 5)" >&2; fi; \
 	if [ $$ruff -ne 0 ] || [ $$pytest -ne 0 ]; then \
 		echo "make test: FAILED (ruff exit $$ruff, pytest exit $$pytest)" >&2; exit 1; \

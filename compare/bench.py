@@ -13,9 +13,12 @@ The work items, in the order they run and print (`bench_items.py`; sizes in `ben
 6. memory: tracemalloc's peak over 10 and over 100 MLP steps (torch's allocator is invisible);
 7. fanin: the backward of one leaf used 10,000 and 20,000 times (a ratio of about 2: linear);
 8. cnn: a LeNet-style CNN training step;
-9. jvp: the MLP's loss and its derivative along a direction in the weights, one forward-mode
+9. split: where minigrad's time goes in the chain (per node), the MLP and the LeNet step: the
+   forward, recording it, the backward's calls, sends, accumulations and loop, the update
+   (`bench_split.py`);
+10. jvp: the MLP's loss and its derivative along a direction in the weights, one forward-mode
    pass (numpy by hand, minigrad.func.jvp, torch.func.jvp; `bench_forward.py`);
-10. jacobians: jacrev and jacfwd on a wide and a tall function, minigrad.func and torch.func.
+11. jacobians: jacrev and jacfwd on a wide and a tall function, minigrad.func and torch.func.
 The report (`bench_report.py`) ends with the targets, each checked against this run.
 
 How runs are ordered (`bench_timing.py`): every engine is imported first and the objects alive

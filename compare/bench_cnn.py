@@ -7,15 +7,16 @@ The other engines have no convolution: n/a.
 from __future__ import annotations
 
 import importlib
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
+from compare.bench_mlp import LR, torchlike_step
 from compare.bench_peers import Case, NotApplicable, load, same
 
-LR = 0.01
 SHAPES = [(6, 1, 5, 5), (6,), (16, 6, 5, 5), (16,), (120, 256), (120,), (84, 120), (84,),
           (10, 84), (10,)]
 
@@ -129,21 +130,16 @@ def lenet(T: Any, d: CNNData) -> Any:
 
 
 def cnn_torchlike(T: Any, d: CNNData) -> Case:
+    loss_of, params = cnn_loss(T, d)
+    return Case(same(torchlike_step(T, loss_of, params)))
+
+
+def cnn_loss(T: Any, d: CNNData) -> tuple[Callable[[], Any], list]:
+    """LeNet's forward to the loss, and its parameters."""
     nn = importlib.import_module(T.__name__ + ".nn")
     model = lenet(T, d)
-    params = list(model.parameters())
     x, y = T.tensor(d.x), T.tensor(d.y)
-
-    def step() -> float:
-        loss = nn.functional.cross_entropy(model(x), y)
-        loss.backward()
-        with T.no_grad():
-            for p in params:
-                p -= LR * p.grad
-                p.grad = None
-        return loss.item()
-
-    return Case(same(step))
+    return lambda: nn.functional.cross_entropy(model(x), y), list(model.parameters())
 
 
 def cnn_case(engine: str, d: CNNData) -> Case:

@@ -1,4 +1,5 @@
-"""The bench's work items, one function each (the forward-mode ones in `bench_forward.py`):
+"""The bench's work items, one function each (the forward-mode ones in `bench_forward.py`, the
+cost split in `bench_split.py`):
 which engines run what (`bench_mlp.py`, `bench_peers.py`), timed how (`bench_timing.py`), and
 the notes each item's section prints. `RUNNERS` lists them in the order they run.
 """
@@ -23,6 +24,7 @@ from compare.bench_config import Config
 from compare.bench_forward import item_jacobians, item_jvp
 from compare.bench_mlp import missing_nn, mlp_case, mlp_data, mlp_torchlike
 from compare.bench_peers import Case, NotApplicable, Unavailable
+from compare.bench_split import item_split
 from compare.bench_timing import Item, Row, interleaved, make_cases, peak_memory, timed_item
 
 
@@ -262,5 +264,5 @@ def item_cnn(cfg: Config) -> Item:
 RUNNERS: dict[str, Callable[[Config], Item]] = {
     "mlp": item_mlp, "chain": item_chain, "deep": item_deep, "trace": item_trace,
     "explain": item_explain, "memory": item_memory, "fanin": item_fan_in,
-    "cnn": item_cnn, "jvp": item_jvp, "jacobians": item_jacobians}
+    "cnn": item_cnn, "split": item_split, "jvp": item_jvp, "jacobians": item_jacobians}
 """Each work item's key and function, in the order they run and print."""

@@ -6,6 +6,7 @@ for minigrad and torch, HIPS autograd and mygrad; micrograd cannot run it (no te
 from __future__ import annotations
 
 import importlib
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -91,6 +92,12 @@ def mlp_torchlike(T: Any, d: MLPData, use_nn: bool) -> Case:
     With `use_nn`: nn.Sequential of nn.Linear/nn.ReLU and nn.functional.cross_entropy, as a
     PyTorch user writes it. Without: plain tensors, `h @ W + b`, log_softmax cross-entropy.
     """
+    loss_of, params = mlp_loss(T, d, use_nn)
+    return Case(same(torchlike_step(T, loss_of, params)))
+
+
+def mlp_loss(T: Any, d: MLPData, use_nn: bool) -> tuple[Callable[[], Any], list]:
+    """The MLP's forward to the loss, and its parameters (see `mlp_torchlike`)."""
     x = T.tensor(d.x)
     batch = len(d.y)
     if use_nn:
@@ -116,17 +123,27 @@ def mlp_torchlike(T: Any, d: MLPData, use_nn: bool) -> Case:
                 if i + 2 < len(params):
                     h = h.relu()
             return -(h.log_softmax(1) * onehot).sum() / batch
+    return loss_of, params
+
+
+def torchlike_step(T: Any, loss_of: Callable[[], Any], params: list) -> Callable[[], float]:
+    """One training step as PyTorch code writes it: forward, backward, SGD by hand."""
 
     def step() -> float:
         loss = loss_of()
         loss.backward()
-        with T.no_grad():
-            for p in params:
-                p -= LR * p.grad
-                p.grad = None
+        sgd_update(T, params)
         return loss.item()
 
-    return Case(same(step))
+    return step
+
+
+def sgd_update(T: Any, params: list) -> None:
+    """`p -= LR * p.grad` for each parameter, then its .grad set to None."""
+    with T.no_grad():
+        for p in params:
+            p -= LR * p.grad
+            p.grad = None
 
 
 def mlp_autograd(d: MLPData) -> Case:

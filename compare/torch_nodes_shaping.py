@@ -39,6 +39,7 @@ def _diagonal(facts: Any, extra: int = 0) -> dict[str, Any]:
 
 SHAPING_SETTINGS: dict[str, Callable[[Any], dict[str, Any]]] = {
     "SplitBackward0": lambda f: {"dim": _dim(f), "split_size": f.saved["split_size"]},
+    "UnsafeSplitBackward0": lambda f: {"dim": _dim(f), "split_size": f.saved["split_size"]},
     "SplitWithSizesBackward0": lambda f: {"dim": _dim(f),
                                           "split_sizes": list(f.saved["split_sizes"])},
     "UnbindBackward0": _along,

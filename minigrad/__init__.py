@@ -26,7 +26,7 @@ from minigrad.ops import *  # noqa: F403 (every op module's __all__)
 from minigrad.ops.weight_norms import _weight_norm  # noqa: F401 (torch._weight_norm)
 from minigrad.serialization import load, save
 from minigrad.surface import accelerator, backends, cuda, random, return_types
-from minigrad.surface.devices import device
+from minigrad.surface.devices import device, get_default_device, set_default_device
 from minigrad.surface.dtypes import (
     bool,
     cdouble,
@@ -68,6 +68,15 @@ from minigrad.surface.factories import (
     zeros,
     zeros_like,
 )
+from minigrad.surface.layouts import (
+    channels_last,
+    channels_last_3d,
+    contiguous_format,
+    layout,
+    memory_format,
+    preserve_format,
+    strided,
+)
 from minigrad.surface.legacy_tensors import (
     BoolTensor,
     ByteTensor,
@@ -79,6 +88,10 @@ from minigrad.surface.legacy_tensors import (
     LongTensor,
     ShortTensor,
 )
+
+# the functions that take `out=` as PyTorch's do (surface/out_functions.py): the same ops,
+# wrapped once; Tensor's methods and operators call the ops themselves
+from minigrad.surface.out_functions import WRAPPED as _WITH_OUT  # noqa: E402
 from minigrad.surface.random import (
     Generator,
     default_generator,
@@ -102,6 +115,8 @@ from minigrad.surface.size import Size
 from minigrad.surface.type_info import finfo, iinfo, is_floating_point, is_tensor, numel
 from minigrad.teach import viz
 from minigrad.teach.trace import Trace, trace
+
+globals().update(_WITH_OUT)
 
 __version__ = "0.1.0"
 

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Set up everything `make demo` / `make test` need. Idempotent; fast when all is in place.
 #
-#   bash scripts/setup.sh              # venv + .[dev,plot,compare] (dev: pytest, hypothesis,
-#                                      #   ruff, selenium, a Jupyter kernel and nbclient)
+#   bash scripts/setup.sh              # venv + .[dev,plot,compare] (dev: pytest, pytest-xdist,
+#                                      #   hypothesis, ruff, selenium, a Jupyter kernel, nbclient)
 #                                      #   + dot + chromium + chromedriver
 #                                      #   + a Chinese font (fonts-noto-cjk)
 #   bash scripts/setup.sh --demo-only  # venv + the package (numpy, graphviz) + dot
@@ -86,7 +86,7 @@ want=()                  # extras wanted
 modules=(numpy graphviz) # must be importable afterwards
 if [[ $DEMO_ONLY == 0 ]]; then
     want+=(dev plot)   # (plot: matplotlib, for grad_report(...).plot() and its tests)
-    modules+=(pytest hypothesis selenium ruff matplotlib ipykernel nbclient nbformat)
+    modules+=(pytest xdist hypothesis selenium ruff matplotlib ipykernel nbclient nbformat)
     pytag="$("$PY" -c 'import sys; print(f"cp{sys.version_info[0]}{sys.version_info[1]}")')"
     if compgen -G "$WHEELS/torch-$TORCH_VERSION[+-]*$pytag*.whl" >/dev/null ||
         "$PY" -c "import importlib.metadata as m, sys; sys.exit(not m.version('torch').startswith('$TORCH_VERSION'))" 2>/dev/null; then

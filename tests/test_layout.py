@@ -46,12 +46,14 @@ SEAM_PACKAGES = ("minigrad.ops.",)
 TOP_LEVEL_FILES = ("__init__.py", "__main__.py")
 ENGINE_MODULES = ("tensor", "function", "node", "engine", "ready_queue", "broadcast", "hooks",
                   "grad_mode", "events", "anomaly_mode", "graph", "saved_names",
-                  "saved_tensor_hooks", "forward_ad", "jvp_apply")
+                  "saved_tensor_hooks", "saved_values", "forward_ad", "jvp_apply")
 SURFACE_MODULES = ("dtypes", "devices", "size", "printing", "summation", "tensor_info",
                    "tensor_methods", "factories", "random_factories", "legacy_tensors",
-                   "type_info", "return_types", "cuda", "backends", "accelerator", "random")
-# What the engine may import from the surface: values, not the API built on Tensor.
-SURFACE_VALUES = ("dtypes", "devices", "size", "printing", "summation")
+                   "type_info", "return_types", "cuda", "backends", "accelerator", "random",
+                   "meta")
+# What the engine may import from the surface: values, not the API built on Tensor (meta: the
+# meta device's arrays, which the engine keeps meta through an op and into a gradient).
+SURFACE_VALUES = ("dtypes", "devices", "size", "printing", "summation", "meta")
 
 
 def oversized_files(root: Path) -> list[str]:

@@ -209,7 +209,7 @@ def prepare_roots(tensors: Any, grad_tensors: Any) -> tuple[list, list]:
         if grad is None:
             if root.array.size != 1:
                 raise RuntimeError("grad can be implicitly created only for scalar outputs")
-            grad = _tensor.make(np.ones(root.array.shape, root.array.dtype), None, 0)
+            grad = _tensor.make(np.ones_like(root.array), None, 0)  # (a meta root's: meta)
         else:
             if grad.array.shape != root.array.shape:
                 raise RuntimeError(

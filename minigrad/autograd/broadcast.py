@@ -26,7 +26,7 @@ def fit(node: Any, i: int, g: Any, nxt: Any, nr: int, summed_dims: list | None) 
     of that input's shape; a shape that does not broadcast to it is PyTorch's error. The dims
     summed over go to `summed_dims[i]` (None: nobody listens for them)."""
     if not isinstance(g, _tensor.Tensor):  # a Function may return numpy arrays or numbers
-        g = _tensor.make(np.asarray(g), None, 0)
+        g = _tensor.make(np.asanyarray(g), None, 0)
     shape = g.array.shape
     # The shape the input had when the graph was recorded is always right. (This is also
     # why a leaf whose `.data` was replaced by a tensor of another shape still accumulates a

@@ -77,7 +77,7 @@ def execute(roots: list, seeds: list, retain_graph: bool | None = None,
     finally:
         state.grad_enabled = caller_mode
     if not (create_graph if retain_graph is None else retain_graph):
-        freed = tuple(node for node in task.executed if node.release())  # (a 2nd backward fails)
+        freed = tuple(filter(Node.release, task.executed))  # (a 2nd backward then fails)
         if freed and events.listening():  # (a trace's memory view shows what was freed)
             events.emit(events.SavedFreed(freed))
     return task.captured

@@ -26,6 +26,7 @@ from minigrad.autograd import (
 from minigrad.autograd.forward_ad import LEVELS, top_level
 from minigrad.autograd.grad_mode import GRAD_ENABLED, state
 from minigrad.autograd.node import Node
+from minigrad.surface import meta
 
 _sequence = itertools.count()
 
@@ -110,11 +111,14 @@ class Function:
         """
         if LEVELS.visible and top_level(args) >= 0:  # forward mode: autograd/jvp_apply.py
             return jvp_apply.apply(cls, args, kwargs)
+        on_meta = meta.in_use and meta.check_inputs(args)  # (False until a meta tensor exists)
         node = _new_node(cls, args) if GRAD_ENABLED.get() else None  # None: not recorded
         if cls.numpy_forward:  # nothing in it can be recorded: on the node, or a scratch ctx
             out = cls.forward(cls._scratch if node is None else node, *args, **kwargs)
         else:
             out = _user_forward(cls, node, args, kwargs)
+        if on_meta:  # outputs of meta inputs are meta, where numpy let go of it
+            out = meta.outputs(out)
         if type(out) is ndarray:  # the usual output: one array
             result = _tensor.make(out, node if out.dtype.kind == "f" else None, 0)
             results: tuple = (result,)
@@ -162,7 +166,7 @@ def _output(out: Any, node: Node | None, index: int) -> Any:
         if isinstance(out, _tensor.Tensor):
             data = out.array
         elif isinstance(out, np.generic):  # (numpy's reductions give scalars, not 0-d arrays)
-            data = np.asarray(out)
+            data = np.asanyarray(out)
         elif not isinstance(out, ndarray):
             return out
     if node is not None and data.dtype.kind == "f" and id(out) not in node._non_differentiable:

@@ -15,6 +15,7 @@ from collections.abc import Callable
 from typing import Any
 
 GRAD_ENABLED = contextvars.ContextVar("grad_enabled", default=True)  # per thread (and task)
+INFERENCE = contextvars.ContextVar("inference_mode", default=False)  # inside inference_mode
 
 
 class _State:
@@ -154,24 +155,12 @@ class enable_grad(_GradModeContext):
     mode = True
 
 
-# Whether this thread is in inference mode (what tensors made now are: inference tensors)
-INFERENCE = contextvars.ContextVar("inference_mode", default=False)
-INFERENCE_SAVED = (  # (save_for_backward's error, node.py)
-    "Inference tensors cannot be saved for backward. Please do not use Tensors created in "
-    "inference mode in computation tracked by autograd. To work around this, you can make a "
-    "clone to get a normal tensor and use it in autograd, or use `torch.no_grad()` instead of "
-    "`torch.inference_mode()`.")
-
-
-def is_inference_mode_enabled() -> bool:
-    return INFERENCE.get()
-
-
 class inference_mode(_GradModeContext):
-    """`torch.inference_mode(mode=True)`: grad mode off, and every tensor made inside is an
-    inference tensor (`t.is_inference()`), which autograd may never save for a backward and
-    which may not be changed in place (or made to require grad) outside inference mode, as in
-    PyTorch. `inference_mode(False)` turns both off (grad mode on)."""
+    """`torch.inference_mode(mode=True)`: `no_grad`, and every tensor made inside is an
+    inference tensor (`x.is_inference()`): PyTorch's kind that may never be saved for a
+    backward, nor changed in place or made to require grad outside inference mode (node.py,
+    tensor.py and ops/in_place.py raise its errors). `inference_mode(False)` turns both off.
+    minigrad saves no time by them: they only keep PyTorch's rules."""
 
     mode = False  # (grad mode inside; also what a bare `@inference_mode` uses)
 
@@ -179,10 +168,13 @@ class inference_mode(_GradModeContext):
         self.mode = not mode
 
     def __enter__(self) -> None:
-        self.prev = state.grad_enabled, INFERENCE.get()
-        state.grad_enabled = self.mode
-        INFERENCE.set(not self.mode)
+        super().__enter__()
+        self.token = INFERENCE.set(not self.mode)
 
     def __exit__(self, *exc: Any) -> None:
-        state.grad_enabled = self.prev[0]
-        INFERENCE.set(self.prev[1])
+        INFERENCE.reset(self.token)
+        super().__exit__(*exc)
+
+
+def is_inference_mode_enabled() -> bool:
+    return INFERENCE.get()

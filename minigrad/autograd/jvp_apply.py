@@ -145,7 +145,7 @@ def _run_user_forward(cls: type, args: tuple, kwargs: dict) -> tuple:
     with no_grad():
         raw = cls.forward(ctx, *args, **kwargs)
     outs = raw if isinstance(raw, tuple) else (raw,)
-    wrapped = tuple(Tensor._make(np.asarray(o.array if isinstance(o, Tensor) else o), None, 0)
+    wrapped = tuple(Tensor._make(np.asanyarray(o.array if isinstance(o, Tensor) else o), None, 0)
                     if isinstance(o, np.ndarray | np.generic | Tensor) else o for o in outs)
     return (wrapped if isinstance(raw, tuple) else wrapped[0]), ctx
 

@@ -25,6 +25,7 @@ from minigrad.autograd.saved_readers import (
     reduction,
     result,
     saved,
+    saved_for_others,
     setting,
     sizes_of,
     strides_of,
@@ -44,6 +45,29 @@ DIM = {"dim": setting("dim")}
 POOL = {"kernel_size": setting("kernel", ints), "padding": setting("padding", pairs_first),
         "stride": kept_value("stride", setting("stride", ints))}
 LOSS = {"self": saved(0), "target": saved(1), "reduction": setting("reduction", reduction)}
+
+
+BAG_MODES = {"sum": 0, "mean": 1, "max": 2}  # PyTorch's enum, which it shows
+
+
+def bag_results(node) -> tuple:
+    """EmbeddingBag's kernel results as PyTorch's CPU kernel gives them: which bag each index
+    is in (none computed by its fast float32/16 sum without padding_idx), each bag's size (0s
+    for a sum) and, for max, the row that gave each bag's max per column (else the bag sizes
+    again, or 0s)."""
+    mode, padding = node.settings["mode"], node.settings["padding_idx"]
+    bags, n_bags = node.bags, len(node.settings["offsets"])
+    empty = np.zeros(n_bags, np.int64)
+    if mode == "sum":
+        fast = padding is None and node.weight_dtype != np.float64
+        return (np.zeros(0, np.int64) if fast else bags), empty, empty
+    sizes = np.bincount(bags[node.keep], minlength=n_bags).astype(np.int64)
+    if mode == "mean":
+        return bags, sizes, sizes
+    rows = np.zeros((n_bags, node.winner.shape[1]), np.int64)
+    for i, column in zip(*np.nonzero(node.winner)):
+        rows[bags[i], column] = node.settings["indices"][i]
+    return bags, sizes, rows
 
 
 def unless_no_dim(name: str, convert=lambda v: v):
@@ -258,6 +282,26 @@ NAMES: dict[str, dict] = {
                                  "HxW": sizes_of(0, lambda s: math.prod(s[2:])),
                                  "group": setting("num_groups"), "eps": setting("eps"),
                                  "result1": kept("result1"), "result2": kept("result2")},
+    "EmbeddingBagBackward0": {
+        "indices": setting("indices", as_tensor), "offsets": kept("offsets", "int64"),
+        "mode": setting("mode", BAG_MODES.get), "padding_idx": setting("padding_idx", lambda v: (
+            -1 if v is None else v) % 2**64),
+        "per_sample_weights": saved(1), "weight": saved(0, when=1),
+        "result1": lambda node: as_tensor(bag_results(node)[0]),
+        "result2": lambda node: as_tensor(bag_results(node)[1]),
+        "result3": lambda node: as_tensor(bag_results(node)[2]),
+        "scale_grad_by_freq": const(False), "sparse": const(False),
+        "weight_sym_argsize_0": attr("num_weights")},
+    "TrilinearBackward0": {"i1": saved_for_others(0), "i2": saved_for_others(1),
+                           "i3": saved_for_others(2), "expand1": const((1, 3)),
+                           "expand2": const((0,)), "expand3": const((1, 2)),
+                           "sumdim": const((2, 3))},  # (bilinear's _trilinear call, PyTorch's)
+    "WeightNormInterfaceBackward0": {"v": saved(0), "g": saved(1), "dim": setting("dim"),
+                                     "result1": kept("norms")},
+    "PackPaddedSequenceBackward0": {"batch_first": setting("batch_first"),
+                                    "input_sym_sizes": input_sizes,
+                                    "result1": setting("batch_sizes", lambda b: as_tensor(
+                                        np.asanyarray(b, np.int64)))},
     # losses
     "MseLossBackward0": LOSS,
     "HuberLossBackward0": {**LOSS, "delta": setting("delta")},
@@ -313,7 +357,7 @@ def index_tensors(node) -> tuple:
         elif isinstance(k, slice):
             out.append(None)
         elif k is not None:
-            array = np.asarray(k)
+            array = np.asanyarray(k)
             out.append(as_tensor(array if array.dtype == bool else array.astype(np.int64)))
     while out and out[-1] is None:
         out.pop()

@@ -19,7 +19,7 @@ def as_tensor(value: Any, dtype: Any = None) -> Any:
     """A value minigrad keeps as a number or an array, as the Tensor PyTorch shows."""
     if value is None or isinstance(value, _tensor.Tensor):
         return value
-    return _tensor.make(np.asarray(value, dtype=dtype), None, 0)
+    return _tensor.make(np.asanyarray(value, dtype=dtype), None, 0)
 
 
 def _needed(node: Any, when: int | None) -> bool:
@@ -32,6 +32,17 @@ def saved(i: int, when: int | None = None) -> Reader:
         if not _needed(node, when) or i >= len(node.saved_values or node.unpack_saved()):
             return None
         return as_tensor(node.saved_tensor(i))
+    read.slot = i  # type: ignore[attr-defined] (for `_raw_saved_*`)
+    return read
+
+
+def saved_for_others(i: int) -> Reader:
+    """`save_for_backward`'s value i, which PyTorch keeps only when another input needs its
+    gradient (a factor of a product, as each of `_trilinear`'s three)."""
+    def read(node: Any) -> Any:
+        others = [n for j, n in enumerate(node.needs_input_grad) if j != i]
+        return as_tensor(node.saved_tensor(i)) if any(others) else None
+    read.slot = i  # type: ignore[attr-defined] (for `_raw_saved_*`)
     return read
 
 
@@ -68,6 +79,9 @@ def u64(value: int) -> int:
 
 def result(node: Any) -> Any:
     return node.output
+
+
+result.slot = "output"  # type: ignore[attr-defined] (for `_raw_saved_result`)
 
 
 def attr(name: str, convert: Callable = lambda v: v, default: Any = None) -> Reader:

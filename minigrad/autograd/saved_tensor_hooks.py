@@ -19,12 +19,13 @@ from minigrad.autograd.grad_mode import state
 SAVED_TENSOR_HOOKS: list = []
 
 
-def pack(value: Any) -> tuple | None:
-    """`value` through the innermost saved-tensor hooks' pack: (unpack, packed); None for what
-    is not a tensor. PyTorch's error if the hook changed the tensor in place."""
+def pack(value: Any, hooks: tuple | None = None) -> tuple | None:
+    """`value` through the innermost saved-tensor hooks' pack (or `hooks`' own): (unpack,
+    packed, its place in the graph, its forward-mode tangents); None for what is not a tensor.
+    PyTorch's error if the hook changed the tensor in place."""
     if not isinstance(value, _tensor.Tensor):
         return None
-    pack_hook, unpack_hook = SAVED_TENSOR_HOOKS[-1]
+    pack_hook, unpack_hook = hooks or SAVED_TENSOR_HOOKS[-1]
     version = value._version
     prev, state.grad_enabled = state.grad_enabled, False  # (PyTorch packs without recording)
     try:
@@ -37,7 +38,7 @@ def pack(value: Any) -> tuple | None:
             "to pack hook cannot be modified by in-place operations as this can lead to "
             "unexpected side-effects. Please open an issue if you need to perform in-place "
             "operations on the input to a pack hook.")
-    return unpack_hook, packed, _place(value)
+    return unpack_hook, packed, _place(value), value._tangents
 
 
 def _place(value: Any) -> tuple | None:
@@ -53,19 +54,55 @@ def _place(value: Any) -> tuple | None:
 def unpack(packed: tuple) -> Any:
     """What the unpack hook gives back for `packed` (a tensor, or PyTorch's error), in the
     saved tensor's place in the graph."""
-    unpack_hook, value, place = packed
+    unpack_hook, value, place, tangents = packed
     out = unpack_hook(value)
     if not isinstance(out, _tensor.Tensor):
         raise TypeError("Output of saved tensor unpack_hook expected to be a Tensor but got "
                         f"result of type {type(out).__name__}")
     if place is None:
-        return out
-    node_ref, output_nr, accumulator = place
-    node = node_ref() if node_ref is not None else None
-    if (node is not None and out.grad_fn is node and out._output_nr == output_nr) or (
-            accumulator is not None and out._grad_acc is accumulator):
-        return out  # (the hook gave the saved tensor itself back)
+        node, output_nr, accumulator = None, 0, None
+        if not tangents or out._tangents is tangents:
+            return out
+    else:
+        node_ref, output_nr, accumulator = place
+        node = node_ref() if node_ref is not None else None
+        if (node is not None and out.grad_fn is node and out._output_nr == output_nr) or (
+                accumulator is not None and out._grad_acc is accumulator):
+            return out  # (the hook gave the saved tensor itself back)
     placed = _tensor.make(out.array, node, output_nr, out._shared_version())
     if accumulator is not None:
         placed._requires_grad, placed._grad_acc = True, accumulator
+    placed._tangents = tangents  # (kept beside the hook's data, as PyTorch's SavedVariable)
     return placed
+
+
+class SavedTensor:
+    """One tensor a node saved, as `node._raw_saved_self` gives it (PyTorch's
+    torch._C._autograd.SavedTensor): `register_hooks(pack, unpack)` packs it now and unpacks
+    it whenever backward (or `_saved_self`) reads it."""
+
+    def __init__(self, node: Any, slot: int | str) -> None:
+        self._node, self._slot = node, slot
+
+    def register_hooks(self, pack_hook: Any, unpack_hook: Any) -> None:
+        if not (callable(pack_hook) and callable(unpack_hook)):
+            raise TypeError("register_hooks(): incompatible function arguments. The following "
+                            "argument types are supported:\n    1. (self: torch._C._autograd."
+                            "SavedTensor, arg0: collections.abc.Callable, arg1: collections.abc."
+                            "Callable) -> None")
+        node, slot = self._node, self._slot
+        out = slot == "output"
+        value = node.output if out else node.saved_values[slot]
+        packed = (node._packed_output,) if out else node._packed or (None,) * len(
+            node.saved_values)
+        if packed[0 if out else slot] is not None:
+            raise RuntimeError("Calling register_hooks on a saved tensor whose hooks have already "
+                               "been set. Hint: only one pair of hooks is allowed at a time.")
+        if not isinstance(value, _tensor.Tensor):
+            raise RuntimeError("Calling register_hooks on a saved tensor with value None is "
+                               "forbidden")
+        hooks = (lambda t: pack_hook(t.detach()), unpack_hook)  # (PyTorch packs it detached)
+        if out:
+            node._packed_output = pack(value, hooks)
+        else:
+            node._packed = (*packed[:slot], pack(value, hooks), *packed[slot + 1:])

@@ -60,7 +60,7 @@ class Tensor(TensorInfo, TensorMethods):
     _grad_acc: Any = None  # a leaf's AccumulateGrad node, made on first use
     _base: Tensor | None = None  # the tensor a view shares memory with
     _tangents: dict | None = None  # forward mode: {level: tangent} (autograd/forward_ad.py)
-    _inference = False  # made in inference mode (see grad_mode.inference_mode)
+    _inference = False  # made inside inference_mode (grad_mode.py)
     name: str | None = None
     __array_priority__ = 1000  # numpy defers `ndarray * Tensor` to Tensor.__rmul__
 
@@ -102,6 +102,12 @@ class Tensor(TensorInfo, TensorMethods):
         return t
 
     # -- autograd attributes -------------------------------------------------------------
+    def is_inference(self) -> bool:
+        """Made inside `inference_mode`, or a view of a tensor that was (as PyTorch's, except
+        that a view made there of a tensor made outside is one too: minigrad does not tell
+        views from new tensors)."""
+        return self._inference
+
     @property
     def requires_grad(self) -> bool:
         return self._requires_grad
@@ -239,10 +245,6 @@ class Tensor(TensorInfo, TensorMethods):
             raise RuntimeError(
                 "Only Tensors of floating point and complex dtype can require gradients")
         self.requires_grad = True
-
-    def is_inference(self) -> bool:
-        """Whether this tensor was made in inference mode (or is a view of one that was)."""
-        return self._inference
 
     def detach_(self) -> Tensor:
         if self._base is not None:

@@ -132,7 +132,9 @@ def _values(rng: np.random.Generator, shape: tuple, domain: Domain) -> np.ndarra
 
 def _extreme(rng: np.random.Generator, shape: tuple, domain: Domain) -> np.ndarray:
     """Values a naive formula overflows on: magnitudes 30 to 1000 (tiny and huge ones for a
-    positive domain), each with a random sign where the domain allows."""
+    positive domain), each with a random sign where the domain allows, and always one value
+    above 709 and one below -709 (exp overflows there: a case without them would let an
+    unstable formula pass)."""
     n = math.prod(shape)
     if domain.positive:
         return 10.0 ** rng.uniform(-300, 300, shape)
@@ -140,7 +142,11 @@ def _extreme(rng: np.random.Generator, shape: tuple, domain: Domain) -> np.ndarr
     if domain.distinct:
         magnitude = np.sort(magnitude) + np.arange(n)  # (still no ties)
         magnitude = magnitude[rng.permutation(n)]
-    return (magnitude * rng.choice([-1.0, 1.0], n)).reshape(shape)
+    values = magnitude * rng.choice([-1.0, 1.0], n)
+    at = rng.permutation(n)
+    values[at[:1]] = 1000.5
+    values[at[1:2]] = -1000.25
+    return values.reshape(shape)
 
 
 # -- shapes and settings by kind ---------------------------------------------------------------

@@ -79,7 +79,8 @@ def prepare(function_base: type) -> None:
             function = _plain(value)
             if function is None or function.__module__ != module_name:
                 continue
-            public = getattr(sys.modules["minigrad"], name, None) is value
+            exported = getattr(sys.modules["minigrad"], name, None)  # (maybe out='s wrapper)
+            public = value in (exported, getattr(exported, "__wrapped__", None))
             label = f"minigrad.{name}" if public else f"{module_name}.{name}"
             entry = (function, _raiser(label, function.__code__))
             helpers.append(entry)

@@ -47,14 +47,30 @@ def _no_rule(op: str | None = None) -> NoBatchingRule:
     return NoBatchingRule(op or sys._getframe(2).f_code.co_name, named=op is not None)
 
 
+# PyTorch's words for a batched tensor used after its vmap returned (kept by f in a closure, a
+# list, or a checkpoint's saved inputs).
+ESCAPED = ("Either your tensor may have escaped from inside a function being vmapped and this is "
+           "a user error (see https://pytorch.org/functorch/stable/ux_limitations.html)")
+
+
 class Batched(Tensor):
     """One sample's view of a whole batch (see the module docstring)."""
 
     def __init__(self, value: Any, level: Any) -> None:  # (no Tensor.__init__: no array)
+        if not level.active:
+            raise RuntimeError(ESCAPED)
         self.__dict__.update(value=value, level=level)
 
+    def _no_rule_or_escaped(self, op: str | None = None, named: bool = True) -> BaseException:
+        """vmap's signal to run per sample; PyTorch's error once the vmap is over."""
+        if not self.level.active:
+            return RuntimeError(ESCAPED)
+        if op is None:  # (named by the function that read it: batching.describe)
+            return NoBatchingRule(sys._getframe(2).f_code.co_name, named=False)
+        return NoBatchingRule(op, named)
+
     # -- what f sees: one sample's metadata ----------------------------------------------
-    array = property(lambda self: _raise(_no_rule()))
+    array = property(lambda self: _raise(self._no_rule_or_escaped()))
     shape = property(lambda self: Size(self.value.shape[1:]))
     ndim = property(lambda self: self.value.ndim - 1)
     dtype = property(lambda self: self.value.dtype)
@@ -80,10 +96,10 @@ class Batched(Tensor):
         return self.shape[0]
 
     def __getattr__(self, name: str) -> Any:  # grad_fn, _version, ...: not per sample
-        raise NoBatchingRule(name, named=not name.startswith("_"))
+        raise self._no_rule_or_escaped(name, named=not name.startswith("_"))
 
     def __repr__(self) -> str:
-        raise _no_rule("print")
+        raise self._no_rule_or_escaped("print")
 
     # -- helpers for the rules -----------------------------------------------------------
     def _same(self, out: Any) -> Batched:
@@ -298,9 +314,11 @@ Batched.multiply, Batched.subtract, Batched.divide = Batched.mul, Batched.sub, B
 def _guarded(name: str, rule: Callable) -> Callable:
     """A rule that meets an error falls back instead of raising it: the op's error, worded
     for one sample, comes from the per-sample run (a rule would word it for the batch)."""
-    def guarded(*args: Any, **kwargs: Any) -> Any:
+    def guarded(self: Batched, *args: Any, **kwargs: Any) -> Any:
+        if not self.level.active:
+            raise RuntimeError(ESCAPED)
         try:
-            return rule(*args, **kwargs)
+            return rule(self, *args, **kwargs)
         except Exception:  # noqa: BLE001 (re-raised by the per-sample run)
             raise _no_rule(name) from None
     guarded.__name__ = guarded.__qualname__ = name

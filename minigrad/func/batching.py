@@ -24,10 +24,12 @@ RANDOM_IN_ERROR_MODE = (
 
 
 class BatchLevel:
-    """One vmap call's batch: its size (the Batched tensors it made point at it)."""
+    """One vmap call's batch: its size (the Batched tensors it made point at it), and whether
+    that call is still running (a Batched kept past it has escaped: batched.ESCAPED)."""
 
     def __init__(self, size: int) -> None:
         self.size = size
+        self.active = True
 
 
 @dataclass
@@ -55,9 +57,11 @@ def attempt(func: Callable, flat_args: list, flat_in_dims: list, spec: Any, kwar
         out = func(*pytree.unflatten(args, spec), **kwargs)
     except NoBatchingRule as missing:
         rng.state = start
+        level.active = False
         return Outcome(False, because=describe(missing), kind=missing.kind)
     if rng.state != start and randomness != "same":  # ("same": drawn once, for all)
         rng.state = start  # (the numbers drawn are given back)
+        level.active = False
         if randomness == "error":
             raise RuntimeError(RANDOM_IN_ERROR_MODE)
         return Outcome(False, kind="random")

@@ -63,7 +63,10 @@ def _vmap(func: Callable, in_dims: Any, out_dims: Any, randomness: str, args: tu
     outcome = batching.attempt(func, flat_args, flat_in_dims, spec, kwargs, size, randomness)
     if outcome.done:
         note(how="batched", samples=size)
-        return _outputs(outcome.outputs, out_dims, func, size, outcome.level)
+        try:
+            return _outputs(outcome.outputs, out_dims, func, size, outcome.level)
+        finally:
+            outcome.level.active = False  # (what f kept of its Batched tensors has escaped)
     note(how="per sample", samples=size, because=outcome.because, kind=outcome.kind)
     return _per_sample(func, flat_args, flat_in_dims, spec, kwargs, size, out_dims, randomness)
 

@@ -37,8 +37,6 @@ class MultiheadAttention(Module):
                  vdim: Any = None, batch_first: bool = False, device: Any = None,
                  dtype: Any = None) -> None:
         super().__init__()
-        if device is not None:
-            dtypes.check_device(str(device))
         if embed_dim <= 0 or num_heads <= 0:
             raise ValueError(f"embed_dim and num_heads must be greater than 0, got "
                              f"embed_dim={embed_dim} and num_heads={num_heads} instead")
@@ -53,13 +51,14 @@ class MultiheadAttention(Module):
         self._qkv_same_embed_dim, self.batch_first = True, batch_first
         self.head_dim = embed_dim // num_heads
         dtype = dtype or dtypes.float32
-        self.in_proj_weight = Parameter(empty(3 * embed_dim, embed_dim, dtype=dtype))
+        self.in_proj_weight = Parameter(empty(3 * embed_dim, embed_dim, dtype=dtype,
+                                              device=device))
         if bias:
-            self.in_proj_bias = Parameter(empty(3 * embed_dim, dtype=dtype))
+            self.in_proj_bias = Parameter(empty(3 * embed_dim, dtype=dtype, device=device))
         else:
             self.register_parameter("in_proj_bias", None)
         self.out_proj = NonDynamicallyQuantizableLinear(embed_dim, embed_dim, bias=bias,
-                                                        dtype=dtype)
+                                                        dtype=dtype, device=device)
         self._reset_parameters()
 
     def _reset_parameters(self) -> None:

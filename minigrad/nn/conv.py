@@ -29,8 +29,6 @@ class _ConvNd(Module):
                  groups: int, bias: bool, padding_mode: str, device: Any, dtype: Any, nd: int
                  ) -> None:
         super().__init__()
-        if device is not None:
-            dtypes.check_device(str(device))
         if groups <= 0:
             raise ValueError("groups must be a positive integer")
         if in_channels % groups:
@@ -58,9 +56,9 @@ class _ConvNd(Module):
         dtype = dtype or dtypes.float32
         shape = (in_channels, out_channels // groups) if transposed else (
             out_channels, in_channels // groups)
-        self.weight = Parameter(empty(*shape, *self.kernel_size, dtype=dtype))
+        self.weight = Parameter(empty(*shape, *self.kernel_size, dtype=dtype, device=device))
         if bias:
-            self.bias = Parameter(empty(out_channels, dtype=dtype))
+            self.bias = Parameter(empty(out_channels, dtype=dtype, device=device))
         else:
             self.register_parameter("bias", None)
         self.reset_parameters()

@@ -18,7 +18,7 @@ from minigrad.ops import losses as L
 from minigrad.ops.bags import Trilinear
 from minigrad.ops.base import constant, is_tensor
 from minigrad.ops.products import linear
-from minigrad.surface import dtypes, factories
+from minigrad.surface import dtypes, factories, meta
 
 __all__ = [
     "one_hot", "bilinear",
@@ -79,18 +79,17 @@ def softmax_dim(ndim: int, name: str = "softmax") -> int:
     return 0 if ndim in (0, 1, 3) else 1
 
 
-def softmax(input: Tensor, dim: int | None = None, dtype: Any = None) -> Tensor:
+def softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype: Any = None
+            ) -> Tensor:
     """exp(x) / sum(exp(x)) along `dim` (SoftmaxBackward0)"""
-    if dtype is not None:
-        input = input.to(dtype)
-    return ops.softmax(input, softmax_dim(input.ndim) if dim is None else dim)
+    return ops.softmax(input, softmax_dim(input.ndim) if dim is None else dim, dtype)
 
 
-def log_softmax(input: Tensor, dim: int | None = None, dtype: Any = None) -> Tensor:
+def log_softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype: Any = None
+                ) -> Tensor:
     """log(softmax(x)) along `dim`, computed stably (LogSoftmaxBackward0)"""
-    if dtype is not None:
-        input = input.to(dtype)
-    return ops.log_softmax(input, softmax_dim(input.ndim, "log_softmax") if dim is None else dim)
+    return ops.log_softmax(input, softmax_dim(input.ndim, "log_softmax") if dim is None else dim,
+                           dtype)
 
 
 def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False
@@ -114,12 +113,14 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool 
     return input.mul_(mask) if inplace else ops.mul(input, mask)
 
 
-def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
+def one_hot(input: Tensor, num_classes: int = -1) -> Tensor:
     """Each integer class `c` as a row of zeros with a 1 at `c` (int64, one more dim; never
     recorded); `num_classes=-1`: one more than the largest class."""
-    if not isinstance(tensor, Tensor) or tensor.array.dtype != np.int64:
+    if not isinstance(input, Tensor) or input.array.dtype != np.int64:
         raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
-    labels = tensor.array
+    labels = input.array
+    if num_classes == -1 and meta.is_meta(labels):  # (the classes are values: none here)
+        raise RuntimeError(meta.ITEM)
     if num_classes == -1:
         if labels.size == 0:
             raise RuntimeError("Can not infer total number of classes from empty tensor.")
@@ -133,13 +134,19 @@ def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
 
 # -- losses ----------------------------------------------------------------------------------
 def _array(value: Any) -> np.ndarray | None:
-    return None if value is None else np.asarray(value.array if is_tensor(value) else value)
+    return None if value is None else np.asanyarray(value.array if is_tensor(value) else value)
 
 
-def mse_loss(input: Tensor, target: Any, *, reduction: str = "mean") -> Tensor:
-    """mean (or sum) of (input - target)^2 (MseLossBackward0)"""
+def mse_loss(input: Tensor, target: Any, size_average: bool | None = None,
+             reduce: bool | None = None, reduction: str = "mean", weight: Any = None) -> Tensor:
+    """mean (or sum) of (input - target)^2 (MseLossBackward0); with `weight`, PyTorch's
+    pow, mul, sum, div (the mean divides by the weights' sum)"""
+    reduction = _losses.legacy_reduction(size_average, reduce, reduction)
     L.check_reduction(reduction)
-    input, target = _losses.promoted_pair(*_losses.broadcast_pair(input, target), "mse_cpu")
+    input, target = _losses.broadcast_pair(input, target)
+    if weight is not None:
+        return _losses.weighted((input - target).pow(2), weight, input, reduction)
+    input, target = _losses.promoted_pair(input, target, "mse_cpu")
     return L.MseLoss.apply(input, target, reduction=reduction)
 
 
@@ -149,7 +156,7 @@ def nll_loss(input: Tensor, target: Any, weight: Any = None, size_average: bool 
     """-input[n, target[n]] averaged over the batch: input holds log-probabilities
     (NllLossBackward0; NllLoss2DBackward0 for inputs (N, C, d1, ...))"""
     reduction = _losses.legacy_reduction(size_average, reduce, reduction)
-    labels = target.array if isinstance(target, Tensor) else np.asarray(target)
+    labels = target.array if isinstance(target, Tensor) else np.asanyarray(target)
     return _nll_loss(input, labels, weight, ignore_index, reduction)
 
 
@@ -209,7 +216,7 @@ def cross_entropy(input: Tensor, target: Any, weight: Any = None,
     reduction = _losses.legacy_reduction(size_average, reduce, reduction)
     L.check_reduction(reduction)
     _losses.check_label_smoothing(label_smoothing)
-    labels = target.array if isinstance(target, Tensor) else np.asarray(target)
+    labels = target.array if isinstance(target, Tensor) else np.asanyarray(target)
     probabilities = labels.shape == tuple(input.shape)  # (as PyTorch reads them)
     if probabilities and labels.dtype.kind != "f":
         raise RuntimeError("Expected floating point type for target with class probabilities, "
@@ -228,9 +235,11 @@ def cross_entropy(input: Tensor, target: Any, weight: Any = None,
                                           label_smoothing)
 
 
-def binary_cross_entropy(input: Tensor, target: Any, weight: Any = None, *,
+def binary_cross_entropy(input: Tensor, target: Any, weight: Any = None,
+                         size_average: bool | None = None, reduce: bool | None = None,
                          reduction: str = "mean") -> Tensor:
     """-(t*log(p) + (1-t)*log(1-p)) for probabilities p (BinaryCrossEntropyBackward0)"""
+    reduction = _losses.legacy_reduction(size_average, reduce, reduction)
     L.check_reduction(reduction)
     target = _losses.as_target(target, input)
     if target.shape != input.shape:
@@ -249,11 +258,13 @@ def binary_cross_entropy(input: Tensor, target: Any, weight: Any = None, *,
     return L.BinaryCrossEntropy.apply(input, target, weight=_array(weight), reduction=reduction)
 
 
-def binary_cross_entropy_with_logits(input: Tensor, target: Any, weight: Any = None, *,
-                                     reduction: str = "mean", pos_weight: Any = None
-                                     ) -> Tensor:
+def binary_cross_entropy_with_logits(input: Tensor, target: Any, weight: Any = None,
+                                     size_average: bool | None = None,
+                                     reduce: bool | None = None, reduction: str = "mean",
+                                     pos_weight: Any = None) -> Tensor:
     """binary_cross_entropy(sigmoid(input), target), computed stably from the logits
     (BinaryCrossEntropyWithLogitsBackward0)"""
+    reduction = _losses.legacy_reduction(size_average, reduce, reduction)
     L.check_reduction(reduction)
     target = _losses.as_target(target, input)
     if target.shape != input.shape:

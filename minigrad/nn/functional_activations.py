@@ -15,6 +15,7 @@ from typing import Any
 from minigrad import ops
 from minigrad.autograd.tensor import Tensor
 from minigrad.ops import activations as A
+from minigrad.ops.out import takes_out
 from minigrad.surface import dtypes
 
 __all__ = ["gelu", "leaky_relu", "elu", "selu", "silu", "softplus", "hardtanh", "relu6", "mish",
@@ -37,6 +38,7 @@ def _run(input: Tensor, inplace: bool, op: Callable[[Tensor], Tensor]) -> Tensor
     return op(input)
 
 
+@takes_out  # (PyTorch's binding takes out=)
 def gelu(input: Tensor, approximate: str = "none") -> Tensor:
     """x * Phi(x), Phi the normal CDF; approximate='tanh' uses PyTorch's tanh formula
     (GeluBackward0)"""
@@ -73,6 +75,7 @@ def silu(input: Tensor, inplace: bool = False) -> Tensor:
     return _run(input, inplace, A.Silu.apply)
 
 
+@takes_out  # (PyTorch's binding takes out=)
 def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tensor:
     """log(1 + exp(beta * x)) / beta, x itself where beta * x > threshold
     (SoftplusBackward0)"""

@@ -46,7 +46,7 @@ def as_target(target: Any, input: Tensor) -> Tensor:
     """Targets may come as numpy arrays or lists; they become constant tensors."""
     if is_tensor(target):
         return target
-    return constant(np.asarray(target, dtype=input.dtype))
+    return constant(np.asanyarray(target, dtype=input.dtype))
 
 
 def broadcast_pair(input: Tensor, target: Any, stacklevel: int = 3) -> tuple[Tensor, Tensor]:
@@ -106,8 +106,13 @@ def l1_loss(input: Tensor, target: Any, size_average: bool | None = None,
     L.check_reduction(reduction)
     input, target = broadcast_pair(input, target)
     losses = (input - target).abs()
-    if weight is None:
-        return _reduced(losses, reduction)
+    return _reduced(losses, reduction) if weight is None else \
+        weighted(losses, weight, input, reduction)
+
+
+def weighted(losses: Tensor, weight: Tensor, input: Tensor, reduction: str) -> Tensor:
+    """`weight * losses` reduced as PyTorch reduces a weighted l1/mse loss: "mean" divides
+    by the sum of the weights"""
     _check_weight(weight, input)
     losses = losses * weight
     return losses.sum() / weight.sum() if reduction == "mean" else _reduced(losses, reduction)
@@ -250,7 +255,7 @@ def check_class_weight(w: np.ndarray, classes: int, prefix: str = "") -> None:
 def _class_weight(weight: Any, logp: Tensor, dim: int, prefix: str = "") -> Tensor:
     """The class weights as a constant shaped to broadcast along the class dim."""
     classes = logp.shape[dim]
-    w = np.asarray(weight.array if is_tensor(weight) else weight)
+    w = np.asanyarray(weight.array if is_tensor(weight) else weight)
     check_class_weight(w, classes, prefix)
     shape = [1] * logp.ndim
     shape[dim] = classes
@@ -294,9 +299,9 @@ def smoothed_cross_entropy(nll: Tensor, logp: Tensor, labels: np.ndarray, weight
         smooth = masked_fill(-logp.sum(dim), ignored)
     if reduction == "mean":
         kept = labels[~ignored]
-        total = np.asarray(weight.array if is_tensor(weight) else weight)[kept].sum() \
+        total = np.asanyarray(weight.array if is_tensor(weight) else weight)[kept].sum() \
             if weight is not None else (~ignored).sum()
-        smooth = smooth.sum() / constant(np.asarray(total, dtype=logp.array.dtype))
+        smooth = smooth.sum() / constant(np.asanyarray(total, dtype=logp.array.dtype))
     elif reduction == "sum":
         smooth = smooth.sum()
     # (the smoothing term is scaled first: PyTorch's C++ makes its node first, so its
@@ -306,4 +311,4 @@ def smoothed_cross_entropy(nll: Tensor, logp: Tensor, labels: np.ndarray, weight
 
 
 def masked_fill(values: Tensor, mask: np.ndarray) -> Tensor:
-    return P.masked_fill(values, mask=np.asarray(mask), value=0.0)
+    return P.masked_fill(values, mask=np.asanyarray(mask), value=0.0)

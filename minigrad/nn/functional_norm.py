@@ -12,10 +12,11 @@ import numpy as np
 from minigrad.autograd.grad_mode import no_grad
 from minigrad.autograd.tensor import Tensor
 from minigrad.ops.bags import EmbeddingBag
+from minigrad.ops.base import pytorch_keeps_on
 from minigrad.ops.embedding import Embedding
 from minigrad.ops.normalization import NativeBatchNorm, NativeGroupNorm, NativeLayerNorm
 from minigrad.ops.out import write_out
-from minigrad.surface import dtypes
+from minigrad.surface import dtypes, meta
 from minigrad.surface.size import Size
 
 __all__ = ["batch_norm", "layer_norm", "group_norm", "embedding", "embedding_bag", "normalize"]
@@ -43,6 +44,8 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
     In eval the running statistics are used.
     """
     check_batch_norm(input, running_mean, running_var, weight, bias, training)
+    if meta.in_use:  # (the running statistics are no inputs of the node: checked here)
+        meta.check_inputs((input, running_mean, running_var))
     return NativeBatchNorm.apply(input, weight, bias, running_mean=_array(running_mean),
                                  running_var=_array(running_var), training=training,
                                  momentum=momentum, eps=eps)
@@ -131,7 +134,7 @@ def embedding(input: Any, weight: Tensor, padding_idx: int | None = None,
     """The rows of `weight` at the integer indices `input` (EmbeddingBackward0). The row
     `padding_idx` gets no gradient; with max_norm, the rows looked up are first rescaled in
     place to norm at most max_norm (as PyTorch's embedding_renorm_)."""
-    indices = input.array if isinstance(input, Tensor) else np.asarray(input)
+    indices = input.array if isinstance(input, Tensor) else np.asanyarray(input)
     if indices.dtype.kind not in "iu":
         kind = {"float32": "Float", "float64": "Double", "bool": "Bool"}.get(
             indices.dtype.name, indices.dtype.name)
@@ -159,7 +162,7 @@ def embedding_bag(input: Any, weight: Tensor, offsets: Any = None,
     """Per bag of indices the sum, mean or max of the rows of `weight` they pick (one
     EmbeddingBagBackward0): a 2-D `input` is one bag per row; a 1-D one is cut into bags at
     `offsets`. PyTorch's checks, in its order."""
-    indices = input.array if isinstance(input, Tensor) else np.asarray(input)
+    indices = input.array if isinstance(input, Tensor) else np.asanyarray(input)
     psw = per_sample_weights
     if psw is not None and psw.shape != tuple(indices.shape):
         raise ValueError(f"embedding_bag: If per_sample_weights ({psw.shape}) is not None, "
@@ -180,7 +183,7 @@ def embedding_bag(input: Any, weight: Tensor, offsets: Any = None,
     elif indices.ndim == 1:
         if offsets is None:
             raise ValueError("offsets has to be a 1D Tensor but got None")
-        starts = offsets.array if isinstance(offsets, Tensor) else np.asarray(offsets)
+        starts = offsets.array if isinstance(offsets, Tensor) else np.asanyarray(offsets)
         if starts.ndim != 1:
             raise ValueError("offsets has to be a 1D Tensor")
     else:
@@ -208,8 +211,11 @@ def embedding_bag(input: Any, weight: Tensor, offsets: Any = None,
     starts = starts.astype(np.int64)[:-1] if include_last_offset else starts.astype(np.int64)
     if padding_idx is not None and padding_idx < 0:
         padding_idx += weight.shape[0]
-    return EmbeddingBag.apply(weight, psw, indices=indices.astype(np.int64), offsets=starts,
-                              mode=mode, padding_idx=padding_idx)
+    out = EmbeddingBag.apply(weight, psw, indices=indices.astype(np.int64), offsets=starts,
+                             mode=mode, padding_idx=padding_idx)
+    offsets = np.asanyarray(offsets.array if isinstance(offsets, Tensor) else offsets) \
+        if offsets is not None else starts  # (PyTorch's node keeps them as given, or made)
+    return pytorch_keeps_on(out, offsets=offsets)
 
 
 def _renorm(weight: Tensor, indices: np.ndarray, max_norm: float, norm_type: float) -> None:

@@ -13,6 +13,7 @@ from minigrad import ops
 from minigrad.autograd.tensor import Tensor
 from minigrad.nn.functional_conv import ntuple
 from minigrad.ops.base import pytorch_keeps_on
+from minigrad.ops.out import takes_out
 from minigrad.ops.pooling import (
     AdaptiveAvgPool2d,
     AdaptiveMaxPool2d,
@@ -84,6 +85,7 @@ def max_pool2d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any
     return (out, indices) if return_indices else out
 
 
+@takes_out  # (PyTorch's binding takes out=)
 def avg_pool2d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0,
                ceil_mode: bool = False, count_include_pad: bool = True,
                divisor_override: int | None = None) -> Tensor:

@@ -126,7 +126,7 @@ def _values(t: Any) -> np.ndarray:
         return t.array.astype(np.float64)
     if hasattr(t, "detach"):  # torch: on the CPU, as float (numpy has no bfloat16)
         return t.detach().cpu().double().numpy()
-    return np.asarray(t, dtype=np.float64)
+    return np.asanyarray(t, dtype=np.float64)
 
 
 @dataclass(frozen=True)
@@ -141,7 +141,7 @@ class _Leaf:
 def _named(params: Any) -> list[tuple[str, Any]]:
     if hasattr(params, "leaves") and hasattr(params, "backwards"):  # a Trace
         leaves = [x for x in params.leaves if x.is_param] or list(params.leaves)
-        return [(x.label, _Leaf(np.asarray(x.value), x.grad)) for x in leaves]
+        return [(x.label, _Leaf(np.asanyarray(x.value), x.grad)) for x in leaves]
     if hasattr(params, "named_parameters"):
         return list(params.named_parameters())
     if _is_tensor(params):

@@ -25,13 +25,11 @@ class Linear(Module):
     def __init__(self, in_features: int, out_features: int, bias: bool = True,
                  device: Any = None, dtype: Any = None) -> None:
         super().__init__()
-        if device is not None:
-            dtypes.check_device(str(device))
         self.in_features, self.out_features = in_features, out_features
         dtype = dtype or dtypes.float32
-        self.weight = Parameter(empty(out_features, in_features, dtype=dtype))
+        self.weight = Parameter(empty(out_features, in_features, dtype=dtype, device=device))
         if bias:
-            self.bias = Parameter(empty(out_features, dtype=dtype))
+            self.bias = Parameter(empty(out_features, dtype=dtype, device=device))
         else:
             self.register_parameter("bias", None)
         self.reset_parameters()
@@ -64,14 +62,13 @@ class Bilinear(Module):
     def __init__(self, in1_features: int, in2_features: int, out_features: int,
                  bias: bool = True, device: Any = None, dtype: Any = None) -> None:
         super().__init__()
-        if device is not None:
-            dtypes.check_device(str(device))
         self.in1_features, self.in2_features = in1_features, in2_features
         self.out_features = out_features
-        self.weight = Parameter(empty(out_features, in1_features, in2_features,
+        self.weight = Parameter(empty(out_features, in1_features, in2_features, device=device,
                                       dtype=dtype or dtypes.float32))
         if bias:
-            self.bias = Parameter(empty(out_features, dtype=dtype or dtypes.float32))
+            self.bias = Parameter(empty(out_features, dtype=dtype or dtypes.float32,
+                                        device=device))
         else:
             self.register_parameter("bias", None)
         self.reset_parameters()

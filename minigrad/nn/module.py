@@ -20,7 +20,7 @@ from minigrad.nn.module_hooks import HooksMixin
 from minigrad.nn.module_registry import RegistryMixin
 from minigrad.nn.module_state import StateDictMixin, _IncompatibleKeys  # noqa: F401
 from minigrad.nn.parameter import Parameter
-from minigrad.surface import dtypes
+from minigrad.surface import devices, dtypes, meta
 
 
 def _addindent(text: str, spaces: int) -> str:
@@ -214,23 +214,37 @@ class Module(HooksMixin, RegistryMixin, StateDictMixin):
             _zero_grad(param, set_to_none)
 
     # -- dtype and device --------------------------------------------------------------------
-    def _apply(self, fn: Callable[[np.ndarray], np.ndarray]) -> Module:
-        for tensor in list(self.parameters()) + list(self.buffers()):
+    def _apply(self, fn: Callable[[np.ndarray], np.ndarray], recurse: bool = True) -> Module:
+        for tensor in list(self.parameters(recurse=recurse)) + list(self.buffers(recurse=recurse)):
             tensor.array = fn(tensor.array)
             if tensor._grad is not None:
                 tensor._grad = Tensor._make(fn(tensor._grad.array), None, 0)
         return self
 
     def to(self, *args: Any, **kwargs: Any) -> Module:
-        """`to("cpu")` does nothing; `to(minigrad.float64)` converts every parameter."""
-        dtype = dtypes.parse_to(args, kwargs)
+        """`to(minigrad.float64)` converts every parameter and buffer; `to("meta")` puts them
+        on the meta device (shapes and dtypes, no values); `to("cpu")` does nothing to a
+        module on the CPU and refuses one on the meta device (use `to_empty`), as PyTorch."""
+        dtype, _, to_meta = dtypes.to_arguments(args, kwargs)
+        if dtype is not None and np.dtype(dtype).kind != "f":
+            raise TypeError(f"nn.Module.to only accepts floating point dtypes, but got desired "
+                            f"dtype={dtypes.name(dtype)}")
+        tensors = list(self.parameters()) + list(self.buffers())
+        if to_meta is False and any(meta.is_meta(t.array) for t in tensors):
+            raise NotImplementedError(meta.MODULE_TO)
+        if to_meta:
+            self._apply(meta.like)
         if dtype is None:
             return self
         dtype = np.dtype(dtype)
-        if dtype.kind != "f":
-            raise TypeError(f"nn.Module.to only accepts floating point dtypes, but got desired "
-                            f"dtype={dtypes.name(dtype)}")
         return self._apply(lambda a: a.astype(dtype) if a.dtype.kind == "f" else a)
+
+    def to_empty(self, *, device: Any, recurse: bool = True) -> Module:
+        """Every parameter and buffer as a new one of its shape and dtype on `device`, its
+        values not set (minigrad's are zeros, where PyTorch's memory is uninitialised): the
+        step from a model built on the meta device to one that can be initialised and run."""
+        make = meta.like if devices.wants_meta(device) else (lambda a: np.zeros(a.shape, a.dtype))
+        return self._apply(make, recurse)
 
     def double(self) -> Module:
         return self.to(dtypes.float64)
@@ -242,6 +256,8 @@ class Module(HooksMixin, RegistryMixin, StateDictMixin):
         return self.to(dtypes.float16)
 
     def cpu(self) -> Module:
+        if any(meta.is_meta(t.array) for t in list(self.parameters()) + list(self.buffers())):
+            raise NotImplementedError(meta.NO_DATA)
         return self
 
     def cuda(self, device: Any = None) -> Module:

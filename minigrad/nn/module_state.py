@@ -87,4 +87,4 @@ class StateDictMixin:
 
 
 def _array(value: Any) -> np.ndarray:
-    return np.asarray(value.array if isinstance(value, Tensor) else value)
+    return np.asanyarray(value.array if isinstance(value, Tensor) else value)

@@ -18,12 +18,13 @@ from minigrad.surface import dtypes
 from minigrad.surface.factories import empty, ones, tensor, zeros
 
 
-def _affine_params(module: Module, shape: tuple, affine: bool, bias: bool, dtype: Any) -> None:
+def _affine_params(module: Module, shape: tuple, affine: bool, bias: bool, dtype: Any,
+                   device: Any) -> None:
     """weight and bias Parameters of `shape` (None where the layer has none)."""
     if affine:
-        module.weight = Parameter(empty(*shape, dtype=dtype))
+        module.weight = Parameter(empty(*shape, dtype=dtype, device=device))
         if bias:
-            module.bias = Parameter(empty(*shape, dtype=dtype))
+            module.bias = Parameter(empty(*shape, dtype=dtype, device=device))
         else:
             module.register_parameter("bias", None)
     else:
@@ -47,16 +48,15 @@ class _BatchNorm(Module):
                  affine: bool = True, track_running_stats: bool = True, device: Any = None,
                  dtype: Any = None, *, bias: bool = True) -> None:
         super().__init__()
-        if device is not None:
-            dtypes.check_device(str(device))
         dtype = dtype or dtypes.float32
         self.num_features, self.eps, self.momentum = num_features, eps, momentum
         self.affine, self.track_running_stats = affine, track_running_stats
-        _affine_params(self, (num_features,), affine, bias, dtype)
+        _affine_params(self, (num_features,), affine, bias, dtype, device)
         if track_running_stats:
-            self.register_buffer("running_mean", zeros(num_features, dtype=dtype))
-            self.register_buffer("running_var", ones(num_features, dtype=dtype))
-            self.register_buffer("num_batches_tracked", tensor(0, dtype=dtypes.int64))
+            self.register_buffer("running_mean", zeros(num_features, dtype=dtype, device=device))
+            self.register_buffer("running_var", ones(num_features, dtype=dtype, device=device))
+            self.register_buffer("num_batches_tracked", tensor(0, dtype=dtypes.int64,
+                                                               device=device))
         else:
             for name in ("running_mean", "running_var", "num_batches_tracked"):
                 self.register_buffer(name, None)
@@ -117,13 +117,11 @@ class LayerNorm(Module):
     def __init__(self, normalized_shape: Any, eps: float = 1e-5, elementwise_affine: bool = True,
                  bias: bool = True, device: Any = None, dtype: Any = None) -> None:
         super().__init__()
-        if device is not None:
-            dtypes.check_device(str(device))
         shape = (normalized_shape,) if isinstance(normalized_shape, int) else normalized_shape
         self.normalized_shape, self.eps = tuple(shape), eps
         self.elementwise_affine = elementwise_affine
         _affine_params(self, self.normalized_shape, elementwise_affine, bias,
-                       dtype or dtypes.float32)
+                       dtype or dtypes.float32, device)
         self.reset_parameters()
 
     def reset_parameters(self) -> None:
@@ -144,14 +142,12 @@ class GroupNorm(Module):
                  affine: bool = True, device: Any = None, dtype: Any = None, *,
                  bias: bool = True) -> None:
         super().__init__()
-        if device is not None:
-            dtypes.check_device(str(device))
         if num_channels % num_groups:
             raise ValueError(f"num_channels ({num_channels}) must be divisible by num_groups "
                              f"({num_groups})")
         self.num_groups, self.num_channels, self.eps, self.affine = (
             num_groups, num_channels, eps, affine)
-        _affine_params(self, (num_channels,), affine, bias, dtype or dtypes.float32)
+        _affine_params(self, (num_channels,), affine, bias, dtype or dtypes.float32, device)
         self.reset_parameters()
 
     def reset_parameters(self) -> None:

@@ -51,8 +51,8 @@ def cell_step(mode: str, x: Tensor, h: Tensor, c: Tensor | None, w_ih: Tensor | 
     return (h if w_hr is None else F.linear(h, w_hr)), c
 
 
-def _parameter(*shape: int, dtype: Any) -> Parameter:
-    return Parameter(empty(*shape, dtype=dtype or dtypes.float32))
+def _parameter(*shape: int, dtype: Any, device: Any = None) -> Parameter:
+    return Parameter(empty(*shape, dtype=dtype or dtypes.float32, device=device))
 
 
 class RNNBase(Module):
@@ -63,8 +63,6 @@ class RNNBase(Module):
                  bidirectional: bool = False, proj_size: int = 0, device: Any = None,
                  dtype: Any = None) -> None:
         super().__init__()
-        if device is not None:
-            dtypes.check_device(str(device))
         _check_sizes(dropout, num_layers, hidden_size, proj_size, mode)
         self.mode, self.input_size, self.hidden_size = mode, input_size, hidden_size
         self.num_layers, self.bias, self.batch_first = num_layers, bias, batch_first
@@ -83,7 +81,7 @@ class RNNBase(Module):
                 if proj_size > 0:
                     shapes.append(("weight_hr", (proj_size, hidden_size)))
                 for name, shape in shapes:
-                    setattr(self, name + suffix, _parameter(*shape, dtype=dtype))
+                    setattr(self, name + suffix, _parameter(*shape, dtype=dtype, device=device))
                     self._flat_weights_names.append(name + suffix)
         self.reset_parameters()
 
@@ -109,7 +107,7 @@ class RNNBase(Module):
             input = input.unsqueeze(1)
         elif self.batch_first:
             input = input.transpose(0, 1)
-        h0, c0 = self._initial_state(input.shape[1], input.dtype, hx, batched)
+        h0, c0 = self._initial_state(input.shape[1], input.dtype, hx, batched, input.device)
         if input.shape[0] == 0:
             raise RuntimeError("Expected sequence length to be larger than 0 in RNN")
         output, h_n, c_n = self._layers(input, h0, c0)
@@ -147,7 +145,8 @@ class RNNBase(Module):
             raise RuntimeError(f"input.size(-1) must be equal to input_size. Expected "
                                f"{self.input_size}, got {input.shape[-1]}")
 
-    def _initial_state(self, n: int, dtype: Any, hx: Any, batched: bool) -> tuple:
+    def _initial_state(self, n: int, dtype: Any, hx: Any, batched: bool,
+                       device: Any = None) -> tuple:
         """(h_0, c_0) for a batch of `n` (zeros unless given; c_0 None but for an LSTM)."""
         directions = 2 if self.bidirectional else 1
         real_hidden = self.proj_size if self.proj_size > 0 else self.hidden_size
@@ -155,7 +154,7 @@ class RNNBase(Module):
         if self.mode == "LSTM":
             shapes.append((self.num_layers * directions, n, self.hidden_size))
         if hx is None:
-            states = [zeros(*shape, dtype=dtype) for shape in shapes]
+            states = [zeros(*shape, dtype=dtype, device=device) for shape in shapes]
         else:
             states = list(hx) if self.mode == "LSTM" else [hx]
             if not batched:

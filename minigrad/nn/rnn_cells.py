@@ -12,7 +12,6 @@ from typing import Any
 from minigrad.autograd.tensor import Tensor
 from minigrad.nn.module import Module
 from minigrad.nn.rnn import GATES, RNNBase, _parameter, cell_step
-from minigrad.surface import dtypes
 from minigrad.surface.factories import zeros
 
 
@@ -22,15 +21,13 @@ class RNNCellBase(Module):
     def __init__(self, input_size: int, hidden_size: int, bias: bool = True, device: Any = None,
                  dtype: Any = None) -> None:
         super().__init__()
-        if device is not None:
-            dtypes.check_device(str(device))
         self.input_size, self.hidden_size, self.bias = input_size, hidden_size, bias
         gates = GATES[self.mode] * hidden_size
-        self.weight_ih = _parameter(gates, input_size, dtype=dtype)
-        self.weight_hh = _parameter(gates, hidden_size, dtype=dtype)
+        self.weight_ih = _parameter(gates, input_size, dtype=dtype, device=device)
+        self.weight_hh = _parameter(gates, hidden_size, dtype=dtype, device=device)
         if bias:
-            self.bias_ih = _parameter(gates, dtype=dtype)
-            self.bias_hh = _parameter(gates, dtype=dtype)
+            self.bias_ih = _parameter(gates, dtype=dtype, device=device)
+            self.bias_hh = _parameter(gates, dtype=dtype, device=device)
         else:
             self.register_parameter("bias_ih", None)
             self.register_parameter("bias_hh", None)
@@ -47,7 +44,7 @@ class RNNCellBase(Module):
                                f"expected {self.input_size}")
         batched = input.ndim == 2
         x = input if batched else input.unsqueeze(0)
-        blank = zeros(x.shape[0], self.hidden_size, dtype=x.dtype)
+        blank = zeros(x.shape[0], self.hidden_size, dtype=x.dtype, device=x.device)
         states = [blank, blank] if hx is None and self.mode == "LSTM" else \
             [blank] if hx is None else list(hx) if self.mode == "LSTM" else [hx]
         if hx is not None and not batched:

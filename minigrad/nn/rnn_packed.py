@@ -24,7 +24,8 @@ def run(module: Any, packed: Any, hx: Any, cell_step: Any) -> tuple:
     if data.shape[-1] != module.input_size:
         raise RuntimeError(f"input.size(-1) must be equal to input_size. Expected "
                            f"{module.input_size}, got {data.shape[-1]}")
-    h0, c0 = module._initial_state(sizes[0], data.dtype, _permuted(hx, sorted_indices), True)
+    h0, c0 = module._initial_state(sizes[0], data.dtype, _permuted(hx, sorted_indices), True,
+                                   data.device)
 
     def run_direction(x: Tensor, h: Tensor, c: Any, weights: tuple, reverse: bool) -> tuple:
         steps = _backward_steps if reverse else _forward_steps

@@ -26,8 +26,6 @@ class Embedding(Module):
                  _weight: Tensor | None = None, _freeze: bool = False, device: Any = None,
                  dtype: Any = None) -> None:
         super().__init__()
-        if device is not None:
-            dtypes.check_device(str(device))
         if padding_idx is not None:
             if padding_idx >= num_embeddings:
                 raise AssertionError("Padding_idx must be within num_embeddings")
@@ -38,7 +36,7 @@ class Embedding(Module):
         self.padding_idx, self.max_norm, self.norm_type = padding_idx, max_norm, norm_type
         self.scale_grad_by_freq, self.sparse = scale_grad_by_freq, sparse
         if _weight is None:
-            self.weight = Parameter(empty(num_embeddings, embedding_dim,
+            self.weight = Parameter(empty(num_embeddings, embedding_dim, device=device,
                                           dtype=dtype or dtypes.float32),
                                     requires_grad=not _freeze)
             self.reset_parameters()
@@ -96,8 +94,6 @@ class EmbeddingBag(Module):
                  include_last_offset: bool = False, padding_idx: int | None = None,
                  device: Any = None, dtype: Any = None) -> None:
         super().__init__()
-        if device is not None:
-            dtypes.check_device(str(device))
         self.num_embeddings, self.embedding_dim = num_embeddings, embedding_dim
         self.max_norm, self.norm_type = max_norm, norm_type
         self.scale_grad_by_freq = scale_grad_by_freq
@@ -107,7 +103,7 @@ class EmbeddingBag(Module):
             padding_idx = padding_idx if padding_idx >= 0 else num_embeddings + padding_idx
         self.padding_idx = padding_idx
         if _weight is None:
-            self.weight = Parameter(empty(num_embeddings, embedding_dim,
+            self.weight = Parameter(empty(num_embeddings, embedding_dim, device=device,
                                           dtype=dtype or dtypes.float32))
             self.reset_parameters()
         else:
@@ -118,6 +114,21 @@ class EmbeddingBag(Module):
         self.mode, self.sparse, self.include_last_offset = mode, sparse, include_last_offset
 
     reset_parameters = Embedding.reset_parameters
+
+    @classmethod
+    def from_pretrained(cls, embeddings: Tensor, freeze: bool = True,
+                        max_norm: float | None = None, norm_type: float = 2.0,
+                        scale_grad_by_freq: bool = False, mode: str = "mean",
+                        sparse: bool = False, include_last_offset: bool = False,
+                        padding_idx: int | None = None) -> EmbeddingBag:
+        """An EmbeddingBag whose weight is `embeddings` (shared memory; frozen by default)."""
+        if embeddings.ndim != 2:
+            raise AssertionError("Embeddings parameter is expected to be 2-dimensional")
+        rows, cols = embeddings.shape
+        bag = cls(rows, cols, max_norm, norm_type, scale_grad_by_freq, mode, sparse,
+                  embeddings, include_last_offset, padding_idx)
+        bag.weight.requires_grad = not freeze
+        return bag
 
     def forward(self, input: Tensor, offsets: Tensor | None = None,
                 per_sample_weights: Tensor | None = None) -> Tensor:

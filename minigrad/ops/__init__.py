@@ -38,7 +38,7 @@ from minigrad.ops import (
 from minigrad.ops.arithmetic import *  # noqa: F403
 
 # what Tensor's methods and operators call besides (not re-exported by minigrad)
-from minigrad.ops.arithmetic import compare, divide, multiply, negative, rsub, subtract, true_divide
+from minigrad.ops.arithmetic import divide, multiply, negative, rsub, subtract, true_divide
 from minigrad.ops.base import as_operand, cast, constant
 from minigrad.ops.contractions import *  # noqa: F403
 from minigrad.ops.cumulative import *  # noqa: F403
@@ -61,6 +61,7 @@ from minigrad.ops.index import *  # noqa: F403
 from minigrad.ops.index import concatenate, getitem
 from minigrad.ops.linalg import *  # noqa: F403
 from minigrad.ops.logical import *  # noqa: F403
+from minigrad.ops.logical import compare
 from minigrad.ops.powers import *  # noqa: F403
 from minigrad.ops.products import *  # noqa: F403
 from minigrad.ops.products import linear

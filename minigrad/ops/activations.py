@@ -33,8 +33,8 @@ _TANH_C = 0.044715
 
 
 def _erf(x: np.ndarray) -> np.ndarray:
-    values = _erf_object(np.asarray(x, dtype=np.float64))
-    return np.asarray(values, dtype=np.float64).astype(np.asarray(x).dtype)
+    values = _erf_object(np.asanyarray(x, dtype=np.float64))
+    return np.asanyarray(values, dtype=np.float64).astype(np.asanyarray(x).dtype)
 
 
 def _mask(condition: np.ndarray, yes: float, no: float, dtype: Any) -> Any:

@@ -11,13 +11,10 @@ from typing import Any
 
 import numpy as np
 
-from minigrad.autograd import broadcast  # (names read at call time: it imports tensor)
 from minigrad.autograd.function import Function
 from minigrad.ops.base import (
     NEG_BOOL,
-    as_operand,
     binary,
-    constant,
     is_tensor,
     operands,
     promote_tensors,
@@ -148,6 +145,7 @@ class Mul(Function, numpy_forward=True):
     """a * b"""
 
     node_name = "MulBackward0"
+    pack_order = (1, 0)  # (saved-tensor hooks see b first, as PyTorch packs and unpacks them)
     formula = r"d(a*b)/da = b ;  d(a*b)/db = a"
     source = "{0} * {1}"
     gradients = ("{g} * {1}", "{g} * {0}")
@@ -277,11 +275,3 @@ def neg(input: Any) -> Any:
 negative = neg
 
 
-def compare(np_fn: Any, a: Any, b: Any) -> Any:
-    """A comparison (`a < b`, ...): a boolean tensor, never recorded."""
-    x, y = unwrap(a), unwrap(as_operand(b))
-    try:
-        return constant(np_fn(x, y))
-    except ValueError:  # (shapes that do not broadcast: PyTorch's words)
-        raise RuntimeError(broadcast.size_mismatch(np.shape(x), np.shape(y)) or "no broadcast"
-                           ) from None

@@ -51,7 +51,7 @@ class EmbeddingBag(Function, numpy_forward=True):
                 out /= np.maximum(counts, 1)[:, None]
                 ctx.counts = counts
         ctx.save_for_backward(weight, per_sample_weights)
-        ctx.bags, ctx.keep = bags, keep
+        ctx.bags, ctx.keep, ctx.num_weights, ctx.weight_dtype = bags, keep, w.shape[0], w.dtype
         return out
 
     @staticmethod

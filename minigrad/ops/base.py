@@ -13,7 +13,7 @@ from minigrad.autograd import broadcast  # (its names are read at call time: it 
 from minigrad.autograd import tensor as _tensor  # resolved at call time (tensor.py imports the ops)
 from minigrad.autograd.function import Function
 from minigrad.ops.tangent_rules import linear
-from minigrad.surface import dtypes
+from minigrad.surface import dtypes, meta
 
 
 def is_tensor(x: Any) -> bool:
@@ -89,7 +89,7 @@ def _as_dtype(x: Any, dtype: np.dtype) -> Any:
         return x if x.dtype == dtype else x.astype(dtype)
     if x is None or type(x) is float and dtype.kind == "f":
         return x
-    return np.asarray(x).astype(dtype)
+    return np.asanyarray(x).astype(dtype)
 
 
 def promote_tensors(a: Any, b: Any, op: str = "") -> tuple:
@@ -104,7 +104,7 @@ def promote_tensors(a: Any, b: Any, op: str = "") -> tuple:
         return a, b
     if not isinstance(a, Tensor) and not isinstance(b, Tensor):  # where(c, 1.5, 0)
         dtype = dtypes.result_type(x, y)
-        return constant(np.asarray(x, dtype)), constant(np.asarray(y, dtype))
+        return constant(np.asanyarray(x, dtype)), constant(np.asanyarray(y, dtype))
     px, py = promote(x, y, op)
     return _cast_like(a, px), _cast_like(b, py)
 
@@ -138,7 +138,10 @@ def float_array(value: float, dtype: np.dtype) -> np.ndarray:
 
 def constant(array: Any) -> Any:
     """A Tensor that needs no gradient (masks, indices, zeros) for use in backward formulas."""
-    return _tensor.make(np.asarray(array), None, 0)
+    t = _tensor.make(np.asanyarray(array), None, 0)
+    if meta.in_use:  # (an op's own helper, a mask or indices: it meets meta tensors as it is)
+        t._helper = True
+    return t
 
 
 _ARRAY_LIKE = (np.ndarray, np.generic, list, tuple)
@@ -237,8 +240,11 @@ def binary(op: type, name: str, a: Any, b: Any, promote: bool = False, **setting
         raise
 
 
-def cast(input: Any, dtype: Any) -> Any:
-    """a copy in another dtype (float32 <-> float64 keep the graph: ToCopyBackward0)"""
+def cast(input: Any, dtype: Any, to_meta: bool = False) -> Any:
+    """a copy in another dtype (float32 <-> float64 keep the graph: ToCopyBackward0), or on
+    the meta device (`x.to("meta")`: its shape and dtype, no values; surface/meta.py)"""
+    if to_meta:
+        return Cast.apply(input, dtype=np.dtype(dtype), device="meta")
     return Cast.apply(input, dtype=np.dtype(dtype))
 
 
@@ -253,8 +259,10 @@ class Cast(Function, numpy_forward=True):
     jvp = staticmethod(linear)  # the op itself, on the tangents
 
     @staticmethod
-    def forward(ctx, a, dtype):
+    def forward(ctx, a, dtype, device=None):
         ctx.in_dtype = a.array.dtype
+        if device == "meta":
+            return meta.empty(a.array.shape, dtype)
         return a.array.astype(dtype)
 
     @staticmethod

@@ -22,6 +22,7 @@ from typing import Any
 from minigrad.ops.arithmetic import mul
 from minigrad.ops.calls import calling
 from minigrad.ops.diagonals import diagonal
+from minigrad.ops.out import check_out, write_out
 from minigrad.ops.products import bmm, mm
 from minigrad.ops.reduce import sum as _sum
 from minigrad.ops.shaping import movedim
@@ -285,8 +286,10 @@ def sumproduct_pair(left: Any, right: Any, sum_dims: list[int]) -> Any:
 def tensordot(a: Any, b: Any, dims: Any = 2, out: Any = None) -> Any:
     """Sum of products over `dims` dims: the last `dims` of a with the first of b, or the two
     lists `([dims of a], [dims of b])`; a permute, reshape, mm, reshape (PyTorch's graph)."""
+    if out is not None:
+        check_out(out, "tensordot", a, b)
     with calling("tensordot", "", (a, b)):
-        return _tensordot(a, b, dims)
+        return write_out(_tensordot(a, b, dims), out, "tensordot")
 
 
 def _tensordot(a: Any, b: Any, dims: Any) -> Any:

@@ -10,6 +10,7 @@ computed in float32 (`in_float`), as PyTorch does.
 
 from __future__ import annotations
 
+import inspect
 import math
 from typing import Any
 
@@ -41,7 +42,7 @@ class _Pointwise(Function, numpy_forward=True):
         if not cls.saves_output:
             ctx.save_for_backward(a)
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-            return np.asarray(cls.np_fn(a.array)).astype(a.array.dtype, copy=False)
+            return np.asanyarray(cls.np_fn(a.array)).astype(a.array.dtype, copy=False)
 
     @classmethod
     def backward(cls, ctx, grad):
@@ -369,4 +370,8 @@ def in_place(op: Any) -> Any:
 
     method.__name__ = method.__qualname__ = op.__name__ + "_"
     method.__doc__ = f"in place: {op.__name__}"
+    params = list(inspect.signature(op).parameters.values())  # op's, without input or out=
+    method.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
+        [inspect.Parameter("self", inspect.Parameter.POSITIONAL_OR_KEYWORD),
+         *(p for p in params[1:] if p.name != "out")])
     return method

@@ -28,7 +28,7 @@ class _EvenReduction(Function, numpy_forward=True):
     def forward(cls, ctx, a):
         ctx.save_for_backward(a)
         ctx.result = cls.np_fn(a.array)
-        return np.asarray(ctx.result)
+        return np.asanyarray(ctx.result)
 
     @staticmethod
     def backward(ctx, grad):
@@ -174,27 +174,26 @@ class Amin(_Extreme):
 
 
 @keepdims_alias
-def max(input: Any, dim: Any = None, keepdim: bool = False, *, axis: Any = None) -> Any:
-    """max of all elements; with `dim`, (values, indices); with a tensor, `maximum`"""
-    dim = dim_or_axis("max", dim, axis)
-    if is_tensor(dim):
-        return maximum(input, dim)
-    if dim is None:
-        return MaxAll.apply(_nonempty(input, "max"))
-    dim = _nonempty_dim(input, normalize_dim(dim, input.array.ndim, "max"), "max")
-    return return_types.max(*MaxDim.apply(input, dim=dim, keepdim=keepdim))
+def max(input: Any, dim: Any = None, keepdim: bool = False, *, axis=None, other=None) -> Any:
+    """max of all elements; with `dim`, (values, indices); with a tensor (or other=), `maximum`"""
+    return _max_min("max", input, dim, keepdim, axis, other)
 
 
 @keepdims_alias
-def min(input: Any, dim: Any = None, keepdim: bool = False, *, axis: Any = None) -> Any:
-    """min of all elements; with `dim`, (values, indices); with a tensor, `minimum`"""
-    dim = dim_or_axis("min", dim, axis)
-    if is_tensor(dim):
-        return minimum(input, dim)
+def min(input: Any, dim: Any = None, keepdim: bool = False, *, axis=None, other=None) -> Any:
+    """min of all elements; with `dim`, (values, indices); with a tensor (or other=), `minimum`"""
+    return _max_min("min", input, dim, keepdim, axis, other)
+
+
+def _max_min(name: str, input: Any, dim: Any, keepdim: bool, axis: Any, other: Any) -> Any:
+    pair, whole, along = {"max": (maximum, MaxAll, MaxDim), "min": (minimum, MinAll, MinDim)}[name]
+    dim = dim_or_axis(name, dim, axis)
+    if other is not None or is_tensor(dim):
+        return pair(input, dim if other is None else other)
     if dim is None:
-        return MinAll.apply(_nonempty(input, "min"))
-    dim = _nonempty_dim(input, normalize_dim(dim, input.array.ndim, "min"), "min")
-    return return_types.min(*MinDim.apply(input, dim=dim, keepdim=keepdim))
+        return whole.apply(_nonempty(input, name))
+    dim = _nonempty_dim(input, normalize_dim(dim, input.array.ndim, name), name)
+    return getattr(return_types, name)(*along.apply(input, dim=dim, keepdim=keepdim))
 
 
 @keepdims_alias
@@ -246,7 +245,8 @@ def _arg(np_fn: Any, name: str, input: Any, dim: Any, keepdim: bool, axis: Any) 
             raise IndexError(f"{name}(): Expected reduction dim to be specified for "
                              "input.numel() == 0.")
         out = np_fn(x.reshape(-1))
-        return constant(np.full((1,) * x.ndim if keepdim else (), out, np.int64))
+        # (asanyarray, not full: a meta tensor's index stays meta)
+        return constant(np.asanyarray(out, np.int64).reshape((1,) * x.ndim if keepdim else ()))
     if not x.ndim:  # a 0-d tensor accepts dim 0 and -1; its index is 0
         normalize_dim(dim, 0, name)
         return constant(np.zeros((), np.int64))

@@ -165,7 +165,7 @@ def _trunc_divide(x: Any, y: Any) -> Any:
     if dtype.kind == "f":
         return np.trunc(np.true_divide(x, y))
     q = np.floor_divide(np.abs(x), np.abs(y))
-    return np.where((np.asarray(x) < 0) != (np.asarray(y) < 0), -q, q).astype(dtype)
+    return np.where((np.asanyarray(x) < 0) != (np.asanyarray(y) < 0), -q, q).astype(dtype)
 
 
 def div_rounded(input: Any, other: Any, rounding_mode: str) -> Any:
@@ -195,7 +195,7 @@ def integer_division(ufunc: np.ufunc, name: str, x, y):
     np.broadcast_shapes(np.shape(x), np.shape(y))  # (shapes first: `binary` words the error)
     if dtype.kind == "b":
         raise NotImplementedError(f'"{name}_cpu" not implemented for \'Bool\'')
-    if dtype.kind in "iu" and np.any(np.asarray(y) == 0):
+    if dtype.kind in "iu" and np.any(np.asanyarray(y) == 0):
         raise RuntimeError("ZeroDivisionError")
     return ufunc(x, y)
 

@@ -333,7 +333,7 @@ class Take(Function, numpy_forward=True):
 
 
 def take(input: Any, index: Any) -> Any:
-    idx = np.asarray(unwrap(index))
+    idx = np.asanyarray(unwrap(index))
     if idx.dtype != np.int64:
         raise RuntimeError(f"take(): Expected a long tensor for index, but got "
                            f"{dtypes.TORCH_NAMES.get(idx.dtype, idx.dtype.name)}")

@@ -27,7 +27,7 @@ from minigrad.ops.reduce import sum_to_size
 from minigrad.ops.selection import clamp
 from minigrad.ops.tangent_rules import linear
 from minigrad.ops.views import expand
-from minigrad.surface import dtypes
+from minigrad.surface import dtypes, meta
 
 
 class Fill(Function, numpy_forward=True):
@@ -183,6 +183,21 @@ NO_GRAD_VIEW_INPLACE = (
     "to be tracked).")
 
 
+INFERENCE_IN_PLACE = (
+    "Inplace update to inference tensor outside InferenceMode is not allowed.You can make a "
+    "clone to get a normal tensor before doing inplace update.See "
+    "https://github.com/pytorch/rfcs/pull/17 for more details.")
+
+
+def _across_devices(target: Any, op: Any, arg: Any) -> Any:
+    """`arg` for an in-place op between the meta device and the CPU: a CPU tensor copied onto
+    a meta one goes there first, as in PyTorch; a meta tensor has no values for a CPU one."""
+    if not meta.is_meta(target.array):
+        raise NotImplementedError(meta.NO_DATA)
+    copies = getattr(op, "func", op) in (copy, copy_slices)  # (a[key] = v: a partial)
+    return arg.to("meta") if copies else arg  # (other ops: PyTorch's error, Function.apply's)
+
+
 def inplace(target: Any, op: Any, arg: Any) -> Any:
     """Run `op(target, arg)` and write the result into `target` (add_, mul_, zero_, ...).
 
@@ -191,6 +206,8 @@ def inplace(target: Any, op: Any, arg: Any) -> Any:
     goes up, so backward can tell when a value it saved was overwritten.
     """
     recording, tensor_arg = False, isinstance(arg, _tensor.Tensor)
+    if meta.in_use and tensor_arg and meta.is_meta(target.array) != meta.is_meta(arg.array):
+        arg = _across_devices(target, op, arg)
     if target._inference:
         _check_inference(target)
     if state.grad_enabled:  # (under no_grad, an optimizer's update, there is nothing to check)
@@ -256,10 +273,7 @@ def check_writable(target: Any) -> None:
 
 def _check_inference(target: Any) -> None:
     if not INFERENCE.get():
-        raise RuntimeError("Inplace update to inference tensor outside InferenceMode is not "
-                           "allowed.You can make a clone to get a normal tensor before doing "
-                           "inplace update.See https://github.com/pytorch/rfcs/pull/17 for more "
-                           "details.")
+        raise RuntimeError(INFERENCE_IN_PLACE)
 
 
 def _check_may_write(target: Any, recording: bool) -> None:
@@ -303,16 +317,23 @@ def _write_check(target: Any, result_shape: tuple) -> None:
 
 def _a_view(key: Any) -> bool:
     """Whether `a[key]` is a view of part of `a` (ints and slices), not all of it or a copy."""
-    parts = key if isinstance(key, tuple) else (key,)
+    parts = _keys(key)
     basic = all(k is None or k is Ellipsis or isinstance(k, int | np.integer | slice)
                 and not isinstance(k, bool) for k in parts)
     return basic and any(k is not Ellipsis and k != slice(None) for k in parts)
+
+
+def _keys(key: Any) -> tuple:
+    return key if isinstance(key, tuple) else (key,)
 
 
 def setitem_(target: Any, key: Any, value: Any) -> None:
     """`a[key] = value`. Where a gradient is recorded (a or value requires grad) it is an
     in-place op like the others: a takes over a CopySlices node (IndexPutBackward0 for an
     index tensor), whose backward sends the gradient at key to value and the rest to a."""
+    if meta.in_use and not meta.is_meta(target.array) and any(
+            meta.is_meta(getattr(t, "array", None)) for t in (value, *_keys(key))):
+        raise NotImplementedError(meta.NO_DATA)  # (a meta value or index has no values)
     key = tuple(unwrap(k) for k in key) if isinstance(key, tuple) else unwrap(key)
     _check_index_put(target, key, value)
     if state.grad_enabled and target._requires_grad and target.grad_fn is None and \

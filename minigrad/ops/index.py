@@ -16,7 +16,7 @@ from minigrad.ops.base import is_tensor, normalize_dims, unwrap
 from minigrad.ops.tangent_rules import linear
 from minigrad.ops.view_checks import narrow_start
 from minigrad.ops.views import unsqueeze
-from minigrad.surface import dtypes
+from minigrad.surface import dtypes, meta
 
 # the public functions: minigrad.cat, ... (re-exported by ops/ and minigrad/)
 __all__ = ["cat", "concat", "narrow", "select", "stack"]
@@ -166,12 +166,21 @@ def _basic_key(k: Any) -> bool:
         isinstance(k, bool)
 
 
+def is_bool(k: Any) -> bool:
+    return getattr(getattr(k, "array", None), "dtype", None) == np.bool_
+
+
 def getitem(input: Any, key: Any) -> Any:
     """`a[key]`: ints and slices become Select/Slice steps per dim, as PyTorch records them;
     integer arrays and boolean masks one Index step."""
     key = key if isinstance(key, tuple) else (key,)
+    if meta.in_use:  # (what a boolean meta mask picks depends on its values)
+        meta.refuse_values("a[mask]", *[k for k in key if is_bool(k)])
+        if not meta.is_meta(input.array) and any(meta.is_meta(getattr(k, "array", None))
+                                                 for k in key):
+            raise RuntimeError(meta.MIXED.format("meta", "cpu"))
     key = tuple(unwrap(k) for k in key)
-    key = tuple(np.asarray(k) if isinstance(k, list) else k for k in key)
+    key = tuple(np.asanyarray(k) if isinstance(k, list) else k for k in key)
     used = builtins.sum(1 for k in key if k is not None and k is not Ellipsis and not (
         isinstance(k, np.ndarray) and k.dtype == bool)) + builtins.sum(
         k.ndim for k in key if isinstance(k, np.ndarray) and k.dtype == bool)

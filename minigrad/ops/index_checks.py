@@ -19,7 +19,7 @@ from minigrad.surface.dtypes import C_NAMES
 def index_array(index: Any, message: str) -> np.ndarray:
     """An index tensor's array as int64; `message` (its `{T}` the dtype's PyTorch name) when
     its dtype is not int32 or int64."""
-    idx = np.asarray(unwrap(index))
+    idx = np.asanyarray(unwrap(index))
     if idx.dtype not in (np.int32, np.int64):
         raise RuntimeError(message.format(T=dtypes.TORCH_NAMES.get(idx.dtype, idx.dtype.name)))
     return idx.astype(np.int64, copy=False)
@@ -64,7 +64,7 @@ def check_bool_mask(mask: Any, message: str, shape: tuple | None = None,
     """A mask's boolean array; `message` (`{c}`/`{T}` the dtype's C++/PyTorch name) for any
     other dtype, and PyTorch's words when it does not broadcast with `shape` (tensor a is the
     mask, b the input)."""
-    m = np.asarray(unwrap(mask))
+    m = np.asanyarray(unwrap(mask))
     if m.dtype != np.bool_:
         raise RuntimeError(message.format(c=C_NAMES.get(m.dtype, m.dtype.name),
                                           T=dtypes.TORCH_NAMES.get(m.dtype, m.dtype.name)))

@@ -23,6 +23,7 @@ from minigrad.ops.base import (
     unwrap,
 )
 from minigrad.ops.reduce import dim_or_axis
+from minigrad.surface import meta
 from minigrad.surface.dtypes import TORCH_NAMES
 
 # the public functions: minigrad.isnan, ... (re-exported by ops/ and minigrad/)
@@ -47,7 +48,7 @@ def _truth(np_fn: Any, name: str, input: Any, dim: Any, keepdim: bool, axis: Any
     dim = dim_or_axis(name, dim, axis)
     x = input.array
     dims = normalize_dims(dim, x.ndim)
-    out = np.asarray(np_fn(x != 0, axis=dims if x.ndim else None, keepdims=keepdim))
+    out = np.asanyarray(np_fn(x != 0, axis=dims if x.ndim else None, keepdims=keepdim))
     return constant(out.astype(np.uint8) if x.dtype == np.uint8 else out)
 
 
@@ -67,7 +68,7 @@ def count_nonzero(input: Any, dim: Any = None) -> Any:
     """how many elements are nonzero, over all or along `dim` (int or tuple): int64"""
     x = input.array
     dims = normalize_dims(dim, x.ndim)
-    return constant(np.asarray(np.count_nonzero(x, axis=dims if x.ndim else None), np.int64))
+    return constant(np.asanyarray(np.count_nonzero(x, axis=dims if x.ndim else None), np.int64))
 
 
 # -- tests of each element -------------------------------------------------------------------
@@ -99,6 +100,19 @@ def _same_dtype(name: str, input: Any, other: Any) -> tuple:
     return x, y
 
 
+def compare(np_fn: Any, a: Any, b: Any) -> Any:
+    """A comparison (`a < b`, ...): a boolean tensor, never recorded."""
+    b = as_operand(b)
+    if meta.in_use:  # (a meta tensor next to a CPU one: PyTorch's error)
+        meta.check_inputs((a, b))
+    x, y = unwrap(a), unwrap(b)
+    try:
+        return constant(np_fn(x, y))
+    except ValueError:  # (shapes that do not broadcast: PyTorch's words)
+        raise RuntimeError(broadcast.size_mismatch(np.shape(x), np.shape(y)) or "no broadcast"
+                           ) from None
+
+
 def isclose(input: Any, other: Any, rtol: float = 1e-05, atol: float = 1e-08,
             equal_nan: bool = False) -> Any:
     """|input - other| <= atol + rtol * |other| elementwise (equal infinities are close)"""
@@ -109,12 +123,15 @@ def isclose(input: Any, other: Any, rtol: float = 1e-05, atol: float = 1e-08,
 def allclose(input: Any, other: Any, rtol: float = 1e-05, atol: float = 1e-08,
              equal_nan: bool = False) -> bool:
     """whether every element is `isclose`: a Python bool"""
+    if meta.in_use and (meta.is_meta(unwrap(input)) or meta.is_meta(unwrap(other))):
+        raise RuntimeError(meta.ITEM)  # (as PyTorch's, which reads its answer with item())
     x, y = _same_dtype("allclose", input, other)
     return bool(np.all(np.isclose(x, y, rtol=rtol, atol=atol, equal_nan=equal_nan)))
 
 
 def equal(input: Any, other: Any) -> bool:
     """whether both have the same shape and elements: a Python bool"""
+    meta.refuse_values("equal()", input, other)
     x, y = input.array, other.array
     return x.shape == y.shape and bool(np.all(x == y))
 
@@ -185,7 +202,7 @@ def invert(input: Any) -> Any:
 # -- comparisons as functions ----------------------------------------------------------------
 def _comparison(ufunc: np.ufunc, name: str) -> Any:
     def function(input: Any, other: Any) -> Any:
-        return constant(np.asarray(_elementwise(name, ufunc, input, other)))
+        return constant(np.asanyarray(_elementwise(name, ufunc, input, other)))
 
     function.__name__ = function.__qualname__ = name
     function.__doc__ = f"elementwise {name} (broadcast): a bool tensor"
@@ -196,3 +213,4 @@ eq, ne = _comparison(np.equal, "eq"), _comparison(np.not_equal, "ne")
 lt, le = _comparison(np.less, "lt"), _comparison(np.less_equal, "le")
 gt, ge = _comparison(np.greater, "gt"), _comparison(np.greater_equal, "ge")
 not_equal, less, less_equal, greater, greater_equal = ne, lt, le, gt, ge
+

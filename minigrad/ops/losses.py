@@ -32,9 +32,9 @@ def check_reduction(reduction: str) -> None:
 
 def _reduce(values: np.ndarray, reduction: str) -> np.ndarray:
     if reduction == "mean":
-        return np.asarray(values.mean(), dtype=values.dtype)
+        return np.asanyarray(values.mean(), dtype=values.dtype)
     if reduction == "sum":
-        return np.asarray(values.sum(), dtype=values.dtype)
+        return np.asanyarray(values.sum(), dtype=values.dtype)
     return values
 
 
@@ -106,7 +106,7 @@ class NllLoss(Function, numpy_forward=True):
     @staticmethod
     def forward(ctx, input, *, target, weight=None, reduction="mean", ignore_index=-100):
         # ignore_index=None: the caller (F.nll_loss) found no label that can be ignored
-        x, labels = input.array, np.asarray(target)
+        x, labels = input.array, np.asanyarray(target)
         single = x.ndim == 1  # one sample: input (C,), target ()
         if x.ndim == 2 and weight is None and len(labels) and (
                 ignore_index is None or not (labels == ignore_index).any()):
@@ -141,7 +141,7 @@ def _total_weight(x: np.ndarray, labels: np.ndarray, weight: Any, ignore_index: 
     """The summed weight of the labels not ignored (PyTorch's node keeps it)."""
     valid = labels != ignore_index if ignore_index is not None else np.ones(labels.shape, bool)
     w = np.ones(x.shape[0 if x.ndim == 1 else 1], x.dtype) if weight is None else weight
-    return np.asarray((w[np.where(valid, labels, 0)] * valid).sum(), x.dtype)
+    return np.asanyarray((w[np.where(valid, labels, 0)] * valid).sum(), x.dtype)
 
 
 def _nll_plain(x: np.ndarray, labels: np.ndarray, reduction: str) -> tuple:
@@ -156,10 +156,10 @@ def _nll_plain(x: np.ndarray, labels: np.ndarray, reduction: str) -> tuple:
         # -1 / total written where the -1s go (the zeros divided by total stay +0.0): the
         # bits of `coef / total`, without a second array
         coef[rows, labels] = x.dtype.type(-1) / total
-        return np.asarray(np.add.reduce(losses, axis=None) / total), coef
+        return np.asanyarray(np.add.reduce(losses, axis=None) / total), coef
     coef[rows, labels] = -1
     if reduction == "sum":
-        return np.asarray(np.add.reduce(losses, axis=None)), coef
+        return np.asanyarray(np.add.reduce(losses, axis=None)), coef
     return losses, coef
 
 
@@ -183,9 +183,9 @@ def _nll_general(x: np.ndarray, labels: np.ndarray, weight: Any, reduction: str,
     if reduction == "mean":
         total = w_picked.sum()
         with np.errstate(invalid="ignore", divide="ignore"):
-            out, coef = np.asarray(losses.sum() / total, x.dtype), coef / total
+            out, coef = np.asanyarray(losses.sum() / total, x.dtype), coef / total
     elif reduction == "sum":
-        out = np.asarray(losses.sum(), x.dtype)
+        out = np.asanyarray(losses.sum(), x.dtype)
     else:
         out = losses[0] if single else losses
     return out, coef[0] if single else np.moveaxis(coef, -1, 1)

@@ -16,6 +16,7 @@ from minigrad.ops.base import constant, is_tensor, normalize_dim, pytorch_keeps_
 from minigrad.ops.index import ScatterAdd
 from minigrad.ops.index_checks import check_bool_mask, check_in_range
 from minigrad.ops.tangent_rules import linear
+from minigrad.surface import meta
 from minigrad.surface.dtypes import TORCH_NAMES
 
 __all__ = ["index_fill", "masked_fill", "masked_scatter", "masked_select"]
@@ -33,7 +34,7 @@ class MaskedFill(Function, numpy_forward=True):
     @staticmethod
     def forward(ctx, a, mask, value, dim=None):  # (dim: index_fill's, for the narration)
         ctx.mask = mask
-        return np.where(mask, np.asarray(value).astype(a.array.dtype), a.array)
+        return np.where(mask, np.asanyarray(value).astype(a.array.dtype), a.array)
 
     @staticmethod
     def backward(ctx, grad):
@@ -103,9 +104,9 @@ def masked_fill(input: Any, mask: Any, value: Any) -> Any:
 def index_fill(input: Any, dim: int, index: Any, value: Any) -> Any:
     dim = normalize_dim(dim, input.array.ndim)
     idx = unwrap(index)
-    if np.asarray(idx).dtype != np.int64:
+    if np.asanyarray(idx).dtype != np.int64:
         raise IndexError("index_fill_(): Expected dtype int64 for index.")
-    idx = np.asarray(idx).reshape(-1)
+    idx = np.asanyarray(idx).reshape(-1)
     check_in_range(idx, input.array.shape[dim] if input.array.ndim else 1, dim, IndexError)
     mask = np.zeros(input.array.shape, np.bool_)
     marks = mask if mask.ndim else mask.reshape(1)  # (a 0-d tensor: its one element)
@@ -137,6 +138,7 @@ class MaskedSelect(Function, numpy_forward=True):
 
 
 def masked_select(input: Any, mask: Any) -> Any:
+    meta.refuse_values("masked_select()", input, mask)
     m = check_bool_mask(mask, "masked_select: expected BoolTensor for mask", input.array.shape,
                         "masked_select")
     return MaskedSelect.apply(input, mask=m)

@@ -45,7 +45,7 @@ def vector_norm_array(x: np.ndarray, p: float, dims: tuple | None, keepdim: bool
         out = add_reduce(a, dims, keepdim)
     else:
         out = add_reduce(a ** p, dims, keepdim) ** (1 / p)
-    return np.asarray(out, dtype=x.dtype)
+    return np.asanyarray(out, dtype=x.dtype)
 
 
 def norm_backward(a: Any, p: float, grad: Any, out: Any, ctx: Any) -> Any:

@@ -128,8 +128,8 @@ def _xlogy_array(x: Any, y: Any) -> np.ndarray:
     if isinstance(y, np.ndarray) and isinstance(x, np.ndarray) and x.dtype != y.dtype:
         y = y.astype(np.result_type(x, y))  # (the log in the result's dtype, as PyTorch)
     with np.errstate(divide="ignore", invalid="ignore"):
-        out = np.asarray(x * np.log(y))
-    return np.where((np.asarray(x) == 0) & ~np.isnan(y), out.dtype.type(0), out)
+        out = np.asanyarray(x * np.log(y))
+    return np.where((np.asanyarray(x) == 0) & ~np.isnan(y), out.dtype.type(0), out)
 
 
 class Xlogy(Function, numpy_forward=True):
@@ -204,7 +204,7 @@ class XlogyOfNumber(Function, numpy_forward=True):
     @staticmethod
     def forward(ctx, a, c):
         ctx.zero, ctx.c = (a.array == 0) & (c <= 0), c
-        return _xlogy_array(a.array, np.asarray(c, a.array.dtype))
+        return _xlogy_array(a.array, np.asanyarray(c, a.array.dtype))
 
     @staticmethod
     def backward(ctx, grad):

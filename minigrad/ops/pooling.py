@@ -168,7 +168,7 @@ class AvgPool2d(Function, numpy_forward=True):
         x = batch_of(input.array)
         view = windows(x, kernel, stride, padding, (1, 1))
         if divisor_override:
-            divisor = np.asarray(float(divisor_override))
+            divisor = np.asanyarray(float(divisor_override))
         else:
             sizes = [_window_sizes(n, k, s, p[0], o, count_include_pad) for n, k, s, p, o in zip(
                 x.shape[2:], kernel, stride, padding, view.shape[2:4])]

@@ -104,7 +104,7 @@ class RPow(Function, numpy_forward=True):
     @staticmethod
     def forward(ctx, a, base):
         ctx.base = base
-        return power_array(np.asarray(base, dtype=unwrap(a).dtype), unwrap(a))
+        return power_array(np.asanyarray(base, dtype=unwrap(a).dtype), unwrap(a))
 
     @staticmethod
     def backward(ctx, grad):
@@ -118,7 +118,7 @@ class RPow(Function, numpy_forward=True):
 def power_array(base: Any, exponent: Any) -> Any:
     """base ** exponent in numpy; integers to negative powers as PyTorch gives them (numpy
     refuses): 1 for a base of 1, +-1 for -1, else 0 (the quotient 1 / base**n, truncated)."""
-    base, exponent = np.asarray(base), np.asarray(exponent)
+    base, exponent = np.asanyarray(base), np.asanyarray(exponent)  # (a meta one stays)
     if exponent.dtype.kind not in "iu" or base.dtype.kind not in "iub" or \
             not (exponent < 0).any():
         return base ** exponent

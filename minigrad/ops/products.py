@@ -186,7 +186,7 @@ class Bmm(Function, numpy_forward=True):
         return bilinear(ctx, ta, tb)
 
 
-def matmul(a: Any, b: Any) -> Any:
+def matmul(input: Any, other: Any) -> Any:
     """`a @ b`, built from the same pieces PyTorch 2.13 uses, so the graph has its shape.
 
     1-D·1-D is `dot`, 2-D·2-D `mm`, 2-D·1-D `mv`; 1-D·2-D is `unsqueeze → mm → squeeze`;
@@ -196,9 +196,9 @@ def matmul(a: Any, b: Any) -> Any:
     where PyTorch folds them into one mm/mv with transposes or squeezes chosen by strides and
     requires_grad: same gradients, different shape nodes (compare/graph.py KNOWN_DIFFERENCES).
     """
-    tensor_input("matmul", a)
-    tensor_input("matmul", b, "other", 2)
-    a, b = as_operand(a), as_operand(b)
+    tensor_input("matmul", input)
+    tensor_input("matmul", other, "other", 2)
+    a, b = as_operand(input), as_operand(other)
     da, db = unwrap(a).ndim, unwrap(b).ndim
     if da == 0 or db == 0:
         raise RuntimeError(f"both arguments to matmul need to be at least 1D, but they are "
@@ -280,12 +280,12 @@ def mv(input: Any, vec: Any) -> Any:
     return Mv.apply(input, vec)
 
 
-def dot(input: Any, other: Any) -> Any:
+def dot(input: Any, tensor: Any) -> Any:
     tensor_input("dot", input)
-    tensor_input("dot", other, "tensor", 2)
-    check_product("dot", input, other, len(shape_of(input)) == len(shape_of(other)) == 1)
-    same_dtype("dot", input, other)
-    return Dot.apply(input, other)
+    tensor_input("dot", tensor, "tensor", 2)
+    check_product("dot", input, tensor, len(shape_of(input)) == len(shape_of(tensor)) == 1)
+    same_dtype("dot", input, tensor)
+    return Dot.apply(input, tensor)
 
 
 def bmm(input: Any, mat2: Any) -> Any:

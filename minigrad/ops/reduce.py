@@ -20,6 +20,7 @@ from minigrad.ops.base import (
     unwrap,
 )
 from minigrad.ops.tangent_rules import linear
+from minigrad.ops.view_checks import shape_arg
 from minigrad.ops.views import view
 from minigrad.surface import dtypes
 from minigrad.surface.summation import add_reduce
@@ -92,7 +93,7 @@ def sum_array(a: np.ndarray, dims: tuple | None, keepdim: bool) -> np.ndarray:
     """`a` summed over `dims` (all for None), as an array (numpy gives a scalar for a full sum),
     as accurate as PyTorch's (`summation`). A 0-d `a` is its own sum over dim 0 (as PyTorch)."""
     out = add_reduce(a, dims if a.ndim else None, keepdim)
-    return out if type(out) is np.ndarray else np.asarray(out)
+    return out if type(out) is np.ndarray else np.asanyarray(out)
 
 
 class Mean(Function, numpy_forward=True):
@@ -142,7 +143,7 @@ def mean_array(a: np.ndarray, dims: tuple | None, keepdim: bool) -> np.ndarray:
     """`a` averaged over `dims` (all for None) in its own dtype, as an array (see sum_array)."""
     n = a.size if dims is None or not a.ndim else math.prod([a.shape[d] for d in dims])
     with np.errstate(invalid="ignore"):  # (the mean of nothing is nan, as in PyTorch)
-        return np.asarray(add_reduce(a, dims if a.ndim else None, keepdim) / n, a.dtype)
+        return np.asanyarray(add_reduce(a, dims if a.ndim else None, keepdim) / n, a.dtype)
 
 
 def reduce_dims(a: Any, dim: Any) -> tuple[int, ...]:
@@ -191,9 +192,9 @@ def mean(input: Any, dim: Any = None, keepdim: bool = False, dtype: Any = None, 
     return MeanDim.apply(input, dims=reduce_dims(input, dim), keepdim=keepdim)
 
 
-def sum_to_size(input: Any, *size: Any) -> Any:
+def sum_to_size(input: Any, *sizes: Any, size: Any = None) -> Any:
     """sum the broadcast dims away (as PyTorch: sum(dims, keepdim=True), then view if needed)"""
-    shape = tuple(size[0]) if len(size) == 1 and not isinstance(size[0], int) else size
+    shape = shape_arg(sizes, size, "sum_to_size", "size")
     if input.array.shape == shape:
         return input
     have = input.array.shape

@@ -59,7 +59,7 @@ def multinomial(input: Any, num_samples: int, replacement: bool = False, *,
     else:  # a weighted draw without replacement: the largest w / Exp(1) keys
         drawn = [np.argsort(-(row / rng.exponential(size=row.size)), kind="stable")
                  [:num_samples] for row in rows]
-    out = np.asarray(drawn, dtype=np.int64)
+    out = np.asanyarray(drawn, dtype=np.int64)
     return constant(out if w.ndim == 2 else out[0])
 
 

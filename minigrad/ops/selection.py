@@ -281,7 +281,7 @@ def choose(condition: Any, a: Any, b: Any) -> Any:
     (of the tensor's dtype already), `condition` a mask (an array or a tensor)."""
     c = condition.array if isinstance(condition, _tensor.Tensor) else condition
     if type(c) is not np.ndarray or c.dtype != np.bool_:
-        c = np.asarray(c, dtype=bool)
+        c = np.asanyarray(c, dtype=bool)
     return Where.apply(a, b, condition=c)
 
 

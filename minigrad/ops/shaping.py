@@ -19,8 +19,9 @@ from minigrad.ops.diagonals import diag, diag_embed, diagonal, tril, triu
 from minigrad.ops.gathering import index_select
 from minigrad.ops.index import ScatterAdd, Slice, cat, stack
 from minigrad.ops.tangent_rules import linear
+from minigrad.ops.view_checks import shape_arg
 from minigrad.ops.views import clone, permute, reshape, unsqueeze, view
-from minigrad.surface import dtypes
+from minigrad.surface import dtypes, meta
 
 # the public functions: minigrad.split, ... (re-exported by ops/ and minigrad/)
 __all__ = ["chunk", "diag", "diag_embed", "diagonal", "flip", "fliplr", "flipud",
@@ -134,13 +135,21 @@ def unbind(input: Any, dim: int = 0) -> tuple:
     return Unbind.apply(input, dim=dim)
 
 
-def tensor_split(input: Any, indices_or_sections: Any, dim: int = 0) -> tuple:
+def tensor_split(input: Any, indices_or_sections: Any = None, dim: int = 0, *,
+                 sections: Any = None, indices: Any = None,
+                 tensor_indices_or_sections: Any = None) -> tuple:
     """`sections` pieces as equal as can be (the first ones one longer), or the pieces between
-    the given indices: each its own slice (SliceBackward0), as in PyTorch."""
+    the given indices: each its own slice (SliceBackward0), as in PyTorch (whose keywords are
+    `sections=`, `indices=` and `tensor_indices_or_sections=`)."""
     dim = normalize_dim(dim, input.array.ndim)
     n = input.array.shape[dim]
-    cuts = indices_or_sections.array if hasattr(indices_or_sections, "array") else \
-        indices_or_sections
+    given = [c for c in (indices_or_sections, sections, indices, tensor_indices_or_sections)
+             if c is not None]
+    if len(given) != 1:
+        raise TypeError("tensor_split() takes one of sections, indices or "
+                        "tensor_indices_or_sections")
+    meta.refuse_values("tensor_split() at a tensor's indices", given[0])
+    cuts = given[0].array if hasattr(given[0], "array") else given[0]
     if np.ndim(cuts) > 1:
         raise RuntimeError(f"tensor_split expected tensor_indices_or_sections to be a "
                            f"zero-dimensional or one-dimensional tensor, but got a tensor with "
@@ -207,8 +216,8 @@ class Flip(Function, numpy_forward=True):
         return Flip.apply(grad, axes=ctx.axes)
 
 
-def flip(input: Any, *dims: Any) -> Any:
-    dims = tuple(dims[0]) if len(dims) == 1 and not isinstance(dims[0], int) else dims
+def flip(input: Any, *order: Any, dims: Any = None) -> Any:
+    dims = shape_arg(order, dims, "flip", "dims")
     axes = [normalize_dim(d, input.array.ndim) for d in dims]
     for d in axes:
         if axes.count(d) > 1:
@@ -284,8 +293,8 @@ class Repeat(Function, numpy_forward=True):
         return grad.reshape(split).sum(copies).reshape(ctx.in_shape)
 
 
-def repeat(input: Any, *sizes: Any) -> Any:
-    repeats = tuple(sizes[0]) if len(sizes) == 1 and not isinstance(sizes[0], int) else sizes
+def repeat(input: Any, *sizes: Any, repeats: Any = None) -> Any:
+    repeats = shape_arg(sizes, repeats, "repeat", "repeats")
     if len(repeats) < input.array.ndim:
         raise RuntimeError("Number of dimensions of repeat dims can not be smaller than number "
                            "of dimensions of tensor")
@@ -317,7 +326,7 @@ def repeat_interleave(input: Any, repeats: Any, dim: int | None = None, *,
         shape = input.array.shape
         wide = unsqueeze(input, dim + 1).expand(shape[:dim + 1] + (repeats,) + shape[dim + 1:])
         return view(clone(wide), shape[:dim] + (shape[dim] * repeats,) + shape[dim + 1:])
-    counts = repeats.array if hasattr(repeats, "array") else np.asarray(repeats)
+    counts = repeats.array if hasattr(repeats, "array") else np.asanyarray(repeats)
     if counts.dtype.kind not in "iu":
         raise NotImplementedError(f'"repeat_interleave_cpu" not implemented for '
                                   f"'{dtypes.TORCH_NAMES[counts.dtype]}'")

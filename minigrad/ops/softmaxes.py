@@ -90,7 +90,6 @@ def log_softmax_array(x: np.ndarray, dim: int) -> np.ndarray:
 def _float_dim(input: Any, dim: int, kernel: str) -> int:
     """`dim` as an axis; PyTorch's error for an integer or bool input (its kernel's name says
     whether dim is the last one)."""
-    tensor_input(kernel, input)
     axis = normalize_dims(dim, input.array.ndim)[0]
     if input.array.dtype.kind != "f" and input.array.size:  # (an empty one runs no kernel)
         last = axis == input.array.ndim - 1 or input.array.ndim == 0
@@ -99,9 +98,14 @@ def _float_dim(input: Any, dim: int, kernel: str) -> int:
     return axis
 
 
-def softmax(input: Any, dim: int) -> Any:
+def softmax(input: Any, dim: int, dtype: Any = None) -> Any:
+    """`dtype=`: the input cast to it first (ToCopyBackward0), as PyTorch does"""
+    tensor_input("softmax", input)
+    input = input if dtype is None else input.to(dtype)
     return Softmax.apply(input, dim=_float_dim(input, dim, "softmax"))
 
 
-def log_softmax(input: Any, dim: int) -> Any:
+def log_softmax(input: Any, dim: int, dtype: Any = None) -> Any:
+    tensor_input("log_softmax", input)
+    input = input if dtype is None else input.to(dtype)
     return LogSoftmax.apply(input, dim=_float_dim(input, dim, "log_softmax"))

@@ -25,7 +25,7 @@ from minigrad.ops.gathering import along
 from minigrad.ops.index import ScatterAdd
 from minigrad.ops.tangent_rules import linear
 from minigrad.ops.views import unsqueeze
-from minigrad.surface import dtypes, return_types
+from minigrad.surface import dtypes, meta, return_types
 
 # the public functions: minigrad.sort, ... (re-exported by ops/ and minigrad/)
 __all__ = ["argsort", "bincount", "histc", "kthvalue", "median", "mode", "msort", "nanmedian",
@@ -56,7 +56,7 @@ class _AlongDim(Function, numpy_forward=True):
         x = a.array
         ctx.in_shape, ctx.dim, ctx.keepdim = x.shape, dim, keepdim
         ctx.key = along(picked, dim) if x.ndim else ()
-        values = np.asarray(x[ctx.key])
+        values = np.asanyarray(x[ctx.key])
         if not keepdim and x.ndim:
             values, picked = values.squeeze(dim), picked.squeeze(dim)
         ctx.keep_as_pytorch(indices=picked)  # (as PyTorch's node: `_saved_indices`)
@@ -200,7 +200,7 @@ def _lower_median(a: np.ndarray, skip_nan: bool = False) -> np.ndarray:
     """The lower median of all elements (NaN if there is one, unless `skip_nan`)."""
     flat = a.reshape(-1)
     if not flat.size:
-        return np.asarray(np.nan, a.dtype)
+        return np.asanyarray(np.nan, a.dtype)
     return flat[order(flat, 0)[_median_position(flat, 0, skip_nan)[0]]]
 
 
@@ -273,7 +273,8 @@ def mode(input: Any, dim: int = -1, keepdim: bool = False) -> Any:
     if not a.ndim:
         return _take(Mode, return_types.mode, input, dim, np.zeros((), np.int64), keepdim)
     rows = np.moveaxis(a, dim, -1).reshape(-1, a.shape[dim])
-    picked = np.array([_mode_index(r) for r in rows], np.int64)
+    picked = np.zeros(len(rows), np.int64) if meta.is_meta(a) else \
+        np.array([_mode_index(r) for r in rows], np.int64)  # (a meta row has no values)
     picked = np.moveaxis(picked.reshape(np.moveaxis(a, dim, -1).shape[:-1] + (1,)), -1, dim)
     return _take(Mode, return_types.mode, input, dim, picked, keepdim)
 
@@ -300,7 +301,7 @@ def searchsorted(sorted_sequence: Any, input: Any, *, out_int32: bool = False,
                  right: bool = False, side: str | None = None, sorter: Any = None) -> Any:
     """Where each value of `input` would go in the (last dim of) `sorted_sequence` to keep it
     sorted: before equal values, or after them with right=True (side="right")."""
-    seq, values = unwrap(sorted_sequence), np.asarray(unwrap(input))
+    seq, values = unwrap(sorted_sequence), np.asanyarray(unwrap(input))
     how = side or ("right" if right else "left")
     if sorter is not None:
         seq = np.take_along_axis(seq, unwrap(sorter), axis=-1)
@@ -319,12 +320,12 @@ def searchsorted(sorted_sequence: Any, input: Any, *, out_int32: bool = False,
         rows, flat = seq.reshape(-1, seq.shape[-1]), values.reshape(-1, values.shape[-1])
         found = np.stack([np.searchsorted(r, v, side=how) for r, v in zip(rows, flat)])
         found = found.reshape(values.shape)
-    return constant(np.asarray(found, np.int32 if out_int32 else np.int64))
+    return constant(np.asanyarray(found, np.int32 if out_int32 else np.int64))
 
 
 def bincount(input: Any, weights: Any = None, minlength: int = 0) -> Any:
     """How often each of 0, 1, ..., max(input) occurs (int64), or the sum of their weights."""
-    a = np.asarray(unwrap(input))
+    a = np.asanyarray(unwrap(input))
     if a.dtype.kind not in "iub":
         raise NotImplementedError(f"\"bincount_cpu\" not implemented for "
                                   f"'{dtypes.TORCH_NAMES[a.dtype]}'")
@@ -332,7 +333,7 @@ def bincount(input: Any, weights: Any = None, minlength: int = 0) -> Any:
         raise RuntimeError("bincount only supports 1-d non-negative integral inputs.")
     if weights is None:
         return constant(np.bincount(a, minlength=minlength).astype(np.int64))
-    w = np.asarray(unwrap(weights))
+    w = np.asanyarray(unwrap(weights))
     if w.ndim != 1 or w.shape != a.shape:
         raise RuntimeError("weights should be 1-d and have the same length as input")
     dtype = w.dtype if w.dtype.kind == "f" else np.float64
@@ -342,7 +343,7 @@ def bincount(input: Any, weights: Any = None, minlength: int = 0) -> Any:
 def histc(input: Any, bins: int = 100, min: float = 0, max: float = 0) -> Any:
     """The counts of `bins` equal bins over [min, max] (the data's range when both are 0,
     widened by 1 each side when it is one value); values outside are left out."""
-    a = np.asarray(unwrap(input))
+    a = np.asanyarray(unwrap(input))
     if a.dtype.kind != "f":
         raise NotImplementedError(f"\"histogram_cpu\" not implemented for "
                                   f"'{dtypes.TORCH_NAMES[a.dtype]}'")

@@ -81,7 +81,7 @@ class Prod(_Product):
         ctx.save_for_backward(a)
         ctx.in_shape, ctx.dims, ctx.keepdim = a.array.shape, (), True
         ctx.has_zero = bool(np.any(a.array == 0))
-        return np.asarray(np.prod(a.array))
+        return np.asanyarray(np.prod(a.array))
 
 
 class ProdDim(_Product):
@@ -126,7 +126,7 @@ def _var_array(a: np.ndarray, dims: tuple, correction: float, keepdim: bool) -> 
     with np.errstate(divide="ignore", invalid="ignore"):
         n = math.prod(a.shape[d] for d in dims) if a.ndim else 1
         centred = a - mean_array(a, dims, True)
-        return np.asarray(add_reduce(centred * centred, dims, keepdim)
+        return np.asanyarray(add_reduce(centred * centred, dims, keepdim)
                           / a.dtype.type(max(n - correction, 0)))
 
 
@@ -230,7 +230,7 @@ class StdMean(Function, numpy_forward=True):
     def forward(ctx, a, dims, correction, keepdim):
         _keep(ctx, a, dims, correction, keepdim)
         mean = a.array.mean(axis=dims, keepdims=keepdim, dtype=a.array.dtype)
-        return np.sqrt(_var_array(a.array, dims, correction, keepdim)), np.asarray(mean)
+        return np.sqrt(_var_array(a.array, dims, correction, keepdim)), np.asanyarray(mean)
 
     @staticmethod
     def backward(ctx, grad_std, grad_mean):
@@ -327,7 +327,7 @@ def prod(input: Any, dim: int | None = None, keepdim: bool = False, *, dtype: An
         values = input.array.astype(np.int64)
         out = np.prod(values) if dim is None else np.prod(
             values, axis=reduce_dims(values, dim), keepdims=keepdim)
-        return constant(np.asarray(out, np.int64))
+        return constant(np.asanyarray(out, np.int64))
     if dim is None:
         return Prod.apply(input)
     return ProdDim.apply(input, dims=reduce_dims(input, dim), keepdim=keepdim)

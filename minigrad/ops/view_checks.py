@@ -1,9 +1,10 @@
-"""The one place that checks the arguments of the view ops (view, expand, flatten, narrow)
-against the input's shape, with PyTorch's messages, before anything is made."""
+"""The one place that checks the arguments of the view ops (view, reshape, expand, flatten,
+narrow) against the input's shape, with PyTorch's messages, before anything is made."""
 
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 
@@ -13,6 +14,8 @@ from minigrad.surface import dtypes
 
 def expanded_shape(shape: tuple, sizes: tuple, dtype: np.dtype) -> tuple:
     """The shape `expand(*sizes)` makes of `shape` (-1 keeps a size); PyTorch's errors."""
+    if plainly_expands(shape, sizes):  # (the usual case, told fast)
+        return sizes
     lead = len(sizes) - len(shape)
     if lead < 0:
         kind = f"minigrad.{dtypes.TORCH_NAMES[np.dtype(dtype)]}Tensor"
@@ -64,12 +67,24 @@ def narrow_start(size: int, start: int, length: int) -> int:
     return start
 
 
+VIEW_DTYPE = (" (x.view(dtype), which reads the same bytes as another dtype, is not in minigrad: "
+              "x.to(dtype) converts the values; see tutorials/differences.md)")
+
+
 _INTEGERS = (int, np.integer)
 
 
-def shape_arg(size: tuple) -> tuple:
-    """`view(2, 3)` and `view((2, 3))` both mean the shape (2, 3)."""
+def shape_arg(size: tuple, named: Any = None, op: str = "", name: str = "") -> tuple:
+    """`view(2, 3)`, `view((2, 3))` and `view(size=(2, 3))` all mean the shape (2, 3)."""
+    if named is not None:
+        if size:
+            raise TypeError(f"{op}() got multiple values for argument '{name}'")
+        size = (named,)
     if len(size) == 1 and not isinstance(size[0], _INTEGERS):
+        if isinstance(size[0], str) or not hasattr(size[0], "__iter__"):  # (x.view(torch.int32))
+            kind = type(size[0]).__name__
+            raise TypeError(f"{op}(): argument '{name}' (position 1) must be tuple of ints, not "
+                            f"{kind}" + (VIEW_DTYPE if kind == "dtype" else ""))
         return tuple(size[0])
     return size
 
@@ -107,3 +122,15 @@ def plainly_expands(shape: tuple, full: tuple) -> bool:
         if n != m and (m != 1 or n < 0):
             return False
     return True
+
+
+def permute_axes(dims: tuple, ndim: int) -> tuple:
+    """The axes `permute(*dims)` asks for, each dim in range and none twice."""
+    if len(dims) != ndim:
+        raise RuntimeError(f"permute(sparse_coo): number of dimensions in the tensor input does "
+                           f"not match the length of the desired ordering of dimensions i.e. "
+                           f"input.dim() = {ndim} is not equal to len(dims) = {len(dims)}")
+    axes = tuple(normalize_dims(d, ndim)[0] for d in dims)
+    if len(set(axes)) != ndim:
+        raise RuntimeError("permute(): duplicate dims are not allowed.")
+    return axes

@@ -14,11 +14,12 @@ import numpy as np
 from minigrad.autograd.function import Function
 from minigrad.ops.base import normalize_dims, tensor_input
 from minigrad.ops.tangent_rules import linear
-from minigrad.ops.view_checks import expanded_shape, flatten_dims, infer, plainly_expands, shape_arg
+from minigrad.ops.view_checks import expanded_shape, flatten_dims, infer, permute_axes, shape_arg
+from minigrad.surface.layouts import check_memory_format
 
 # the public functions: minigrad.clone, ... (re-exported by ops/ and minigrad/)
-__all__ = ["clone", "expand", "flatten", "permute", "reshape", "squeeze", "t", "transpose",
-           "unsqueeze"]
+__all__ = ["clone", "expand", "flatten", "permute", "reshape", "squeeze", "swapaxes", "swapdims",
+           "t", "transpose", "unsqueeze"]
 
 
 class View(Function, numpy_forward=True):
@@ -258,8 +259,8 @@ class Clone(Function, numpy_forward=True):
         return grad
 
 
-def view(input: Any, *shape: Any) -> Any:
-    shape = shape_arg(shape)
+def view(input: Any, *sizes: Any, size: Any = None) -> Any:
+    shape = shape_arg(sizes, size, "view", "size")
     shape = infer(shape, input.array.size, shape)
     return View.apply(input, shape=shape)
 
@@ -268,10 +269,10 @@ def unsafe_view(input: Any, shape: tuple) -> Any:
     return UnsafeView.apply(input, shape=infer(tuple(shape), input.array.size, shape))
 
 
-def reshape(input: Any, *shape: Any) -> Any:
+def reshape(input: Any, *sizes: Any, shape: Any = None) -> Any:
     """view when the memory layout allows it, else clone then view (as PyTorch)"""
     tensor_input("reshape", input)
-    shape = shape_arg(shape)
+    shape = shape_arg(sizes, shape, "reshape", "shape")
     shape = infer(shape, input.array.size, shape)
     probe = input.array.view()
     try:
@@ -321,20 +322,18 @@ def transpose(input: Any, dim0: int, dim1: int) -> Any:
     return Transpose.apply(input, d0=dim0, d1=dim1)
 
 
-swapaxes = transpose
+def swapaxes(input: Any, axis0: int, axis1: int) -> Any:
+    """`transpose`, under numpy's names (PyTorch's `swapaxes(input, axis0, axis1)`)"""
+    return transpose(input, axis0, axis1)
 
 
-def permute(input: Any, *dims: Any) -> Any:
+swapdims = transpose
+
+
+def permute(input: Any, *order: Any, dims: Any = None) -> Any:
     tensor_input("permute", input)
-    dims, ndim = shape_arg(dims), input.array.ndim
-    if len(dims) != ndim:
-        raise RuntimeError(f"permute(sparse_coo): number of dimensions in the tensor input does "
-                           f"not match the length of the desired ordering of dimensions i.e. "
-                           f"input.dim() = {ndim} is not equal to len(dims) = {len(dims)}")
-    axes = tuple(normalize_dims(d, ndim)[0] for d in dims)
-    if len(set(axes)) != ndim:
-        raise RuntimeError("permute(): duplicate dims are not allowed.")
-    return Permute.apply(input, dims=axes)
+    dims = shape_arg(order, dims, "permute", "dims")
+    return Permute.apply(input, dims=permute_axes(dims, input.array.ndim))
 
 
 def T_property(input: Any) -> Any:
@@ -374,12 +373,11 @@ def _squeeze(op: Any, input: Any, dims: tuple) -> Any:
     return op.apply(input, dims=dims)
 
 
-def expand(input: Any, *sizes: Any) -> Any:
+def expand(input: Any, *sizes: Any, size: Any = None, implicit: bool = False) -> Any:
     tensor_input("expand", input)
-    sizes = shape_arg(sizes)
+    sizes = shape_arg(sizes, size, "expand", "size")
     shape = input.array.shape
-    full = sizes if plainly_expands(shape, sizes) else \
-        expanded_shape(shape, sizes, input.array.dtype)
+    full = expanded_shape(shape, sizes, input.array.dtype)
     return Expand.apply(input, shape=full)
 
 
@@ -388,9 +386,12 @@ def expand_as(input: Any, other: Any) -> Any:
     return expand(input, other.array.shape)
 
 
-def clone(input: Any) -> Any:
+def clone(input: Any, *, memory_format: Any = None) -> Any:
+    """a copy (CloneBackward0); `memory_format=` checked and kept (see surface/layouts.py)"""
+    check_memory_format(memory_format, "clone", input.array.ndim)
     return Clone.apply(input)
 
 
-def contiguous(input: Any) -> Any:
+def contiguous(input: Any, memory_format: Any = None) -> Any:
+    check_memory_format(memory_format, "contiguous", input.array.ndim)
     return input if input.array.flags.c_contiguous else clone(input)

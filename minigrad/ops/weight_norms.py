@@ -57,7 +57,9 @@ class WeightNormInterface(Function, numpy_forward=True):
     @staticmethod
     def forward(ctx, v, g, dim):
         ctx.save_for_backward(v, g)
-        return v.array * (g.array / _norms(v.array, dim))
+        norms = _norms(v.array, dim)
+        ctx.keep_as_pytorch(norms=norms)  # (PyTorch's node shows them: `_saved_result1`)
+        return v.array * (g.array / norms)
 
     @staticmethod
     def backward(ctx, grad):

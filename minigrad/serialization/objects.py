@@ -22,6 +22,7 @@ from minigrad.serialization.allowed import SAFE_GLOBALS
 from minigrad.serialization.formats import STORAGE_TYPES
 from minigrad.serialization.pickler import storage_of
 from minigrad.serialization.rebuild import StorageType, rebuild_tensor
+from minigrad.surface import meta
 
 __all__: list[str] = []
 
@@ -75,6 +76,8 @@ class ObjectPickler(pickle.Pickler):
         if not isinstance(obj, Tensor):
             return NotImplemented
         array = obj.array
+        if meta.is_meta(array):
+            raise NotImplementedError(meta.NO_SAVE)
         if array.dtype.newbyteorder("=") not in STORAGE_TYPES:
             raise TypeError(f"minigrad.save: no tensor dtype for numpy dtype {array.dtype}")
         owner, offset, strides = storage_of(array)

@@ -17,7 +17,7 @@ import numpy as np
 
 from minigrad.autograd.tensor import Tensor
 from minigrad.serialization.formats import ORDERED_DICT, REBUILD_TENSOR, STORAGE_TYPES
-from minigrad.surface import devices, dtypes
+from minigrad.surface import devices, dtypes, meta
 
 PROTO, STOP, MARK = b"\x80\x02", b".", b"("
 NONE, TRUE, FALSE = b"N", b"\x88", b"\x89"
@@ -140,6 +140,8 @@ class Pickler:
     def save_tensor(self, obj: Tensor | np.ndarray) -> None:
         """`_rebuild_tensor_v2(storage, 0, size, stride, requires_grad, OrderedDict())`."""
         array = obj.array if isinstance(obj, Tensor) else obj
+        if meta.is_meta(array):
+            raise NotImplementedError(meta.NO_SAVE)
         dtype = array.dtype.newbyteorder("=")
         if dtype not in STORAGE_TYPES:
             raise TypeError(f"minigrad.save: no tensor dtype for numpy dtype {array.dtype}; "

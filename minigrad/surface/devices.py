@@ -1,5 +1,6 @@
-"""`minigrad.device`: where a tensor lives. minigrad computes on the CPU with numpy, so every
-tensor's device is `device(type='cpu')`; asking for another device fails the way a CPU-only
+"""`minigrad.device`: where a tensor lives. minigrad computes on the CPU with numpy, so a
+tensor's device is `device(type='cpu')`, or `device(type='meta')` for a tensor that has a shape
+and a dtype but no values (surface/meta.py); asking for another device fails the way a CPU-only
 PyTorch build fails, with a line saying what to change.
 """
 
@@ -16,6 +17,8 @@ CPU_ONLY_HINT = ('minigrad computes on the CPU with numpy: use device = "cpu", o
                  "which picks the CPU here.")
 NO_CUDA = "Torch not compiled with CUDA enabled\n" + CPU_ONLY_HINT
 NO_ACCELERATOR = "Cannot access accelerator device when none is available.\n" + CPU_ONLY_HINT
+NO_PINNED = ("pin_memory=True requires a CUDA or other accelerator backend; no pinned memory "
+             "allocator is available on this system.\n" + CPU_ONLY_HINT)
 
 
 class device:  # noqa: N801 - PyTorch's spelling
@@ -87,8 +90,40 @@ class device:  # noqa: N801 - PyTorch's spelling
     def __reduce__(self) -> tuple:
         return device, (self._type, self._index)
 
+    def __enter__(self) -> device:
+        """`with torch.device("meta"):` the factories (and the modules built inside) make
+        their tensors on this device when not told another, as PyTorch's."""
+        _DEFAULTS.append(self)
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        _DEFAULTS.pop()
+
 
 CPU = device("cpu")
+META = device("meta")
+_Device = device  # (the class, where a parameter named `device` hides it)
+_DEFAULTS: list[device] = []  # the `with device(...)` blocks entered, innermost last
+_SET: list[device] = [CPU]  # set_default_device's
+
+
+def get_default_device() -> device:
+    """The device factories use when given none: the innermost `with device(...)`, else what
+    `set_default_device` set (the CPU at first)."""
+    return _DEFAULTS[-1] if _DEFAULTS else _SET[0]
+
+
+def set_default_device(device: Any) -> None:  # (PyTorch's keyword: it hides the class)
+    """The device factories use when given none (None: the CPU again)."""
+    _SET[0] = CPU if device is None else device if isinstance(device, _Device) else \
+        _Device(device)
+
+
+def default_if_none(where: Any) -> Any:
+    """`device=` as a factory reads it: None means the default device (a `with` block's)."""
+    if where is None and (_DEFAULTS or _SET[0] is not CPU):
+        return get_default_device()
+    return where
 
 
 def _type_name(value: Any) -> str:
@@ -108,6 +143,18 @@ def check_device(where: Any) -> device:
         raise AssertionError("Torch not compiled with XPU enabled\n" + CPU_ONLY_HINT)
     raise RuntimeError(f"PyTorch is not linked with support for {d._type} devices\n"
                        + CPU_ONLY_HINT)
+
+
+def wants_meta(where: Any) -> bool:
+    """Whether `device=where` asks for the meta device (None and the CPU do not; any other
+    device fails as check_device says)."""
+    if where is None:
+        return False
+    d = where if isinstance(where, device) else device(where)
+    if d._type == "meta":
+        return True
+    check_device(d)
+    return False
 
 
 def is_device(value: Any) -> bool:

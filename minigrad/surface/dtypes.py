@@ -15,7 +15,12 @@ from typing import Any
 import numpy as np
 
 from minigrad.surface import python_data
-from minigrad.surface.devices import check_device, device, is_device  # (check_device: nn's too)
+from minigrad.surface.devices import (  # (check_device: nn's too)
+    check_device,  # noqa: F401
+    device,
+    is_device,
+    wants_meta,
+)
 
 
 class dtype:  # noqa: N801 - PyTorch's spelling
@@ -323,17 +328,21 @@ def _is_dtype(value: Any) -> builtins.bool:
                                                    and issubclass(value, np.generic))
 
 
-def to_arguments(args: tuple, kwargs: dict) -> tuple[np.dtype | None, builtins.bool]:
+def to_arguments(args: tuple, kwargs: dict) -> tuple[np.dtype | None, builtins.bool, Any]:
     """`.to(...)`'s arguments, read as PyTorch reads them: `(device, dtype)`, `(dtype)` or
-    `(tensor)`, then `non_blocking`, `copy`. Returns (numpy dtype or None, copy); a device
-    other than the CPU fails (see devices.check_device)."""
+    `(tensor)`, then `non_blocking`, `copy`. Returns (numpy dtype or None, copy, meta): meta
+    is None when no device is given, else whether it is the meta device; a device other than
+    the CPU or meta fails (see devices.check_device)."""
     kwargs = dict(kwargs)
     kwargs.pop("memory_format", None)
     names = ["device", "dtype", "non_blocking", "copy"]
     rest = list(args)
+    if not rest and _kind(kwargs.get("tensor")) == "Tensor":  # to(tensor=other)
+        rest = [kwargs.pop("tensor")]
     if rest and _is_dtype(rest[0]):  # to(dtype, non_blocking, copy)
         names = names[1:]
-    elif rest and _kind(rest[0]) == "Tensor":  # to(other): other's dtype (and device)
+    elif rest and _kind(rest[0]) == "Tensor":  # to(other): other's dtype and device
+        kwargs.setdefault("device", rest[0].device)
         rest[0] = rest[0].dtype
         names = names[1:]
     given = dict(zip(names, rest))
@@ -347,12 +356,6 @@ def to_arguments(args: tuple, kwargs: dict) -> tuple[np.dtype | None, builtins.b
     if bad:
         got = [_kind(a) for a in args] + [f"{k}={_kind(v)}" for k, v in kwargs.items()]
         raise TypeError(TO_SIGNATURES.format(", ".join(got) + (", " if kwargs else "")))
-    if where is not None:
-        check_device(where)
-    return numpy_dtype(d), builtins.bool(copy)
-
-
-def parse_to(args: tuple, kwargs: dict) -> Any:
-    """The dtype asked for by `.to(...)` (None if only a device was given); refuses non-CPU."""
-    return to_arguments(args, kwargs)[0]
+    meta = None if where is None else wants_meta(where)
+    return numpy_dtype(d), builtins.bool(copy), meta
 

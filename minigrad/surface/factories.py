@@ -3,8 +3,8 @@ linspace, logspace and the *_like forms. The random factories are in random_fact
 the generator they draw from in random.py.
 
 Every factory takes a shape as `*size`, one sequence or `size=`, and `dtype=`, `device=`
-(the CPU only) and `requires_grad=`, as PyTorch's do. `out=` is not taken: minigrad's
-factories always make a new tensor.
+(the CPU only), `requires_grad=` and `out=` (the values written into that tensor), as
+PyTorch's do.
 """
 
 from __future__ import annotations
@@ -15,7 +15,9 @@ from typing import Any
 import numpy as np
 
 from minigrad.autograd.tensor import Tensor
-from minigrad.surface import devices, dtypes, random
+from minigrad.ops.out import write_out
+from minigrad.surface import devices, dtypes, layouts, meta, random
+from minigrad.surface.layouts import LIKE, MADE, keywords
 from minigrad.surface.random import manual_seed, seed  # noqa: F401 (PyTorch's names)
 from minigrad.surface.size import sizes
 
@@ -35,20 +37,16 @@ def leaf(values: np.ndarray, requires_grad: bool = False, name: str | None = Non
          device: Any = None, out: Any = None, op: str = "", layout: Any = None,
          pin_memory: bool = False) -> Tensor:
     """A new leaf on `values`, after checking the arguments every factory shares (`layout=`
-    is accepted and means nothing: minigrad's tensors are all strided, PyTorch's default)."""
-    if pin_memory:
-        raise RuntimeError("pin_memory=True requires a CUDA or other accelerator backend; no "
-                           "pinned memory allocator is available on this system.\n"
-                           + devices.CPU_ONLY_HINT)
-    if out is not None:
-        raise TypeError(f"{op}(): minigrad's factories take no out= (they always make a new "
-                        f"tensor): write `x = minigrad.{op}(...)`, or `x.copy_(...)` to fill x")
-    if device is not None:
-        devices.check_device(device)
+    is accepted and means nothing: minigrad's tensors are all strided, PyTorch's default);
+    on the meta device, a meta tensor of their shape and dtype (surface/meta.py)."""
+    if layouts.check_options(op, devices.default_if_none(device), layout, pin_memory):
+        values = meta.like(values)
     t = Tensor._make(values, None, 0)
     t.name = name
     if requires_grad:
         t._leaf_requires_grad()
+    if out is not None:  # (the values written into `out`, in its dtype, as PyTorch's)
+        return write_out(t, out, op, factory=True)
     return t
 
 
@@ -63,6 +61,10 @@ def tensor(data: Any, *, dtype: Any = None, device: Any = None, requires_grad: b
     float32, ints int64, as PyTorch does); `name=` labels it in minigrad's printouts."""
     if isinstance(data, Tensor):
         warnings.warn(COPY_CONSTRUCT_WARNING, UserWarning, stacklevel=2)
+        if meta.is_meta(data.array):  # (a copy on the meta device: its values are not there)
+            if device is not None and not devices.wants_meta(device):
+                raise NotImplementedError(meta.NO_DATA)
+            device = devices.META
         data = data.array
     return leaf(dtypes.as_array(data, dtype), requires_grad, name, device,
                 pin_memory=pin_memory)
@@ -72,10 +74,10 @@ def as_tensor(data: Any, dtype: Any = None, device: Any = None) -> Tensor:
     """`data` as a tensor, sharing its memory when it can (a tensor, or a numpy array of the
     dtype asked for); a copy otherwise."""
     np_dtype = dtypes.numpy_dtype(dtype)
-    if device is not None:
-        devices.check_device(device)
-    if isinstance(data, Tensor):
-        return data if np_dtype is None or np_dtype == data.array.dtype else data.to(np_dtype)
+    if isinstance(data, Tensor):  # (itself, unless another dtype or device is asked for)
+        return data.to(device=device, dtype=np_dtype)
+    if devices.wants_meta(device):
+        return leaf(dtypes.as_array(data, np_dtype), device=device)
     if isinstance(data, np.ndarray) and (np_dtype is None or np_dtype == data.dtype):
         return Tensor._make(data, None, 0)
     return leaf(dtypes.as_array(data, np_dtype))
@@ -93,21 +95,25 @@ def _filled(op: str, size: tuple, fill: Any, dtype: Any, kw: dict) -> Tensor:
     return leaf(np.full(shape, fill, float_dtype(dtype)), op=op, **kw)
 
 
-def zeros(*size: Any, dtype: Any = None, **kw: Any) -> Tensor:
+@keywords("size", *MADE)
+def zeros(*lengths: Any, dtype: Any = None, **kw: Any) -> Tensor:
     """zeros(2, 3), zeros((2, 3)), zeros(size=(2, 3)); dtype=, device=, requires_grad=."""
-    return _filled("zeros", size, 0, dtype, kw)
+    return _filled("zeros", lengths, 0, dtype, kw)
 
 
-def ones(*size: Any, dtype: Any = None, **kw: Any) -> Tensor:
-    return _filled("ones", size, 1, dtype, kw)
+@keywords("size", *MADE)
+def ones(*lengths: Any, dtype: Any = None, **kw: Any) -> Tensor:
+    return _filled("ones", lengths, 1, dtype, kw)
 
 
-def empty(*size: Any, dtype: Any = None, **kw: Any) -> Tensor:
+@keywords("size", *MADE, "memory_format")
+def empty(*lengths: Any, dtype: Any = None, **kw: Any) -> Tensor:
     """Zeros (PyTorch leaves the memory uninitialised: any values may be there)."""
-    kw.pop("memory_format", None)
-    return _filled("empty", size, 0, dtype, kw)
+    layouts.check_memory_format(kw.pop("memory_format", None), "empty", 0)
+    return _filled("empty", lengths, 0, dtype, kw)
 
 
+@keywords(*MADE)
 def full(size: Any, fill_value: Any, dtype: Any = None, **kw: Any) -> Tensor:
     """`fill_value` everywhere; its dtype as PyTorch infers it (an int int64, a bool bool, a
     float the default float dtype) unless `dtype=` says."""
@@ -121,10 +127,12 @@ def full(size: Any, fill_value: Any, dtype: Any = None, **kw: Any) -> Tensor:
     return _filled("full", (size,), fill_value, dtype, kw)
 
 
+@keywords(*MADE)
 def eye(n: int, m: int | None = None, dtype: Any = None, **kw: Any) -> Tensor:
     return leaf(np.eye(n, m, dtype=float_dtype(dtype)), op="eye", **kw)
 
 
+@keywords(*MADE)
 def arange(start: float, end: float | None = None, step: float = 1, dtype: Any = None,
            **kw: Any) -> Tensor:
     """Ints give int64, any float the default float dtype (PyTorch's rule)."""
@@ -139,10 +147,12 @@ def arange(start: float, end: float | None = None, step: float = 1, dtype: Any =
     return leaf(values, op="arange", **kw)
 
 
+@keywords(*MADE)
 def linspace(start: float, end: float, steps: int, dtype: Any = None, **kw: Any) -> Tensor:
     return leaf(np.linspace(start, end, steps).astype(float_dtype(dtype)), op="linspace", **kw)
 
 
+@keywords(*MADE)
 def logspace(start: float, end: float, steps: int, base: float = 10.0, dtype: Any = None,
              **kw: Any) -> Tensor:
     values = np.logspace(start, end, steps, base=base).astype(float_dtype(dtype))
@@ -150,23 +160,29 @@ def logspace(start: float, end: float, steps: int, base: float = 10.0, dtype: An
 
 
 def _like(op: str, t: Tensor, fill: Any, dtype: Any, kw: dict) -> Tensor:
-    kw.pop("memory_format", None)
+    layouts.check_memory_format(kw.pop("memory_format", None), op, t.array.ndim)
     np_dtype = dtypes.numpy_dtype(dtype) or t.array.dtype
+    if kw.get("device") is None:  # (on the input's device, whatever the default)
+        kw["device"] = t.device
     return leaf(np.full(t.array.shape, fill, np_dtype), op=op, **kw)
 
 
+@keywords(*LIKE)
 def zeros_like(input: Tensor, dtype: Any = None, **kw: Any) -> Tensor:
     return _like("zeros_like", input, 0, dtype, kw)
 
 
+@keywords(*LIKE)
 def ones_like(input: Tensor, dtype: Any = None, **kw: Any) -> Tensor:
     return _like("ones_like", input, 1, dtype, kw)
 
 
+@keywords(*LIKE)
 def empty_like(input: Tensor, dtype: Any = None, **kw: Any) -> Tensor:
     """Zeros (PyTorch leaves the memory uninitialised)."""
     return _like("empty_like", input, 0, dtype, kw)
 
 
+@keywords(*LIKE)
 def full_like(input: Tensor, fill_value: Any, dtype: Any = None, **kw: Any) -> Tensor:
     return _like("full_like", input, fill_value, dtype, kw)

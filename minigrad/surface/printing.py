@@ -42,7 +42,7 @@ class _Formatter:
     def __init__(self, values: np.ndarray) -> None:
         self.kind = values.dtype.kind
         # (as PyTorch: a summarised tensor's format is decided by the items it shows)
-        shown = np.asarray(_summary(values) if values.size > THRESHOLD else values)
+        shown = np.asanyarray(_summary(values) if values.size > THRESHOLD else values)
         if self.kind == "f":
             self.fmt, _ = _float_format(shown.astype(np.float64).ravel())
         sample = shown.ravel()
@@ -97,7 +97,7 @@ def _rows(values: np.ndarray, fmt: _Formatter, indent: int, summarize: bool) -> 
 
 def format_values(values: np.ndarray, indent: int = 7) -> str:
     """The bracketed body PyTorch prints for `values` (without `tensor(` and suffixes)."""
-    values = np.asarray(values)
+    values = np.asanyarray(values)
     if values.size == 0:
         return "[]"
     fmt = _Formatter(values)
@@ -111,6 +111,15 @@ def tensor_repr(values: np.ndarray, suffixes: list[str], prefix: str = "tensor("
     body = format_values(values, indent=len(prefix))
     if values.size == 0 and values.shape != (0,):
         suffixes = [f"size={tuple(values.shape)}"] + suffixes
+    return _laid_out(prefix, body, suffixes)
+
+
+def meta_repr(shape: tuple, suffixes: list[str]) -> str:
+    """A meta tensor as PyTorch prints it: `tensor(..., device='meta', size=(2, 3))`."""
+    return _laid_out("tensor(", "...", ["device='meta'", f"size={tuple(shape)}", *suffixes])
+
+
+def _laid_out(prefix: str, body: str, suffixes: list[str]) -> str:
     parts = [prefix + body]
     last = len(parts[0]) - parts[0].rfind("\n") + 1  # (PyTorch's count: the last line + 2)
     for suffix in suffixes:  # (a suffix that would pass the line width starts a new line)

@@ -11,8 +11,9 @@ from typing import Any
 import numpy as np
 
 from minigrad.autograd.tensor import Tensor
-from minigrad.surface import dtypes
+from minigrad.surface import dtypes, layouts
 from minigrad.surface.factories import float_dtype, leaf
+from minigrad.surface.layouts import LIKE, MADE, keywords
 from minigrad.surface.random import Generator, numpy_rng
 from minigrad.surface.size import sizes
 
@@ -24,24 +25,27 @@ def _float_only(op: str, np_dtype: np.dtype) -> np.dtype:
     return np_dtype
 
 
-def randn(*size: Any, generator: Generator | None = None, dtype: Any = None, **kw: Any
+@keywords("size", *MADE)
+def randn(*lengths: Any, generator: Generator | None = None, dtype: Any = None, **kw: Any
           ) -> Tensor:
     """Standard normal samples: randn(2, 3), randn((2, 3)), randn(size=(2, 3))."""
     rng = numpy_rng(generator, "randn")
     np_dtype = _float_only("normal_kernel_cpu", float_dtype(dtype))
-    shape = sizes("randn", size, kw.pop("size", None))
+    shape = sizes("randn", lengths, kw.pop("size", None))
     return leaf(rng.standard_normal(shape).astype(np_dtype), op="randn", **kw)
 
 
-def rand(*size: Any, generator: Generator | None = None, dtype: Any = None, **kw: Any
+@keywords("size", *MADE)
+def rand(*lengths: Any, generator: Generator | None = None, dtype: Any = None, **kw: Any
          ) -> Tensor:
     """Uniform samples in [0, 1)."""
     rng = numpy_rng(generator, "rand")
     np_dtype = _float_only("check_uniform_bounds", float_dtype(dtype))
-    shape = sizes("rand", size, kw.pop("size", None))
+    shape = sizes("rand", lengths, kw.pop("size", None))
     return leaf(rng.random(shape).astype(np_dtype), op="rand", **kw)
 
 
+@keywords(*MADE)
 def randint(low: int, high: Any = None, size: Any = None, *, generator: Generator | None = None,
             dtype: Any = None, **kw: Any) -> Tensor:
     """Integers in [low, high): randint(high, size) or randint(low, high, size); int64."""
@@ -61,6 +65,7 @@ def randint(low: int, high: Any = None, size: Any = None, *, generator: Generato
     return leaf(rng.integers(low, high, shape).astype(np_dtype), op="randint", **kw)
 
 
+@keywords(*MADE)
 def randperm(n: int, *, generator: Generator | None = None, dtype: Any = None, **kw: Any
              ) -> Tensor:
     """A random permutation of 0..n-1 (int64)."""
@@ -69,6 +74,7 @@ def randperm(n: int, *, generator: Generator | None = None, dtype: Any = None, *
     return leaf(rng.permutation(n).astype(np_dtype), op="randperm", **kw)
 
 
+@keywords(*MADE)
 def normal(mean: Any = 0.0, std: Any = 1.0, size: Any = None, *,
            generator: Generator | None = None, dtype: Any = None, **kw: Any) -> Tensor:
     """Samples of N(mean, std): the four forms of PyTorch (tensor or number mean and std,
@@ -83,7 +89,7 @@ def normal(mean: Any = 0.0, std: Any = 1.0, size: Any = None, *,
                         "size)\n")
     m = mean.array if isinstance(mean, Tensor) else mean
     s = std.array if isinstance(std, Tensor) else std
-    if np.any(np.asarray(s) < 0):
+    if np.any(np.asanyarray(s) < 0):
         raise RuntimeError(f"normal expects std >= 0.0, but found std {np.min(s):g}")
     if tensors:
         np_dtype = np.result_type(*[t.array.dtype for t in tensors])
@@ -109,20 +115,23 @@ def _mismatch(a: tuple, b: tuple) -> str:
             f"non-singleton dimension {n}")
 
 
+@keywords("generator", *LIKE)
 def randn_like(input: Tensor, dtype: Any = None, **kw: Any) -> Tensor:
-    kw.pop("memory_format", None)
+    layouts.check_memory_format(kw.pop("memory_format", None), "like", input.array.ndim)
     return randn(*input.array.shape, dtype=dtype or input.array.dtype, **kw)
 
 
+@keywords("generator", *LIKE)
 def rand_like(input: Tensor, dtype: Any = None, **kw: Any) -> Tensor:
-    kw.pop("memory_format", None)
+    layouts.check_memory_format(kw.pop("memory_format", None), "like", input.array.ndim)
     return rand(*input.array.shape, dtype=dtype or input.array.dtype, **kw)
 
 
+@keywords("generator", *LIKE)
 def randint_like(input: Tensor, low: int, high: int | None = None, dtype: Any = None,
                  **kw: Any) -> Tensor:
     """Integers in [low, high) (or [0, low)), shaped and typed as `input` unless told."""
-    kw.pop("memory_format", None)
+    layouts.check_memory_format(kw.pop("memory_format", None), "like", input.array.ndim)
     if high is None:
         low, high = 0, low
     return randint(low, high, input.array.shape, dtype=dtype or input.array.dtype, **kw)

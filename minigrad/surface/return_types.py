@@ -47,3 +47,14 @@ max = _named("max", "ValuesIndices")
 min = _named("min", "ValuesIndices")
 sort, topk, kthvalue = _named("sort"), _named("topk"), _named("kthvalue")
 median, nanmedian, mode = _named("median"), _named("nanmedian"), _named("mode")
+
+
+_OUT_KINDS: dict[type, type] = {}
+
+
+def out_kind(kind: type) -> type:
+    """The class PyTorch returns when the op wrote into `out=` (`max_out` for `max`)."""
+    if kind not in _OUT_KINDS:
+        name = getattr(kind, "_torch_name", kind.__name__)
+        _OUT_KINDS[kind] = _named(f"{name}_out") if hasattr(kind, "_torch_name") else kind
+    return _OUT_KINDS[kind]

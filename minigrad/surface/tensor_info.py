@@ -13,8 +13,9 @@ from typing import Any
 import numpy as np
 
 from minigrad import ops
-from minigrad.surface import devices, dtypes
-from minigrad.surface.printing import tensor_repr
+from minigrad.autograd.grad_mode import GRAD_ENABLED
+from minigrad.surface import devices, dtypes, layouts, meta
+from minigrad.surface.printing import meta_repr, tensor_repr
 from minigrad.surface.size import Size, shape_of
 
 
@@ -60,7 +61,16 @@ class TensorInfo:
 
     @property
     def device(self) -> devices.device:
-        return devices.CPU
+        return devices.META if type(self.array) is meta.MetaArray else devices.CPU
+
+    @property
+    def is_meta(self) -> bool:
+        """On the meta device: a shape and a dtype, no values (surface/meta.py)."""
+        return type(self.array) is meta.MetaArray
+
+    @property
+    def is_cpu(self) -> bool:
+        return type(self.array) is not meta.MetaArray
 
     def _is_view(self) -> bool:
         """Whether this tensor is a view of another (`._base`), as PyTorch's private method
@@ -70,6 +80,10 @@ class TensorInfo:
     @property
     def is_cuda(self) -> bool:
         return False
+
+    @property
+    def layout(self) -> layouts.layout:
+        return layouts.strided
 
     def __len__(self) -> int:
         if self.array.ndim == 0:
@@ -85,27 +99,32 @@ class TensorInfo:
         if self.array.size != 1:
             raise RuntimeError(f"a Tensor with {self.array.size} elements cannot be converted "
                                "to Scalar")
+        if type(self.array) is meta.MetaArray:
+            raise RuntimeError(meta.ITEM)
         return self.array.item()
 
     def tolist(self) -> Any:
-        return self.array.tolist()
+        return self.array.tolist()  # (a meta tensor's raises meta.NO_DATA)
 
-    def numpy(self) -> np.ndarray:
-        if self._requires_grad:
+    def numpy(self, *, force: bool = False) -> np.ndarray:
+        """The numpy array itself (shared memory); `force=True` as `detach().numpy()`."""
+        if self._requires_grad and not force:
             raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use "
                                "tensor.detach().numpy() instead.")
+        if type(self.array) is meta.MetaArray:
+            raise TypeError(meta.NO_NUMPY)
         return self.array
 
     def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
         return self.numpy() if dtype is None else self.numpy().astype(dtype)
 
     def __float__(self) -> float:
-        if self._requires_grad:
+        if self._requires_grad and GRAD_ENABLED.get():  # (PyTorch: only where grad mode is on)
             _warn_scalar_once()
         return float(self.item())
 
     def __complex__(self) -> complex:
-        if self._requires_grad:
+        if self._requires_grad and GRAD_ENABLED.get():
             _warn_scalar_once()
         return complex(self.item())
 
@@ -121,14 +140,15 @@ class TensorInfo:
     def __bool__(self) -> bool:
         if self.array.size != 1:
             raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
-        return bool(self.array.item())
+        return bool(self.item())
 
     def __hash__(self) -> int:
         return id(self)
 
     def __repr__(self) -> str:
-        suffixes = []
-        if not dtypes.implied(self.array):
+        suffixes, on_meta = [], type(self.array) is meta.MetaArray
+        if (self.array.dtype != dtypes.default_float()) if on_meta else \
+                not dtypes.implied(self.array):  # (a meta tensor has no values to imply it)
             suffixes.append(f"dtype={dtypes.name(self.array.dtype)}")
         if self.grad_fn is not None:
             suffixes.append(f"grad_fn=<{self.grad_fn.display_name()}>")
@@ -137,14 +157,18 @@ class TensorInfo:
         if self._tangents:  # forward mode: the tangent (at the innermost level), as PyTorch
             suffixes.append(f"tangent={self._tangents[max(self._tangents)]}")
         heading = "Parameter containing:\n" if type(self).__name__ == "Parameter" else ""
+        if on_meta:  # no values to show: `...`, as PyTorch
+            return heading + meta_repr(self.array.shape, suffixes)
         return heading + tensor_repr(self.array, suffixes)
 
     __str__ = __repr__
 
     def __format__(self, spec: str) -> str:
         """As in PyTorch, a 0-d tensor formats as its number: `f"loss {loss:.4f}"`."""
-        if self.array.ndim == 0:
+        if self.array.ndim == 0 and type(self.array) is not meta.MetaArray:
             return self.array.item().__format__(spec)
+        if spec:  # (a meta tensor, or one of more dims: as PyTorch's)
+            raise TypeError("unsupported format string passed to Tensor.__format__")
         return object.__format__(self, spec)
 
 

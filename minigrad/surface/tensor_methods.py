@@ -14,7 +14,8 @@ from typing import Any
 import numpy as np
 
 from minigrad import ops
-from minigrad.surface import devices, dtypes
+from minigrad.surface import devices, dtypes, meta
+from minigrad.surface.layouts import check_memory_format, check_options, keywords
 from minigrad.surface.size import sizes
 
 NEW_TENSOR_WARNING = (
@@ -23,9 +24,16 @@ NEW_TENSOR_WARNING = (
     "tensor.new_tensor(sourceTensor).")
 
 
+NEW = ("dtype", "device", "requires_grad", "layout", "pin_memory")  # (the new_* methods')
+
+
 def _to(dtype: Any) -> Callable:
-    """`x.float()`, `x.long()`, ...: `x.to(dtype)`."""
-    return lambda self: self.to(dtype)
+    """`x.float()`, `x.long()`, ...: `x.to(dtype)` (`memory_format=` as surface/layouts.py)."""
+    def convert(self: Any, memory_format: Any = None) -> Any:
+        check_memory_format(memory_format, dtypes.TORCH_NAMES[np.dtype(dtype)].lower(),
+                            self.array.ndim)
+        return self.to(dtype)
+    return convert
 
 
 def _reflected(op: Callable) -> Callable:
@@ -59,12 +67,19 @@ class TensorMethods:
         """`to(dtype)`, `to("cpu")`, `to(device, dtype)`, `to(other)`, `non_blocking=`, `copy=`
         as in PyTorch: itself when nothing changes (unless copy=True). Any device but the CPU
         fails as on a CPU-only PyTorch (minigrad computes on the CPU with numpy)."""
-        dtype, copy = dtypes.to_arguments(args, kwargs)
+        dtype, copy, to_meta = dtypes.to_arguments(args, kwargs)
+        on_meta = type(self.array) is meta.MetaArray
+        if to_meta is False and on_meta:  # (the CPU, from the meta device)
+            raise NotImplementedError(meta.NO_DATA)
+        if to_meta and not on_meta:
+            return ops.cast(self, dtype or self.array.dtype, to_meta=True)
         if (dtype is None or dtype == self.array.dtype) and not copy:
             return self
         return ops.cast(self, dtype or self.array.dtype)  # (a copy: ToCopyBackward0, as torch)
 
     def cpu(self, memory_format: Any = None) -> Any:
+        if type(self.array) is meta.MetaArray:
+            raise NotImplementedError(meta.NO_DATA)
         return self
 
     def cuda(self, device: Any = None, non_blocking: bool = False, memory_format: Any = None
@@ -93,34 +108,44 @@ class TensorMethods:
         """A new leaf holding a copy of `data`, of this tensor's dtype unless told."""
         if hasattr(data, "array") and isinstance(data.array, np.ndarray):
             warnings.warn(NEW_TENSOR_WARNING, UserWarning, stacklevel=2)
+            to_meta = self.is_meta if device is None else devices.wants_meta(device)
+            if type(data.array) is meta.MetaArray and not to_meta:
+                raise NotImplementedError(meta.NO_DATA)
             data = data.array
         np_dtype = dtypes.numpy_dtype(dtype) or self.array.dtype
         return self._new_leaf(np.array(data, dtype=np_dtype), device, requires_grad)
 
-    def new_zeros(self, *size: Any, **kw: Any) -> Any:
-        return self._new_filled("new_zeros", size, 0, **kw)
+    @keywords("size", *NEW)
+    def new_zeros(self, *lengths: Any, **kw: Any) -> Any:
+        return self._new_filled("new_zeros", lengths, 0, **kw)
 
-    def new_ones(self, *size: Any, **kw: Any) -> Any:
-        return self._new_filled("new_ones", size, 1, **kw)
+    @keywords("size", *NEW)
+    def new_ones(self, *lengths: Any, **kw: Any) -> Any:
+        return self._new_filled("new_ones", lengths, 1, **kw)
 
-    def new_empty(self, *size: Any, **kw: Any) -> Any:
+    @keywords("size", *NEW)
+    def new_empty(self, *lengths: Any, **kw: Any) -> Any:
         """Zeros, where PyTorch leaves the memory uninitialised."""
-        return self._new_filled("new_empty", size, 0, **kw)
+        return self._new_filled("new_empty", lengths, 0, **kw)
 
+    @keywords(*NEW)
     def new_full(self, size: Any, fill_value: Any, **kw: Any) -> Any:
         return self._new_filled("new_full", (size,), fill_value, **kw)
 
-    def _new_filled(self, op: str, size: tuple, value: Any, dtype: Any = None, device: Any = None,
-                    requires_grad: builtins.bool = False, **kw: Any) -> Any:
-        shape = sizes(op, size, kw.pop("size", None))
+    def _new_filled(self, op: str, lengths: tuple, value: Any, dtype: Any = None,
+                    device: Any = None, requires_grad: builtins.bool = False, layout: Any = None,
+                    pin_memory: builtins.bool = False, **kw: Any) -> Any:
+        shape = sizes(op, lengths, kw.pop("size", None))
         if kw:
             raise TypeError(f"{op}() got an unexpected keyword argument '{next(iter(kw))}'")
         np_dtype = dtypes.numpy_dtype(dtype) or self.array.dtype
+        check_options(op, None, layout, pin_memory)
         return self._new_leaf(np.full(shape, value, np_dtype), device, requires_grad)
 
     def _new_leaf(self, array: np.ndarray, device: Any, requires_grad: builtins.bool) -> Any:
-        if device is not None:
-            devices.check_device(device)
+        """A new leaf on `device` (this tensor's by default: the CPU or meta)."""
+        if devices.wants_meta(device) or device is None and self.is_meta:
+            array = meta.like(array)
         t = self._make(array, None, 0)
         if requires_grad:
             t._leaf_requires_grad()
@@ -159,7 +184,8 @@ class TensorMethods:
     mm, mv, dot, bmm, matrix_exp = ops.mm, ops.mv, ops.dot, ops.bmm, ops.matrix_exp
     view, reshape, view_as, reshape_as = ops.view, ops.reshape, ops.view_as, ops.reshape_as
     flatten, t, transpose, swapaxes, permute = (ops.flatten, ops.t, ops.transpose,
-                                                ops.transpose, ops.permute)
+                                                ops.swapaxes, ops.permute)
+    swapdims = ops.swapdims
     unsqueeze, squeeze, expand, expand_as = ops.unsqueeze, ops.squeeze, ops.expand, ops.expand_as
     clone, contiguous, narrow, select = ops.clone, ops.contiguous, ops.narrow, ops.select
     softmax, log_softmax = ops.softmax, ops.log_softmax
@@ -201,7 +227,12 @@ class TensorMethods:
     less, less_equal, greater, greater_equal = ops.lt, ops.le, ops.gt, ops.ge
 
     # -- shaping (ops/shaping)
-    split, chunk, unbind, unsafe_chunk = ops.split, ops.chunk, ops.unbind, ops.unsafe_chunk
+    chunk, unbind, unsafe_chunk = ops.chunk, ops.unbind, ops.unsafe_chunk
+
+    def split(self, split_size: Any, dim: builtins.int = 0) -> tuple:
+        """`torch.split(self, split_size, dim)` (the method's keyword is `split_size`)"""
+        return ops.split(self, split_size, dim)
+
     tensor_split, narrow_copy = ops.tensor_split, ops.narrow_copy
     flip, fliplr, flipud, roll = ops.flip, ops.fliplr, ops.flipud, ops.roll
     repeat, repeat_interleave, tile = ops.shaping.repeat, ops.repeat_interleave, ops.tile
@@ -228,7 +259,12 @@ class TensorMethods:
 
     # `p -= lr * p.grad` (an optimizer's update) is `p.sub_(lr * p.grad)`
     __iadd__, __isub__ = _in_place(ops.add), _in_place(ops.sub)
-    __imul__, __itruediv__ = mul_, div_ = _in_place(ops.mul), _in_place(ops.div)
+    __imul__ = mul_ = _in_place(ops.mul)
+    __itruediv__ = _in_place(ops.div)
+
+    def div_(self, other: Any, *, rounding_mode: str | None = None) -> Any:
+        div = functools.partial(ops.div, rounding_mode=rounding_mode)
+        return ops.inplace(self, div if rounding_mode else ops.div, other)
 
     # comparisons give boolean tensors and are never recorded
     __eq__, __ne__ = _comparison(np.equal), _comparison(np.not_equal)  # type: ignore[assignment]
@@ -256,8 +292,10 @@ class TensorMethods:
     def fill_(self, value: Any) -> Any:
         return ops.inplace(self, ops.fill, value)
 
-    def copy_(self, src: Any) -> Any:
-        return ops.inplace(self, ops.copy, src)
+    def copy_(self, other: Any, non_blocking: builtins.bool = False) -> Any:
+        """`other`'s values written into this tensor (PyTorch's keyword is `other`, its
+        documentation's `src`); non_blocking means nothing on the CPU"""
+        return ops.inplace(self, ops.copy, other)
 
     def clamp_(self, min: Any = None, max: Any = None) -> Any:
         return ops.inplace(self, ops.clamp_to, (min, max))

@@ -85,17 +85,31 @@ def _rule(narrator: Any, step: Any) -> tuple[str | None, str | None, list[str]]:
     carry no tangent). Terms of those inputs are dropped where the rule is a sum of terms."""
     if not step.rule:
         return None, None, []
-    zero = {i for i, t in enumerate(step.tangents)
-            if t is not None and not np.any(t) or t is None and i < len(step.args)}
+    zero = _zero(step)
     silent = [step.args[i] for i in sorted(zero) if i < len(step.args)
               and not _is_number(step.args[i])]
     text = _drop_terms(step.rule, zero)
-    primes = {f"t{i}": f"{a}'" for i, a in enumerate(step.args)}
     numbers = {f"t{i}": narrator.inline(t) or f"{step.args[i]}'"
                for i, t in enumerate(step.tangents) if i < len(step.args)}
-    symbolic = fill(text, step.args, step.attrs, step.shape, {**primes, "out": step.label})
+    symbolic = rule_text(step)
     with_numbers = fill(text, step.args, step.attrs, step.shape, {**numbers, "out": step.label})
     return symbolic, with_numbers if symbolic is not None else None, silent
+
+
+def rule_text(step: Any) -> str | None:
+    """A step's JVP rule with tangents as x' (`t1' = x' * y + x * y'` less `t1' = `), the
+    terms of the inputs without a tangent left out; None when it has none that fits."""
+    if not step.rule:
+        return None
+    primes = {f"t{i}": f"{a}'" for i, a in enumerate(step.args)}
+    return fill(_drop_terms(step.rule, _zero(step)), step.args, step.attrs, step.shape,
+                {**primes, "out": step.label})
+
+
+def _zero(step: Any) -> set[int]:
+    """The inputs of a step whose tangent is zero or missing."""
+    return {i for i, t in enumerate(step.tangents)
+            if t is not None and not np.any(t) or t is None and i < len(step.args)}
 
 
 def _is_number(text: str) -> bool:

@@ -36,6 +36,7 @@ class ForwardRecorder:
         self.open: list[TraceTransform] = []
         self.transforms: list[TraceTransform] = []
         self.new_pass = True
+        self.versions: dict[int, int] = {}  # id -> the version the current pass last saw
 
     def __call__(self, event: Any) -> None:
         kind = type(event)
@@ -73,14 +74,33 @@ class ForwardRecorder:
             out_tangent = out_tangent[i] if isinstance(out_tangent, tuple) else out_tangent
         if self.new_pass or not self.passes or self.passes[-1][0] != event.level:
             self.passes.append([event.level, []])
+            self.versions = {}
             self.new_pass = False
         for t in (*event.inputs, out):
             if isinstance(t, Tensor):
                 self.tensors[id(t)] = t
+        taken = self._taken(event)
+        if isinstance(out, Tensor):
+            self.versions[id(out)] = out._version
         self.passes[-1][1].append([
             event.function, event.inputs, out, _copy(out), [_copy(t) for t in
                                                               event.input_tangents],
-            _copy(out_tangent), {k: v for k, v in event.settings.items() if displayable(v)}])
+            _copy(out_tangent), {k: v for k, v in event.settings.items() if displayable(v)},
+            taken, _constants(event)])
+
+    def _taken(self, event: ForwardTangent) -> dict[int, tuple]:
+        """The inputs the program of this pass takes from the trace (see `TraceTangent.taken`):
+        each tensor the pass has not had yet, or had at another version (changed in place)."""
+        taken = {}
+        for i, (t, dt) in enumerate(zip(event.inputs, event.input_tangents)):
+            if not isinstance(t, Tensor):
+                continue
+            known = self.versions.get(id(t))
+            if known is None or known != t._version:
+                none = dt is None or dt.__dict__.get("zero_tangent", False)
+                taken[i] = (np.array(t.array), None if none else _copy(dt), known is not None)
+                self.versions[id(t)] = t._version
+        return taken
 
     def build(self, labels: dict[int, str], names: dict[int, str]) -> tuple[list, list]:
         """(forward passes, transforms). `labels`: the backward records' labels by tensor id;
@@ -102,14 +122,14 @@ class ForwardRecorder:
             made = {id(step[2]) for step in steps}
             record = TraceForward(level)
             seen: set[int] = set()
-            for _, inputs, _, _, tangents, _, _ in steps:
+            for _, inputs, _, _, tangents, _, _, _, _ in steps:
                 for t, dt in zip(inputs, tangents):
                     if isinstance(t, Tensor) and id(t) not in made and id(t) not in seen \
                             and dt is not None and np.any(dt):
                         seen.add(id(t))
                         record.inputs.append((label(t), _copy(t), dt))
-            for k, (function, inputs, out, value, tangents, tangent, settings) in enumerate(
-                    steps, 1):
+            for k, (function, inputs, out, value, tangents, tangent, settings, taken,
+                    constants) in enumerate(steps, 1):
                 name = function._node_class.__name__
                 args = [label(a) for a in inputs]
                 attrs = narrated_settings(name, function.__name__, settings)
@@ -117,10 +137,18 @@ class ForwardRecorder:
                 record.steps.append(TraceTangent(
                     k, name, label(out), source_form(name, args, attrs, shape),
                     getattr(function, "tangent", None), args, attrs, shape, value, tangents,
-                    tangent))
+                    tangent, taken, constants))
             forwards.append(record)
         self.tensors.clear()
         return forwards, self.transforms
+
+
+def _constants(event: ForwardTangent) -> dict[Any, Any]:
+    """The inputs that are not tensors (by index) and the settings a narration leaves out (by
+    name), arrays copied."""
+    out: dict[Any, Any] = {i: a for i, a in enumerate(event.inputs) if not isinstance(a, Tensor)}
+    out.update((k, v) for k, v in event.settings.items() if not displayable(v))
+    return {k: np.array(v) if isinstance(v, np.ndarray) else v for k, v in out.items()}
 
 
 def _copy(t: Any) -> np.ndarray | None:

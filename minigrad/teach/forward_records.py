@@ -1,7 +1,9 @@
 """The records of forward-mode work and of function transforms: plain data, as `records.py`.
 
 - `TraceTangent`: one op run on dual numbers: its value and, from its inputs' tangents, its
-  output's tangent (the op's JVP rule, `tangent` text on its class).
+  output's tangent (the op's JVP rule, `tangent` text on its class); for `Trace.to_python()`
+  also the inputs the pass did not make itself (their values and tangents as the op got
+  them) and the inputs and settings the narration leaves out.
 - `TraceForward`: one forward-mode pass: the dual inputs it started from (a value and a
   tangent each) and its `TraceTangent`s in order.
 - `TraceTransform`: one function transform that ran (`func.jacrev`, `autograd.functional
@@ -37,6 +39,13 @@ class TraceTangent:
     value: np.ndarray | None = None
     tangents: list[np.ndarray | None] = field(default_factory=list)
     tangent: np.ndarray | None = None
+    # input index -> (value, tangent or None when it had none, changed): the tensors this
+    # step read that no earlier step of the pass made as they are now (a dual input, a
+    # weight; `changed`: one an in-place op changed after the step that made it)
+    taken: dict[int, tuple] = field(default_factory=dict)
+    # what the narration leaves out: the inputs that are not tensors (by index: a number, a
+    # tuple) and the settings it does not show (by name: a large index array)
+    constants: dict[Any, Any] = field(default_factory=dict)
 
 
 @dataclass

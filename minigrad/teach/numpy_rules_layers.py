@@ -8,8 +8,8 @@ import math
 
 import numpy as np
 
-from minigrad.teach.numpy_rules import Call, Rule, sigmoid_lines, total
-from minigrad.teach.program_values import source
+from minigrad.teach.numpy_rules import ELEMENTWISE, LINEAR, Call, Rule, sigmoid_lines, total
+from minigrad.teach.program_values import dtype_text, source
 
 SQRT_2_PI, INV_SQRT_2PI = "math.sqrt(2.0 / math.pi)", "(1.0 / math.sqrt(2.0 * math.pi))"
 
@@ -55,6 +55,42 @@ def _along(c: Call, expr: str, shape: tuple | None = None) -> str:
     """`expr` summed along the softmax's dim, keeping it (as `summation.add_reduce`)."""
     shape = c.in_shapes[0] if shape is None else shape
     return total(expr, shape, c.dtype, c.setting("dim"), True)
+
+
+def _product_tangent(form: str):
+    """products.py's `bilinear`: op(ta, b) + op(a, tb), the term of an input without a
+    tangent left out (minigrad skips it)."""
+    def text(c: Call) -> str:
+        a, b = c.args
+        terms = [form.format(c.tangent(0), b) if c.moves(0) else "",
+                 form.format(a, c.tangent(1)) if c.moves(1) else ""]
+        return " + ".join(t for t in terms if t)
+    return text
+
+
+def _addmm_tangent(c: Call) -> str:
+    """products.py's Addmm.jvp: tmat1 @ mat2 + mat1 @ tmat2 + tbias, without the terms of
+    the inputs that have no tangent; the bias's tangent spread over the rows when only it
+    moves."""
+    _, mat1, mat2 = c.args
+    if not c.moves(1) and not c.moves(2):
+        return f"np.broadcast_to({c.tangent(0)}, {source(c.shape)}).copy()"
+    terms = [f"{c.tangent(1)} @ {mat2}" if c.moves(1) else "",
+             f"{mat1} @ {c.tangent(2)}" if c.moves(2) else "",
+             c.tangent(0) if c.moves(0) else ""]
+    return " + ".join(t for t in terms if t)
+
+
+def _reduced_tangent(c: Call, values: str) -> str:
+    """losses.py's `_reduced` of a tangent's `values`: their mean, sum, or themselves."""
+    how = c.setting("reduction")
+    if how == "none":
+        return values
+    shape = tuple(np.broadcast_shapes(*[s for s in c.in_shapes if s is not None]))
+    summed = total(f"({values})", shape, c.tangent_dtype)
+    if how == "sum":
+        return f"np.asarray({summed})"
+    return f"np.asarray({summed} / {math.prod(shape)}, {dtype_text(c.tangent_dtype)})"
 
 
 def _mse_forward(c: Call) -> str:
@@ -234,43 +270,55 @@ def _mish_backward(c: Call) -> str:
 
 
 ACTIVATIONS: dict[str, Rule] = {
-    "GeluBackward0": Rule(_gelu_forward, _gelu_backward),
+    "GeluBackward0": Rule(_gelu_forward, _gelu_backward, jvp=ELEMENTWISE),
     "LeakyReluBackward0": Rule("np.where({0} > 0, {0}, {0} * {negative_slope})"
                                ".astype({dtype0}, copy=False)",
-                               "{g} * np.where({0} > 0, 1.0, {negative_slope}).astype({dtype0})"),
-    "EluBackward0": Rule(_elu_forward, _elu_backward),
-    "SiluBackward0": Rule(_silu_forward, _silu_backward),
+                               "{g} * np.where({0} > 0, 1.0, {negative_slope}).astype({dtype0})",
+                               jvp=ELEMENTWISE),
+    "EluBackward0": Rule(_elu_forward, _elu_backward, jvp=ELEMENTWISE),
+    "SiluBackward0": Rule(_silu_forward, _silu_backward, jvp=ELEMENTWISE),
     "SoftplusBackward0": Rule("{out}_z = {0} * {beta}\nnp.where({out}_z > {threshold}, {0}, "
                               "np.logaddexp(0, {out}_z) / {beta}).astype({dtype0}, copy=False)",
-                              _softplus_backward),
+                              _softplus_backward, jvp=ELEMENTWISE),
     "HardtanhBackward0": Rule("np.clip({0}, {min_val}, {max_val}).astype({dtype0}, copy=False)",
                               "{g} * np.where(({0} > {min_val}) & ({0} < {max_val}), 1.0, 0.0)"
-                              ".astype({dtype0})"),
+                              ".astype({dtype0})", jvp=ELEMENTWISE),
     "MishBackward0": Rule("({0} * np.tanh(np.logaddexp(0, {0}))).astype({dtype0}, copy=False)",
-                          _mish_backward),
+                          _mish_backward, jvp=ELEMENTWISE),
 }
 
 LAYERS: dict[str, Rule] = {
     # -- products (ops/products.py)
-    "DotBackward0": Rule("np.dot({0}, {1})", "{g} * {1}", "{g} * {0}"),
-    "MmBackward0": Rule("{0} @ {1}", "{g} @ {1}.T", _mat2_grad(0, 1)),
+    "DotBackward0": Rule("np.dot({0}, {1})", "{g} * {1}", "{g} * {0}",
+                         jvp=_product_tangent("np.dot({}, {})")),
+    "MmBackward0": Rule("{0} @ {1}", "{g} @ {1}.T", _mat2_grad(0, 1),
+                        jvp=_product_tangent("{} @ {}")),
     "MvBackward0": Rule("{0} @ {1}", "np.expand_dims({g}, 1) @ np.expand_dims({1}, 0)",
-                        "{0}.T @ {g}"),
-    "BmmBackward0": Rule("{0} @ {1}", "{g} @ {1}.swapaxes(1, 2)", "{0}.swapaxes(1, 2) @ {g}"),
-    "AddmmBackward0": Rule("{0} + {1} @ {2}", "{g}", "{g} @ {2}.T", _mat2_grad(1, 2)),
+                        "{0}.T @ {g}", jvp=_product_tangent("{} @ {}")),
+    "BmmBackward0": Rule("{0} @ {1}", "{g} @ {1}.swapaxes(1, 2)", "{0}.swapaxes(1, 2) @ {g}",
+                         jvp=_product_tangent("{} @ {}")),
+    "AddmmBackward0": Rule("{0} + {1} @ {2}", "{g}", "{g} @ {2}.T", _mat2_grad(1, 2),
+                           jvp=_addmm_tangent),
     # -- softmaxes (ops/softmaxes.py): the largest value subtracted first
     "SoftmaxBackward0": Rule(
         lambda c: f"{c.out}_e = np.exp({_shifted(c)})\n{c.out}_e / {_along(c, f'{c.out}_e')}",
-        lambda c: f"{c.out} * ({c.g} - {_along(c, f'({c.g} * {c.out})', c.shape)})"),
+        lambda c: f"{c.out} * ({c.g} - {_along(c, f'({c.g} * {c.out})', c.shape)})",
+        jvp=lambda c: f"{c.out} * ({c.tangent(0)} - "
+                      f"{_along(c, f'({c.tangent(0)} * {c.out})', c.shape)})"),
     "LogSoftmaxBackward0": Rule(
         lambda c: f"{c.out}_shifted = {_shifted(c)}\n"
                   f"{c.out}_shifted - np.log({_along(c, f'np.exp({c.out}_shifted)')})",
-        lambda c: f"{c.g} - np.exp({c.out}) * {_along(c, c.g, c.shape)}"),
+        lambda c: f"{c.g} - np.exp({c.out}) * {_along(c, c.g, c.shape)}",
+        jvp=lambda c: f"{c.tangent(0)} - "
+                      f"{_along(c, f'({c.tangent(0)} * np.exp({c.out}))', c.shape)}"),
     # -- losses (ops/losses.py)
     "MseLossBackward0": Rule(_mse_forward, "{out}_dd", "-{out}_dd",
                              before=lambda c: f"{c.out}_dd = {_spread(c)} * 2 * "
-                                              f"({c.args[0]} - {c.args[1]})"),
-    "NllLossBackward0": Rule(_nll_forward, _nll_backward),
+                                              f"({c.args[0]} - {c.args[1]})",
+                             jvp=lambda c: _reduced_tangent(
+                                 c, f"({c.args[0]} - {c.args[1]}) * ({c.tangent(0)} - "
+                                    f"{c.tangent(1)}) * 2")),
+    "NllLossBackward0": Rule(_nll_forward, _nll_backward, jvp=LINEAR),
     "BinaryCrossEntropyWithLogitsBackward0": Rule(_bce_logits_forward, _bce_logits_input,
                                                   _bce_logits_target,
                                                   before=_bce_logits_before),

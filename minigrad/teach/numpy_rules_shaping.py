@@ -2,7 +2,11 @@
 gathering and masking, the diagonals, and the ops that pick along a dim (sort, topk, median),
 as minigrad computes them (ops/views.py, index.py, shaping.py, gathering.py, masking.py,
 diagonals.py, sorting.py). A backward that puts a gradient back where its elements came
-from is `np.add.at` into zeros (minigrad's ScatterAdd: repeated positions add up)."""
+from is `np.add.at` into zeros (minigrad's ScatterAdd: repeated positions add up).
+
+Every one of these ops is linear in its tensor inputs, and its JVP rule in minigrad is the op
+itself run on the tangents (`tangent_rules.linear`): `LINEAR`, the `jvp` of each rule below
+that names no other (a fill of 0 instead of the value, the median's share)."""
 
 from __future__ import annotations
 
@@ -10,7 +14,15 @@ import math
 
 import numpy as np
 
-from minigrad.teach.numpy_rules import Call, Rule, key_text, scatter_add
+from minigrad.teach.numpy_rules import (
+    LINEAR,
+    Call,
+    Rule,
+    even_tangent,
+    key_text,
+    linear_with,
+    scatter_add,
+)
 from minigrad.teach.program_values import source
 
 
@@ -234,10 +246,11 @@ def _masked_value_backward(c: Call) -> str:
 
 
 _ZERO_WHERE_MASKED = "np.where({mask}, np.asarray(0).astype({g}.dtype), {g})"
+_FILL = "np.where({mask}, np.asarray({value}).astype({dtype0}), {0})"
 _VIEW = Rule("{0}.reshape({shape})", _reshaped_back)
 _PICKED = Rule(_picked_forward, _picked_backward)
 
-SHAPING: dict[str, Rule] = {
+_SHAPING: dict[str, Rule] = {
     # -- views (ops/views.py)
     "ViewBackward0": _VIEW, "UnsafeViewBackward0": _VIEW, "ReshapeAliasBackward0": _VIEW,
     "TBackward0": Rule("{0}.T", "{g}.T"),
@@ -287,16 +300,15 @@ SHAPING: dict[str, Rule] = {
                             lambda c: scatter_add(c, c.g, c.in_shapes[0], f"{c.out}_key")),
     "ScatterBackward1": Rule(_scatter_value_forward,
                              lambda c: f"{c.out}_g = {c.g}.copy()\n{c.out}_g[{c.out}_key] = 0.0"
-                                       f"\n{c.out}_g"),
+                                       f"\n{c.out}_g",
+                             jvp=linear_with(_scatter_value_forward, value=0.0)),
     "TakeBackward0": Rule(
         lambda c: f"{c.out}_key = ({c.text('{index}')} % {max(math.prod(c.in_shapes[0]), 1)},)"
                   f"\n{c.args[0]}.reshape(-1)[{c.out}_key]",
         lambda c: scatter_add(c, c.g, (math.prod(c.in_shapes[0]),), f"{c.out}_key",
                               reshape=c.in_shapes[0])),
-    "MaskedFillBackward0": Rule("np.where({mask}, np.asarray({value}).astype({dtype0}), {0})",
-                                _ZERO_WHERE_MASKED),
-    "IndexFillBackward0": Rule("np.where({mask}, np.asarray({value}).astype({dtype0}), {0})",
-                               _ZERO_WHERE_MASKED),
+    "MaskedFillBackward0": Rule(_FILL, _ZERO_WHERE_MASKED, jvp=linear_with(_FILL, value=0)),
+    "IndexFillBackward0": Rule(_FILL, _ZERO_WHERE_MASKED, jvp=linear_with(_FILL, value=0)),
     "MaskedFillBackward1": Rule("np.where({mask}, {1}.astype({dtype0}), {0})",
                                 _ZERO_WHERE_MASKED, _masked_value_backward),
     "MaskedSelectBackward0": Rule(
@@ -317,6 +329,8 @@ SHAPING: dict[str, Rule] = {
     "SortBackward0": _PICKED, "SortBackward1": _PICKED, "TopkBackward0": _PICKED,
     "KthvalueBackward0": _PICKED, "MedianBackward1": _PICKED, "NanmedianBackward1": _PICKED,
     "ModeBackward0": _PICKED,
-    "MedianBackward0": Rule(_median_forward(False), _median_backward),
-    "NanmedianBackward0": Rule(_median_forward(True), _median_backward),
+    "MedianBackward0": Rule(_median_forward(False), _median_backward, jvp=even_tangent),
+    "NanmedianBackward0": Rule(_median_forward(True), _median_backward, jvp=even_tangent),
 }
+SHAPING = {name: rule if rule.jvp is not None else rule.with_jvp(LINEAR)
+           for name, rule in _SHAPING.items()}

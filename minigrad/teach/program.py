@@ -7,6 +7,8 @@ broadcasting undone where the engine undoes it (`g_b = g_b.sum(axis=0)`), gradie
 where paths meet (`g_t1 = g_t1 + ...`) and each leaf's `.grad` (`x_grad`). Run, it gives
 every `.grad` of the trace bit for bit: the numpy of each op is minigrad's own
 (`numpy_rules`), the engine's part as `engine.py` and `broadcast.py` do it (`program_backward`).
+Forward-mode passes follow, each value with its tangent beside it (`program_forward`), and
+the `tangents` they give, bit for bit too.
 
 What it cannot compute it says: an op without a rule (a user's Function, a layer minigrad
 has no numpy text for), or a hook that changed a gradient (Python code of the user's), gets
@@ -25,6 +27,7 @@ import numpy as np
 from minigrad.teach.numpy_rules import Call
 from minigrad.teach.numpy_rules_all import RULES
 from minigrad.teach.program_backward import COPIED, Backward, array_result, statements
+from minigrad.teach.program_forward import TANGENT, ForwardMode
 from minigrad.teach.program_values import array_text, source
 
 __all__ = ["COPIED", "to_python"]
@@ -35,8 +38,9 @@ def to_python(trace: Any) -> str:
     return _Program(trace).text()
 
 
-class _Program(Backward):
-    """One trace written out: names, the forward, the backward passes, the gradients."""
+class _Program(Backward, ForwardMode):
+    """One trace written out: names, the forward, the backward passes, the forward-mode
+    passes, the gradients and tangents."""
 
     def __init__(self, trace: Any) -> None:
         self.trace = trace
@@ -49,6 +53,9 @@ class _Program(Backward):
         self.copied: list[str] = []  # what the program takes from the trace, and why
         self.accumulated: dict[str, str] = {}  # leaf label -> the variable holding its .grad
         self.filled: set[tuple[str, int]] = set()  # the gradient buffers of this pass
+        self.values = {n.label: self.var[n.id] for n in trace.nodes}  # label -> variable
+        self.outputs: dict[str, str] = {}  # the forward-mode passes' results: label -> tangent
+        self.held: dict[str, Any] = {}  # forward mode: label -> the value its variable holds
 
     # -- names -----------------------------------------------------------------------------
     def name(self, label: str) -> str:
@@ -79,11 +86,20 @@ class _Program(Backward):
     def text(self) -> str:
         body: list[str] = []
         self.lines = body
-        self.forward()
+        forwards = self.trace.forwards
+        if self.trace.nodes or not forwards:
+            self.forward()
         for k, backward in enumerate(self.trace.backwards):
             self.backward(backward, k + 1 if len(self.trace.backwards) > 1 else None)
-        self.ending()
-        if self.trace.engine == "minigrad":
+        for k, record in enumerate(forwards):
+            self.forward_mode(record, k + 1 if len(forwards) > 1 else None)
+        if self.trace.backwards or not forwards:
+            self.ending()
+        if forwards:
+            self.tangent_ending()
+        if self.trace.engine == "minigrad" and forwards:
+            head = _forward_mode_head(bool(self.trace.nodes), bool(self.trace.backwards))
+        elif self.trace.engine == "minigrad":
             head = ["# This trace's forward and backward as one numpy program (Trace.to_python()).",
                     "# Each line is the numpy minigrad ran, in its order: run it, and the "
                     "gradients at the end",
@@ -244,6 +260,20 @@ class _Program(Backward):
         self.lines.append(f"grads = {{{pairs}}}")
         for label in leaves:
             self.lines.append(f"print({label + '.grad ='!r}, {self.accumulated[label]})")
+
+
+def _forward_mode_head(graph: bool, backward: bool) -> list[str]:
+    """The first lines of the program of a trace with forward-mode passes."""
+    what = "forward, backward and forward mode" if backward else \
+        "forward and forward mode" if graph else "forward mode"
+    ends = "gradients and tangents" if backward else "tangents"
+    where = "in forward mode " if graph else ""
+    return [f"# This trace's {what} as one numpy program (Trace.to_python()).",
+            f"# Each line is the numpy minigrad ran, in its order: {where}each value x has "
+            f"its tangent x{TANGENT}",
+            "# beside it (the narration's x'), from the op's JVP rule. Run it, and the "
+            f"{ends} at the end",
+            "# equal the trace's bit for bit. Edit a line, run it again, and see what changes."]
 
 
 def _dtypes(trace: Any) -> dict[str, Any]:

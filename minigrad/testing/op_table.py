@@ -279,6 +279,12 @@ OPS: list[OpSpec] = (ARITHMETIC + FUNCTIONS + REDUCTIONS + LINALG + SHAPES + INP
                      + SHAPING + LAYERS + CONTRACTIONS + NN_UTILS)
 """Every op, in the order expression shrinking prefers (simplest first)."""
 
+# The table's ops that PyTorch 2.13 does not run in forward mode (their kernels have no forward
+# AD: _pack_padded_sequence, _weight_norm_interface, _embedding_bag); minigrad refuses them too.
+NO_FORWARD_AD = ("pack_padded_sequence", "pack_unsorted", "pad_packed_sequence", "rnn_packed",
+                 "lstm_packed_2_layers", "gru_packed_bidirectional", "weight_norm",
+                 "embedding_bag_mean", "embedding_bag_max_padding", "embedding_bag_weighted")
+
 
 def by_name(name: str) -> OpSpec:
     """The table entry called `name` (KeyError naming the known ones otherwise)."""

@@ -47,13 +47,16 @@ def _packed(lib, x, lengths=(3, 2, 1), sort=True):
 
 
 def _recurrent(kind: str, **options):
-    """`kind` (fixed weights, float64) over a packed batch; the padded output and h_n."""
+    """`kind` (fixed weights in the input's dtype, needing no gradient: the op's one input is
+    the batch) over a packed batch; the padded output and h_n."""
     def call(lib, x):
         lib.manual_seed(0)
-        module = getattr(lib.nn, kind)(2, 3, batch_first=True, **options).double()
+        module = getattr(lib.nn, kind)(2, 3, batch_first=True, dtype=x.dtype, **options)
+        module.requires_grad_(False)
         with lib.no_grad():
             for i, p in enumerate(module.parameters()):
                 p.copy_(lib.tensor(np.sin(np.arange(p.numel()) * 0.7 + i).reshape(p.shape)))
+        module.requires_grad_(False)  # (a function of x alone)
         out, state = module(_packed(lib, x, (2, 3, 1), sort=False))
         h = state[0] if isinstance(state, tuple) else state
         return _rnn(lib).pad_packed_sequence(out, batch_first=True)[0] + h.sum()

@@ -21,9 +21,11 @@ DEBUG_TIP = (
 
 def again(t: Any) -> Any:
     """An input of the block, for its run in backward: the same values, a leaf of its own
-    (named after the input with a prime, for the explanation)."""
+    (named after the input with a prime, for the explanation). A dual input keeps its
+    tangents, as the input PyTorch's recomputation runs on: forward mode goes through."""
     copy = t.detach().requires_grad_(t.requires_grad)
     copy.name = f"{t.name}'" if t.name else None
+    copy._tangents = dict(t._tangents) if t._tangents else None
     return copy
 
 

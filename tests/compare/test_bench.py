@@ -65,6 +65,24 @@ def test_extra_items(items):
     assert set(fan.extra) == {"50", "100", "ratio"} and fan.extra["ratio"] > 0
 
 
+def test_the_split_item_names_every_part(items):
+    """Where minigrad's time goes: each part of the chain (per node) and of both steps."""
+    split = {i.key: i for i in items}["split"]
+    rows = {r.engine.split(",")[0]: r for r in split.rows}
+    assert set(rows) == {"chain", "MLP step", "LeNet step"}
+    backward = ["backward call", "send/fit", "accumulate", "engine loop"]
+    assert list(rows["chain"].extra) == ["forward", "record", *backward, "total"]
+    for step in ("MLP step", "LeNet step"):
+        assert list(rows[step].extra) == ["forward", "record", *backward, "update", "total"]
+    for row in rows.values():
+        assert row.status == "ok" and row.value > 0
+        assert row.extra["forward"] > 0 and row.extra["backward call"] > 0
+        parts = sum(v for k, v in row.extra.items() if k != "total")
+        assert parts == pytest.approx(row.extra["total"])
+    text = "\n".join(bench.report(bench.Config.tiny(), [split], "threads: test").splitlines())
+    assert "send/fit" in text and "engine loop" in text
+
+
 def test_report_layout(items):
     text = bench.report(bench.Config.tiny(), items, "threads: test")
     lines = text.splitlines()
@@ -74,7 +92,9 @@ def test_report_layout(items):
     numpy_rows = [line for line in lines if line.split()[:1] == ["numpy"] and "x" in line]
     assert numpy_rows and all(" 1.00x" in line for line in numpy_rows)
     assert "targets (this run):" in lines
-    assert sum(1 for line in lines if line.lstrip().startswith("[")) == 9
+    assert sum(1 for line in lines if line.lstrip().startswith("[")) == 10
+    assert any("LeNet step <= 1.5x torch" in line for line in lines)
+    assert any("MLP step <= 1.10x numpy, ahead of torch and mygrad" in line for line in lines)
 
 
 def test_torch_runs_every_timed_item(items, torch_mod):

@@ -14,7 +14,7 @@ import pytest
 import minigrad
 from minigrad import autograd
 from minigrad.autograd.function import Function
-from minigrad.autograd.node import FREED_MESSAGE
+from minigrad.autograd.saved_values import FREED_MESSAGE
 
 
 def test_multi_output_node_with_only_its_first_output_used() -> None:

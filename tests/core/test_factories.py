@@ -75,9 +75,10 @@ def test_bad_arguments_raise_torchs_error(call, error):
     assert str(ours.value) == str(theirs.value)
 
 
-def test_out_is_refused_clearly_and_pin_memory_as_on_cpu_only_torch():
-    with pytest.raises(TypeError, match="minigrad's factories take no out="):
-        minigrad.zeros(2, out=minigrad.ones(2))
+def test_out_is_filled_and_pin_memory_refused_as_on_cpu_only_torch():
+    for lib in (minigrad, torch):  # (tests/core/test_out.py: out= everywhere)
+        target = lib.ones(3, dtype=lib.int64)
+        assert lib.zeros(2, out=target) is target and target.tolist() == [0, 0]
     with pytest.raises(RuntimeError) as theirs:
         torch.zeros(2, pin_memory=True)
     with pytest.raises(RuntimeError) as ours:

@@ -90,16 +90,9 @@ def differences(spec: Any, torch: Any) -> list[str]:
     return found
 
 
-# Nodes whose `_saved_*` names do not mirror PyTorch's yet (ops added late in a session, whose
-# PyTorch nodes keep internals of their C++ kernels: _trilinear's expand lists, embedding_bag's
-# offset2bag and bag sizes, ...): their differences are left out, and only theirs.
-NOT_YET = {"PackPaddedSequenceBackward0", "WeightNormInterfaceBackward0",
-           "EmbeddingBagBackward0", "TrilinearBackward0"}
-
-
 @pytest.mark.parametrize("spec", OPS, ids=[s.name for s in OPS])
 def test_saved_names_types_and_tensors_match_pytorch(spec, torch_mod):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         found = differences(spec, torch_mod)
-    assert [f for f in found if not f.startswith(tuple(NOT_YET))] == []
+    assert found == []

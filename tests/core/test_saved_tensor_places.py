@@ -37,3 +37,25 @@ def test_an_unpacked_leaf_sends_its_gradient_to_the_leaf(torch_mod):
         g, = lib.autograd.grad(y, w, create_graph=True)
         (g * g).sum().backward()
         assert w.grad.tolist() == [16.0, 24.0]  # d(sum (2w)^2)/dw = 8w
+
+
+@pytest.mark.parametrize("pack", ["detached copy", "same tensor"])
+def test_forward_over_reverse_through_hooks_keeps_the_saved_tangent(pack, torch_mod):
+    """A saved dual tensor comes back from the hooks with its tangent (PyTorch's SavedVariable
+    keeps the forward gradient beside what the pack hook made), so forward mode through a
+    backward is right under offloading hooks and inside a checkpoint."""
+    import minigrad
+
+    tangents = []
+    for lib in (minigrad, torch_mod):
+        fw = lib.autograd.forward_ad
+        x = lib.tensor([0.3, 1.2], dtype=lib.float64, requires_grad=True)
+        hook = (lambda t: t.detach().clone()) if pack == "detached copy" else (lambda t: t)
+        with fw.dual_level():
+            dx = fw.make_dual(x, lib.tensor([1.0, 2.0], dtype=lib.float64))
+            with lib.autograd.graph.saved_tensors_hooks(hook, lambda t: t):
+                y = dx.sin()
+            g, = lib.autograd.grad(y.sum(), dx)
+            tangents.append(fw.unpack_dual(g).tangent.numpy())
+    np.testing.assert_allclose(tangents[0], -np.sin([0.3, 1.2]) * [1.0, 2.0], rtol=1e-12)
+    np.testing.assert_allclose(tangents[0], tangents[1], rtol=1e-12)

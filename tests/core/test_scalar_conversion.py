@@ -1,5 +1,6 @@
 """Converting a tensor that requires grad to a Python float warns as PyTorch does: once per
-process, for float() and complex() (and so math.exp(t)), not for int(), item() or bool().
+process, for float() and complex() (and so math.exp(t)), not for int(), item() or bool(),
+nor under no_grad (LBFGS's step converts its loss there).
 Each case runs in a fresh process (the warning's once is per process), then calls float(t):
 exactly one warning either way."""
 
@@ -22,7 +23,8 @@ float(t)
 
 @pytest.mark.parametrize("call", ["float(t)", "complex(t)", "math.exp(t)", "float(t * 2)",
                                   "int(t)", "t.item()", "bool(t)", "t.tolist()",
-                                  "float(torch.tensor(1.0))"])
+                                  "float(torch.tensor(1.0))",
+                                  "with torch.no_grad(): float(t)  # (no warning there)"])
 def test_which_conversions_warn_and_how_often_is_torchs(call, torch_mod):
     said = []
     for lib in ("minigrad", "torch"):

@@ -197,3 +197,36 @@ CASES = {
 @pytest.mark.parametrize("name", CASES)
 def test_vmap_matches_pytorch(name: str, torch_mod: Any) -> None:
     check(CASES[name], torch_mod)
+
+
+def escaped_use(T: Any, use: Any) -> Any:
+    """f keeps its batched argument in a list; using it after vmap returned."""
+    kept = []
+    T.func.vmap(lambda x: kept.append(x) or x.sin())(r(T, 2, 3))
+    return use(kept[0])
+
+
+ESCAPES = {
+    "arithmetic": lambda x: x + 1,
+    "a rule's op": lambda x: x.sum(),
+    "an op taking it as an argument": lambda x: x.new_ones(3) * 0 + x,
+    "grad_fn": lambda x: x.grad_fn,
+}
+# PyTorch's message goes on: "..., or there is an internal functorch error in
+# `gen_vmap_plumbing` Please file an issue if it looks like the latter" (minigrad has no such
+# internals: its message stops before that).
+ESCAPED = "Either your tensor may have escaped from inside a function being vmapped"
+
+
+@pytest.mark.parametrize("name", ESCAPES)
+def test_a_batched_tensor_used_after_its_vmap_is_refused_as_in_pytorch(name, torch_mod):
+    for lib in (minigrad_module(), torch_mod):
+        if name == "grad_fn" and lib is torch_mod:
+            continue  # (torch reads a BatchedTensor's grad_fn without complaint: None)
+        with pytest.raises(RuntimeError, match=ESCAPED):
+            escaped_use(lib, ESCAPES[name])
+
+
+def minigrad_module() -> Any:
+    import minigrad
+    return minigrad

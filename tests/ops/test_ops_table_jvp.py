@@ -25,14 +25,16 @@ from minigrad.autograd import forward_ad
 from minigrad.testing import GradcheckError, gradcheck
 from minigrad.testing import strategies as mst
 from minigrad.testing.op_spec import OpSpec
+from minigrad.testing.op_table import NO_FORWARD_AD as PYTORCH_REFUSES
 from minigrad.testing.op_table import OPS
 
-# The table's ops that PyTorch 2.13 runs in forward mode; the others (their kernels have no
-# forward AD: _pack_padded_sequence, _weight_norm_interface, _embedding_bag) refuse on both.
-PYTORCH_REFUSES = ("pack_padded_sequence", "pack_unsorted", "pad_packed_sequence", "rnn_packed",
-                   "lstm_packed_2_layers", "gru_packed_bidirectional", "weight_norm",
-                   "embedding_bag_mean", "embedding_bag_max_padding", "embedding_bag_weighted")
+# The table's ops that PyTorch 2.13 runs in forward mode; the others refuse on both.
 REFUSED = [s for s in OPS if s.name in PYTORCH_REFUSES]
+# Ops PyTorch 2.13's forward AD fails on with an internal error, where minigrad's tangent is
+# checked by finite differences and against backward (the differences page says so):
+# norm_except_dim over dim=-1 returns a 0-d norm with the input's shape of tangent.
+PYTORCH_FAILS = {"norm_except_dim_all": "Trying to set a forward gradient that has a different "
+                                        "size than that of the original Tensor"}
 OPS = [s for s in OPS if s.name not in PYTORCH_REFUSES]
 IDS = [s.name for s in OPS]
 CHECK = settings(max_examples=10, deadline=None,
@@ -133,6 +135,10 @@ def test_jvp_matches_pytorch(spec: OpSpec, torch_mod) -> None:
     @settings(CHECK, max_examples=5)
     @given(case=mst.op_cases(spec), seed=st.integers(0, 2**32 - 1))
     def check(case: mst.OpCase, seed: int) -> None:
+        if spec.name in PYTORCH_FAILS:
+            with pytest.raises(RuntimeError, match=PYTORCH_FAILS[spec.name]):
+                check_pytorch(case, torch_mod, np.random.default_rng(seed))
+            return
         check_pytorch(case, torch_mod, np.random.default_rng(seed))
 
     check()

@@ -371,3 +371,35 @@ def pytorch_saves_a_record_per_storage(torch: Any, tmp: Path) -> None:
     loaded = torch.load(tmp / "minigrad.pt")
     loaded["w"][0, 0] = 5.
     assert len(records(tmp / "minigrad.pt")) == 1 and loaded["row"][0].item() == 5.
+
+
+def two_warnings_say_where_pytorch_raised_them(torch: Any, tmp: Path) -> None:
+    x = torch.ones((), requires_grad=True)
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        float(x)
+        torch.add(torch.ones(2), 1, out=torch.empty(3))
+    assert len(seen) == 2 and all("(Triggered internally at" in str(w.message) for w in seen)
+
+
+def nll_loss_and_max_pack_more_in_pytorch(torch: Any, tmp: Path) -> None:
+    """PyTorch's nll_loss packs its total weight (a 0-d tensor) and max(dim) its indices."""
+    x = torch.randn(3, 4, requires_grad=True)
+    log_p, shapes = x.log_softmax(1), []
+    with torch.autograd.graph.saved_tensors_hooks(lambda t: shapes.append(t.shape) or t,
+                                                  lambda t: t):
+        torch.nn.functional.nll_loss(log_p, torch.tensor([0, 1, 2]))
+        x.max(1)
+    assert [tuple(s) for s in shapes] == [(3, 4), (3,), (), (3,)]
+def norm_except_dim_of_everything_fails_in_forward_mode(torch: Any, tmp: Path) -> None:
+    v = np.linspace(0.5, 2.0, 6).reshape(1, 2, 3)
+    fw = torch.autograd.forward_ad
+    with fw.dual_level(), pytest.raises(RuntimeError, match="Trying to set a forward gradient "
+                                        "that has a different size than that of the original"):
+        torch.norm_except_dim(fw.make_dual(torch.tensor(v), torch.ones(1, 2, 3,
+                                                                       dtype=torch.float64)), 2, -1)
+    fw_mg = minigrad.autograd.forward_ad
+    with fw_mg.dual_level():
+        dual = fw_mg.make_dual(minigrad.tensor(v), minigrad.ones(1, 2, 3, dtype=minigrad.float64))
+        tangent = fw_mg.unpack_dual(minigrad.norm_except_dim(dual, 2, -1)).tangent
+    assert abs(tangent.item() - v.sum() / np.sqrt((v ** 2).sum())) < 1e-12

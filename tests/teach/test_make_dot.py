@@ -174,8 +174,6 @@ def corpus_outputs(case: Any, torch: Any) -> tuple:
 
 
 DIM_FIELDS = {"dim", "dims", "dim0", "dim1", "dim2"}
-NOT_YET = {"PackPaddedSequenceBackward0", "WeightNormInterfaceBackward0",
-           "EmbeddingBagBackward0", "TrilinearBackward0"}
 
 
 def without_dims_written_negative(drawing: tuple, torch_drawing: tuple) -> tuple:
@@ -223,9 +221,6 @@ def test_corpus_expressions_draw_as_on_pytorch(flags, torch_mod):
             continue
         on_torch = drawn_by_torchviz(TORCHVIZ_ON_TORCH(torch_mod), theirs, their_leaves,
                                      **flags)
-        if (flags.get("show_attrs") or flags.get("show_saved")) and any(
-                label.split("\n")[0] in NOT_YET for label, _ in on_torch[0]):
-            continue  # (nodes whose saved values are not PyTorch's yet: test_saved_names_torch)
         mine = canonical(make_dot(ours, params=our_leaves, **flags))
         if without_dims_written_negative(mine, on_torch) != without_dims_written_negative(
                 on_torch, on_torch):

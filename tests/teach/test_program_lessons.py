@@ -1,9 +1,10 @@
 """Every trace a lesson makes, written out by `Trace.to_python()`, gives the lesson's gradients.
 
 Each lesson that traces is run (as the tutorial tests run it) while every Trace it makes is
-kept; then each minigrad trace's program must give every `.grad` bit for bit, computing every
-op itself: only a user's own Function (lesson 7's Cube) and a user's hook that changed a
-gradient (lesson 8) may be copied from the trace, and the program says so in its first lines.
+kept; then each minigrad trace's program must give every `.grad` and every forward-mode
+result's tangent bit for bit, computing every op itself: only a user's own Function (lesson
+7's Cube) and a user's hook that changed a gradient (lesson 8) may be copied from the trace,
+and the program says so in its first lines.
 A PyTorch trace (`compare.trace_torch`, lessons 11 and 17) gives PyTorch's gradients to
 rounding: minigrad's numpy for each op, in PyTorch's graph and order.
 """
@@ -28,7 +29,8 @@ NEEDS = {"03": "dot_bin", "11": "torch_mod", "17": "torch_mod", "25": "torch_mod
 
 
 def lesson_traces(path: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> list[Trace]:
-    """Run the lesson; every Trace it made (read, so that a PyTorch trace's records exist)."""
+    """Run the lesson; every Trace it made that recorded a graph or forward-mode work (read,
+    so that a PyTorch trace's records exist)."""
     made: list[Trace] = []
     original = Trace.__init__
 
@@ -40,7 +42,7 @@ def lesson_traces(path: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -
     lesson = tutorial.run(tutorial.load(path), workdir=tmp_path)
     errors = [cell.error for cell in lesson.cells if cell.error]
     assert not errors, errors[0]
-    return [t for t in made if t.nodes]
+    return [t for t in made if t.nodes or t.forwards]
 
 
 def built_in(name: str) -> bool:

@@ -38,7 +38,7 @@ def clip_grad_norm_(parameters: Tensor | Iterable[Tensor], max_norm: float,
         total = max(float(np.max(np.abs(g.array))) if g.array.size else 0.0 for g in grads)
     else:
         norms = [np.linalg.norm(g.array.ravel(), norm_type) for g in grads]
-        total = float(np.linalg.norm(np.asarray(norms, dtype=np.float64), norm_type))
+        total = float(np.linalg.norm(np.asanyarray(norms, dtype=np.float64), norm_type))
     if error_if_nonfinite and not math.isfinite(total):
         raise RuntimeError(
             f"The total norm of order {norm_type} for gradients from `parameters` is "
@@ -46,7 +46,7 @@ def clip_grad_norm_(parameters: Tensor | Iterable[Tensor], max_norm: float,
             "by the non-finite norm anyway, set `error_if_nonfinite=False`")
     coef = min(max_norm / (total + 1e-6), 1.0)
     _change_all(grads, lambda a: np.multiply(a, coef, out=a, casting="unsafe"))
-    return Tensor(np.asarray(total, dtype=np.result_type(*[g.array for g in grads])))
+    return Tensor(np.asanyarray(total, dtype=np.result_type(*[g.array for g in grads])))
 
 
 def _change_all(grads: list[Tensor], change: Callable[[np.ndarray], object]) -> None:

@@ -106,7 +106,8 @@ def pad_sequence(sequences: Tensor | list[Tensor], batch_first: bool = False,
                                f"tensor b ({b[dim - 1]}) at non-singleton dimension {dim}")
     longest = max(s.shape[0] for s in sequences)
     shape = (len(sequences), longest) if batch_first else (longest, len(sequences))
-    out = full(shape + tuple(trailing), padding_value, dtype=sequences[0].dtype)
+    out = full(shape + tuple(trailing), padding_value, dtype=sequences[0].dtype,
+               device=sequences[0].device)
     for i, s in enumerate(sequences):
         n = s.shape[0]
         steps = slice(longest - n, longest) if padding_side == "left" else slice(0, n)
@@ -115,7 +116,7 @@ def pad_sequence(sequences: Tensor | list[Tensor], batch_first: bool = False,
 
 
 def _lengths(lengths: Any) -> np.ndarray:
-    values = lengths.array if isinstance(lengths, Tensor) else np.asarray(lengths)
+    values = lengths.array if isinstance(lengths, Tensor) else np.asanyarray(lengths)
     return values.astype(np.int64).reshape(-1)
 
 
@@ -147,7 +148,7 @@ def pack_padded_sequence(input: Tensor, lengths: Tensor | list[int], batch_first
                            "steps (minigrad checks: PyTorch reads past the input's end)")
     batch_sizes = [int(np.sum(lengths > t)) for t in range(int(lengths[0]))]
     data = pack(input, batch_sizes, batch_first)
-    return PackedSequence(data, constant(np.asarray(batch_sizes, dtype=np.int64)),
+    return PackedSequence(data, constant(np.asanyarray(batch_sizes, dtype=np.int64)),
                           sorted_indices, None)
 
 
@@ -165,7 +166,8 @@ def pad_packed_sequence(sequence: PackedSequence, batch_first: bool = False,
                              f"sequence length being {longest}")
         longest = total_length
     data = sequence.data
-    out = full((longest, sizes[0]) + tuple(data.shape[1:]), padding_value, dtype=data.dtype)
+    out = full((longest, sizes[0]) + tuple(data.shape[1:]), padding_value, dtype=data.dtype,
+               device=data.device)
     offset, start = 0, 0
     for i in range(len(sizes) + 1):
         size = sizes[i] if i < len(sizes) else 0
