@@ -55,22 +55,25 @@ class _TorchEvaluator(expr._Evaluator):
         super().__init__(inputs, source)
         self.torch = torch
 
-    def tensor(self, node: ast.AST) -> Any:
+    def tensor(self, node: ast.AST, python: type = AttributeError) -> Any:
         value = self.expr(node)
         if not isinstance(value, self.torch.Tensor):
             piece = expr._piece(self.source, node)
             raise expr.ExpressionError(f"`{piece}` is a {type(value).__name__}, not a tensor",
-                                       piece)
+                                       piece) from python(type(value).__name__)
         return value
 
     def call(self, node: ast.Call) -> Any:
-        args = [self.expr(a) for a in node.args]
-        kwargs = {kw.arg: self.expr(kw.value) for kw in node.keywords}
         func = node.func
         if isinstance(func, ast.Attribute) and not (
                 isinstance(func.value, ast.Name) and func.value.id in expr.NAMESPACES
-                and func.value.id not in self.inputs):
-            return getattr(self.tensor(func.value), func.attr)(*args, **kwargs)
+                and func.value.id not in self.inputs):  # (the tensor first, as Python)
+            receiver = self.tensor(func.value)
+            args = [self.expr(a) for a in node.args]
+            kwargs = {kw.arg: self.expr(kw.value) for kw in node.keywords}
+            return getattr(receiver, func.attr)(*args, **kwargs)
+        args = [self.expr(a) for a in node.args]
+        kwargs = {kw.arg: self.expr(kw.value) for kw in node.keywords}
         name = func.id if isinstance(func, ast.Name) else func.attr
         function = getattr(self.torch, name, None)
         if function is None:  # e.g. expand: a Tensor method only, in torch

@@ -9,7 +9,8 @@ and prints what its backward pass does (`--python`: as a numpy program instead, 
 with what the graph keeps at each step); `demo` runs the classic `loss = sum(x*y)*3`, prints
 its explanation and draws its graph. Each subcommand is one `add_*` function below. With
 `--lang zh` every message is in Chinese, errors too. Piped into `head`, or stopped with
-Ctrl-C, a command ends quietly (exit 141 or 130), without a traceback.
+Ctrl-C, a command ends quietly (exit 141 or 130), without a traceback. numpy's
+RuntimeWarnings (`log(0)`) stay quiet, as PyTorch is.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ import argparse
 import ast
 import os
 import sys
+import warnings
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -75,7 +77,11 @@ def main(argv: list[str] | None = None) -> int:
     """Run one command; the exit code. Ends quietly when the reader of stdout goes away
     (`| head`: exit 141, as a tool killed by SIGPIPE) or on Ctrl-C (exit 130)."""
     try:
-        return _main(argv)
+        # PyTorch returns inf and nan (`log(0)`, `x % 0`) without a word: so does the command
+        # line (the library itself leaves numpy's warnings on, see tutorials/differences.md)
+        with np.errstate(all="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            return _main(argv)
     except KeyboardInterrupt:
         sys.stderr.write("\n")
         return 130

@@ -66,13 +66,23 @@ def backward(tensors: Any, grad_tensors: Any = None, retain_graph: bool | None =
 
 
 def grad(outputs: Any, inputs: Any, grad_outputs: Any = None, retain_graph: bool | None = None,
-         create_graph: bool = False, allow_unused: bool | None = None,
-         materialize_grads: bool = False) -> tuple:
-    """d(outputs)/d(inputs), returned instead of accumulated into `.grad`."""
+         create_graph: bool = False, only_inputs: bool = True, allow_unused: bool | None = None,
+         is_grads_batched: bool = False, materialize_grads: bool = False) -> tuple:
+    """d(outputs)/d(inputs), returned instead of accumulated into `.grad`.
+
+    `is_grads_batched`: the first dim of each grad_output is a batch of vectors, and each
+    gradient comes back with that dim first (PyTorch computes them with vmap; minigrad runs
+    one backward per vector, keeping the graph for the next)."""
     Tensor = _tensor.Tensor
+    if materialize_grads and allow_unused is False:
+        raise ValueError("Expected allow_unused to be True or not passed when materialize_grads="
+                         "True, but got: allow_unused=False.")
     inputs = [inputs] if isinstance(inputs, Tensor) else list(inputs)
     if not inputs:
         raise RuntimeError("`inputs` argument to `grad()` cannot be empty.")
+    if is_grads_batched:
+        return batched_grad(outputs, inputs, grad_outputs, retain_graph, create_graph,
+                            allow_unused, materialize_grads)
     roots, seeds = prepare_roots(outputs, grad_outputs)  # (the outputs are checked first)
     if not all(t._requires_grad for t in inputs):
         raise RuntimeError("One of the differentiated Tensors does not require grad")
@@ -89,12 +99,72 @@ def grad(outputs: Any, inputs: Any, grad_outputs: Any = None, retain_graph: bool
             if materialize_grads:
                 g = Tensor._make(t.array * 0, None, 0)
             elif not allow_unused:
-                raise RuntimeError(
-                    f"The differentiated Tensor at index {i} appears to not have been used in "
-                    "the graph. Set allow_unused=True if this is the desired behavior.")
+                raise RuntimeError(UNUSED.format(i))
         elif not create_graph:
             g = forward_ad.detached(g)
         result.append(g)
+    return tuple(result)
+
+
+UNUSED = ("The differentiated Tensor at index {} appears to not have been used in the graph. "
+          "Set allow_unused=True if this is the desired behavior.")
+
+
+def _tensors_or_none(grads: list) -> None:
+    for g in grads:
+        if g is not None and not isinstance(g, _tensor.Tensor):
+            raise TypeError(f"gradients can be either Tensors or None, but got "
+                            f"{type(g).__name__}")
+
+
+def batched_grad(outputs: Any, inputs: list, grad_outputs: Any, retain_graph: bool | None,
+                 create_graph: bool, allow_unused: bool | None, materialize_grads: bool
+                 ) -> tuple:
+    """`grad(..., is_grads_batched=True)`: one backward per vector of the batch, then each
+    input's gradients stacked (a gradient that needs a graph is written into its row, so
+    create_graph keeps it)."""
+    Tensor = _tensor.Tensor
+    roots = [outputs] if isinstance(outputs, Tensor) else list(outputs)
+    batches = grad_outputs if grad_outputs is not None else [None] * len(roots)
+    batches = [batches] if isinstance(batches, Tensor) else list(batches)
+    sizes = []
+    _tensors_or_none(batches)
+    for i, (root, g) in enumerate(zip(roots, batches)):
+        if g is None or g.array.ndim == 0:
+            raise ValueError("vmap(vjp, in_dims=0, ...)(<inputs>): Got in_dim=0 for some input, "
+                             "but that input is a Tensor of dimensionality 0 so expected in_dim "
+                             "to satisfy 0 <= in_dim < 0.")
+        if g.array.shape[1:] != root.array.shape:
+            raise RuntimeError(
+                "If `is_grads_batched=True`, we interpret the first dimension of each "
+                "grad_output as the batch dimension. The sizes of the remaining dimensions are "
+                "expected to match the shape of corresponding output, but a mismatch was "
+                f"detected: grad_output[{i}] has a shape of minigrad.Size("
+                f"{list(g.array.shape[2:])}) and output[{i}] has a shape of minigrad.Size("
+                f"{list(root.array.shape)}). If you only want some tensors in `grad_output` to "
+                "be considered batched, consider using vmap.")
+        sizes.append(g.array.shape[0])
+    if len(set(sizes)) > 1:
+        raise ValueError(f"vmap: Expected all tensors to have the same size in the mapped "
+                         f"dimension, got sizes {sizes} for the mapped dimension")
+    if sizes[0] == 0:
+        raise IndexError("index 0 is out of bounds for dimension 0 with size 0")
+    keep = create_graph if retain_graph is None else retain_graph
+    rows = [grad(roots, inputs, [g[b] for g in batches], retain_graph=b < sizes[0] - 1 or keep,
+                 create_graph=create_graph, allow_unused=True) for b in range(sizes[0])]
+    result = []
+    for k, t in enumerate(inputs):
+        column = [row[k] for row in rows]
+        if column[0] is None:
+            if not (allow_unused or materialize_grads):
+                raise RuntimeError(UNUSED.format(k))
+            result.append(Tensor._make(np.zeros_like(t.array), None, 0)
+                          if materialize_grads else None)  # (no batch dim, as PyTorch's)
+            continue
+        stacked = column[0].new_zeros((sizes[0], *t.array.shape))
+        for b, g in enumerate(column):
+            stacked[b] = g
+        result.append(stacked)
     return tuple(result)
 
 
@@ -105,7 +175,7 @@ def backward_steps(tensor: Any, gradient: Any = None, retain_graph: bool | None 
     Each step has already been applied when you receive it (gradients passed on, `.grad`
     accumulated), so you can stop, look at partial gradients, and go on.
     """
-    roots, seeds = prepare_roots(tensor, None if gradient is None else [gradient])
+    roots, seeds = prepare_roots(tensor, gradient)
     return engine.execute(roots, seeds, retain_graph=retain_graph, yield_steps=True)
 
 
@@ -128,6 +198,7 @@ def prepare_roots(tensors: Any, grad_tensors: Any) -> tuple[list, list]:
         grads = [grad_tensors]
     else:
         grads = list(grad_tensors)
+    _tensors_or_none(grads)
     if len(grads) != len(roots):
         raise RuntimeError(f"grad_tensors should have the same length as tensors: got "
                            f"{len(grads)} gradients for {len(roots)} tensors")
@@ -140,8 +211,6 @@ def prepare_roots(tensors: Any, grad_tensors: Any) -> tuple[list, list]:
                 raise RuntimeError("grad can be implicitly created only for scalar outputs")
             grad = _tensor.make(np.ones_like(root.array), None, 0)  # (a meta root's: meta)
         else:
-            if not isinstance(grad, Tensor):
-                grad = Tensor._make(np.asanyarray(grad, dtype=root.array.dtype), None, 0)
             if grad.array.shape != root.array.shape:
                 raise RuntimeError(
                     f"Mismatch in shape: grad_output[{i}] has a shape of "

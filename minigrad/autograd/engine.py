@@ -91,7 +91,7 @@ class GraphTask:
                  needed: set | None, capture: bool) -> None:
         self.create_graph, self.targets, self.capture_only = create_graph, targets, capture
         self.captured: list = [None] * len(targets)
-        self.journal: dict[int, tuple] = {}  # id(tensor) -> (tensor, its .grad before)
+        self.journal: dict[int, tuple] = {}  # id(t) -> (t, t.grad before, its values or None)
         self.handed_out = {owner_id(seed.array) for seed in seeds}  # another .grad must copy
         self.executed: list[Node] = []
         self.started = time.perf_counter()
@@ -158,15 +158,13 @@ class GraphTask:
         """autograd.grad accumulates nothing; backward(inputs=...) only the leaves named."""
         return not self.capture_only and (not self.targets or (node, 0) in self.targets)
 
-    def keep_grad(self, tensor: Any, grad: Any) -> None:
-        """`tensor.grad += grad` for a tensor that retains its gradient (see hooks.py)."""
-        self.set_grad(tensor, grad if tensor._grad is None else tensor._grad + grad, grad.array)
-
-    def set_grad(self, tensor: Any, grad: Any, shared: Any = None) -> None:
+    def set_grad(self, tensor: Any, grad: Any, shared: Any = None, values: Any = None) -> None:
         """`tensor.grad = grad`: the one way a backward pass changes a `.grad`. The old one is
-        noted first (`rollback` puts it back if the pass fails); `shared`, memory the new
-        `.grad` may share with others, is noted as handed out (a later `.grad` copies it)."""
-        self.journal.setdefault(id(tensor), (tensor, tensor._grad))
+        noted first, with `values`, its values before the pass added into it in place (`grad`
+        is then the same tensor): `rollback` puts them back if the pass fails. `shared`, memory
+        the new `.grad` may share with others, is noted as handed out (a later `.grad` copies
+        it)."""
+        self.journal.setdefault(id(tensor), (tensor, tensor._grad, values))
         if shared is not None:
             self.handed_out.add(owner_id(shared))
         tensor._grad = grad
@@ -178,7 +176,9 @@ class GraphTask:
                             time.perf_counter() - started, tuple(summed_dims))
 
     def rollback(self) -> None:
-        for tensor, old in self.journal.values():  # every .grad as it was before
+        for tensor, old, values in self.journal.values():  # every .grad as it was before
+            if values is not None:
+                old.array[...] = values
             tensor._grad = old
 
 

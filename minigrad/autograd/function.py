@@ -211,6 +211,8 @@ def _view_of(source: Any, view: Any) -> None:
     view._version_counter = source._shared_version()
     base = source if source._base is None else source._base
     view._base = base
+    if source._inference:  # (a view of an inference tensor is one too)
+        view._inference = True
     if GRAD_ENABLED.get() and type(view.array) is ndarray:
         views = base.__dict__.get("_views")
         if views is None:

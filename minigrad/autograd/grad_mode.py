@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextvars
 import functools
+import inspect
 from collections.abc import Callable
 from typing import Any
 
@@ -47,9 +48,12 @@ class set_grad_enabled:
     """Turn recording on or off; usable as a call, a context manager or a decorator."""
 
     def __init__(self, mode: bool) -> None:
+        if not isinstance(mode, bool):
+            raise TypeError("set_grad_enabled(): argument 'enabled' (position 1) must be bool, "
+                            f"not {type(mode).__name__}")
         self.prev = state.grad_enabled
-        self.mode = bool(mode)
-        state.grad_enabled = self.mode
+        self.mode = mode
+        state.grad_enabled = mode
 
     def __enter__(self) -> None:
         state.grad_enabled = self.mode
@@ -58,15 +62,57 @@ class set_grad_enabled:
         state.grad_enabled = self.prev
 
     def __call__(self, fn: Callable) -> Callable:
-        mode = self.mode
         state.grad_enabled = self.prev  # constructing the decorator must not flip the mode
+        return decorate(fn, self.clone)
 
+    def clone(self) -> set_grad_enabled:
+        """A new context of the same mode (what a decorated function enters on each call)."""
+        context = object.__new__(set_grad_enabled)
+        context.mode, context.prev = self.mode, state.grad_enabled
+        return context
+
+    def __repr__(self) -> str:
+        return f"minigrad.autograd.grad_mode.set_grad_enabled(mode={self.mode})"
+
+
+def decorate(fn: Callable, context: Callable[[], Any]) -> Callable:
+    """`fn` run inside a fresh `context()` on each call, as PyTorch's context decorators do.
+
+    A generator function is entered afresh each time it resumes and left each time it yields,
+    so its body runs in the mode while the code that drives it keeps its own (a plain wrapper
+    would set the mode only while the generator object is made, which runs none of its body).
+    """
+    if inspect.isgeneratorfunction(fn):
         @functools.wraps(fn)
-        def wrapper(*args: Any, **kwargs: Any) -> Any:
-            with set_grad_enabled(mode):
-                return fn(*args, **kwargs)
+        def generator(*args: Any, **kwargs: Any) -> Any:
+            gen = fn(*args, **kwargs)
+            try:
+                with context():
+                    response = gen.send(None)
+                while True:
+                    try:
+                        request = yield response
+                    except GeneratorExit:
+                        with context():
+                            gen.close()
+                        raise
+                    except BaseException as exc:  # thrown in by the caller: pass it on
+                        with context():
+                            response = gen.throw(exc)
+                    else:
+                        with context():
+                            response = gen.send(request)
+            except StopIteration as stop:
+                return stop.value
 
-        return wrapper
+        return generator
+
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        with context():
+            return fn(*args, **kwargs)
+
+    return wrapper
 
 
 class _GradModeContext:
@@ -88,16 +134,13 @@ class _GradModeContext:
         state.grad_enabled = self.prev
 
     def __call__(self, fn: Callable) -> Callable:
-        mode = self.mode
+        return decorate(fn, self.clone)
 
-        @functools.wraps(fn)
-        def wrapper(*args: Any, **kwargs: Any) -> Any:
-            context = object.__new__(type(self))  # (inference_mode keeps its own __enter__)
-            context.mode = mode
-            with context:
-                return fn(*args, **kwargs)
-
-        return wrapper
+    def clone(self) -> Any:
+        """A new context of the same kind and mode."""
+        context = object.__new__(type(self))
+        context.mode = self.mode
+        return context
 
 
 class no_grad(_GradModeContext):
@@ -113,10 +156,11 @@ class enable_grad(_GradModeContext):
 
 
 class inference_mode(_GradModeContext):
-    """`torch.inference_mode(mode=True)`: `no_grad`, and the tensors made inside are
-    inference tensors (`x.is_inference()`): PyTorch's kind that may never be saved for a
-    backward nor changed in place outside inference mode (node.py and ops/in_place.py raise
-    its errors). minigrad saves no time by them: they only keep PyTorch's rules."""
+    """`torch.inference_mode(mode=True)`: `no_grad`, and every tensor made inside is an
+    inference tensor (`x.is_inference()`): PyTorch's kind that may never be saved for a
+    backward, nor changed in place or made to require grad outside inference mode (node.py,
+    tensor.py and ops/in_place.py raise its errors). `inference_mode(False)` turns both off.
+    minigrad saves no time by them: they only keep PyTorch's rules."""
 
     mode = False  # (grad mode inside; also what a bare `@inference_mode` uses)
 

@@ -60,6 +60,27 @@ def add_tensor_hook(tensor: Any, hook: Callable) -> RemovableHandle:
     return RemovableHandle(hooks, hook)
 
 
+def add_post_accumulate_hook(tensor: Any, hook: Callable) -> RemovableHandle:
+    """`leaf.register_post_accumulate_grad_hook(hook)`: `hook(leaf)` runs each time a
+    gradient has been added into `leaf.grad` (an optimizer can step there)."""
+    if not tensor.requires_grad:
+        raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+    if tensor.grad_fn is not None:
+        raise RuntimeError("post accumulate grad hooks cannot be registered on non-leaf tensors")
+    return add_node_hook(tensor._accumulator(), "_post_accumulate_hooks", hook)
+
+
+def after_accumulation(leaf: Any, hooks: list) -> None:
+    """Run a leaf's post-accumulate hooks; each must return None (PyTorch's words)."""
+    for hook in list(hooks):
+        returned = hook(leaf)
+        if isinstance(returned, _tensor.Tensor):
+            raise RuntimeError("Tensor post accumulate grad hooks should return None.")
+        if returned is not None:
+            raise TypeError(f"expected Variable, but hook returned "
+                            f"'{type(returned).__name__}'")
+
+
 def retain_grad(tensor: Any) -> None:
     """`tensor.retain_grad()`: a non-leaf's gradient is kept in its `.grad` (leaves: no-op)."""
     if not tensor.requires_grad:
@@ -97,7 +118,7 @@ def before(node: Any, grads: list, task: Any) -> list:
         t = ref()
         if t is not None and grads[nr] is not None:
             g = grads[nr] if state.grad_enabled else grads[nr].detach()
-            task.keep_grad(t, g)
+            task.set_grad(t, g if t._grad is None else t._grad + g, g.array)  # .grad += g
     for hook in list(node._pre_hooks):
         old = tuple(grads)
         new = hook(old)

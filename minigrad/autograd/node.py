@@ -273,6 +273,7 @@ class AccumulateGrad(Node):
     """The node that ends every path at a leaf: it adds the arriving gradient to `.grad`."""
 
     formula = "x.grad += incoming gradient"
+    _post_accumulate_hooks: list | None = None  # hook(leaf) after each accumulation
 
     def __init__(self, variable: Any) -> None:
         self.variable = variable
@@ -294,12 +295,14 @@ class AccumulateGrad(Node):
         return ()
 
     def accumulate(self, grad: Any, task: Any, copy: bool = False) -> None:
-        """`leaf.grad += grad`, as a new tensor (so a failed backward can put the old one back).
+        """`leaf.grad += grad`: in place into the same `.grad` tensor, as PyTorch does when no
+        graph is recorded (a view of `.grad` sees the sum); a new tensor with create_graph.
 
         The first gradient becomes `.grad` as it is, without a copy, unless somebody else may
         hold the same memory (an array the backward `task` already handed out: a seed, another
-        leaf's .grad, since `a + b` sends one gradient to both) or it is not laid out plainly (a
-        transposed or broadcast view): the rule PyTorch's AccumulateGrad follows.
+        leaf's .grad, since `a + b` sends one gradient to both; a hook) or it is not laid out
+        plainly (a transposed or broadcast view): the rule PyTorch's AccumulateGrad follows.
+        The `task` notes `.grad` as it was (and its values), so a failed backward puts it back.
         """
         if grad is None:
             return
@@ -307,19 +310,29 @@ class AccumulateGrad(Node):
         old = leaf._grad
         if meta.in_use and meta.is_meta(grad.array) != meta.is_meta(leaf.array):
             grad = _meta_gradient(leaf, grad)
+        in_place = old is not None and not (task is not None and task.create_graph) and \
+            _writable_grad(old, leaf)
         if grad.array.dtype != leaf.array.dtype:
             grad = grad.to(leaf.array.dtype)
-        shared = None  # the memory the new .grad shares with the gradient that arrived
+        shared = values = None  # memory shared with the gradient; the old .grad's values
         if task is not None and task.create_graph:
             total = grad if old is None else old + grad
         elif old is None:
             data = grad.array
             flags = data.flags  # (a new object on every access: read it once)
-            if copy or owner_id(data) in task.handed_out or not (
-                    flags.c_contiguous and flags.writeable):
+            if copy or owner_id(data) in task.handed_out or self._hooked or not (
+                    flags.c_contiguous and flags.writeable):  # (a hook may keep what it saw)
                 data = data.copy()
             shared = data
             total = _tensor.make(data, None, 0)
+        elif in_place:
+            values = old.array.copy() if task is not None else None  # (before they change)
+            if events.listening():  # (listeners keep what .grad was, and see it change)
+                events.emit(events.InPlaceChange(old))
+                old = _tensor.make(old.array.copy(), None, 0)
+            leaf._grad.array += grad.array
+            leaf._grad._bump_version()
+            total = leaf._grad
         else:
             # (np.asanyarray: numpy adds two 0-d arrays into a scalar, which is no tensor's
             # data; a meta gradient stays one)
@@ -327,9 +340,18 @@ class AccumulateGrad(Node):
         if task is None:  # called by hand (`node(grad)`), outside any backward pass
             leaf._grad = total
         else:
-            task.set_grad(leaf, total, shared)
+            task.set_grad(leaf, total, shared, values)
         if events.listening():
             events.emit(events.GradAccumulated(leaf, old, total))
+        if self._post_accumulate_hooks:
+            hooks.after_accumulation(leaf, self._post_accumulate_hooks)
+
+
+def _writable_grad(grad: Any, leaf: Any) -> bool:
+    """Whether `.grad` can take a gradient in place: a plain writable array, as the leaf's."""
+    array = grad.array
+    return (not grad._requires_grad and type(array) is np.ndarray and array.flags.writeable
+            and array.shape == leaf.array.shape and array.dtype == leaf.array.dtype)
 
 
 def _meta_gradient(leaf: Any, grad: Any) -> Any:

@@ -36,6 +36,13 @@ NON_LEAF_NO_GRAD = (NON_LEAF_REQUIRES_GRAD + " If you want to use a computed var
                     "var.detach().")
 
 
+DETACH_VIEW = (
+    "Can't detach views in-place. Use detach() instead. If you are using "
+    "DistributedDataParallel (DDP) for training, and gradient_as_bucket_view is set as True, "
+    "gradients are views of DDP buckets, and hence detach_() cannot be called on these "
+    "gradients. To fix this error, please refer to the Optimizer.zero_grad() function in "
+    "torch/optim/optimizer.py as the solution.")
+
 # the C names PyTorch gives dtypes in the .grad dtype message
 _C_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half", "int64": "long int",
             "int32": "int", "int16": "short int", "int8": "signed char", "uint8": "unsigned char",
@@ -73,8 +80,10 @@ class Tensor(TensorInfo, TensorMethods):
         self.array = dtypes.legacy_array(data, dtype)
         self.grad_fn, self._requires_grad, self._output_nr = None, False, 0
         self.name = name
+        if INFERENCE.get():
+            self._inference = True
         if requires_grad:
-            self.requires_grad_(True)
+            self._leaf_requires_grad()
 
     @staticmethod
     def _make(data: np.ndarray, grad_fn: Any, output_nr: int,
@@ -94,8 +103,9 @@ class Tensor(TensorInfo, TensorMethods):
 
     # -- autograd attributes -------------------------------------------------------------
     def is_inference(self) -> bool:
-        """Made inside `inference_mode` (as PyTorch's, except that a view made there of a
-        tensor made outside is one too: minigrad does not tell views from new tensors)."""
+        """Made inside `inference_mode`, or a view of a tensor that was (as PyTorch's, except
+        that a view made there of a tensor made outside is one too: minigrad does not tell
+        views from new tensors)."""
         return self._inference
 
     @property
@@ -111,13 +121,18 @@ class Tensor(TensorInfo, TensorMethods):
             raise RuntimeError(NON_LEAF_REQUIRES_GRAD if value else NON_LEAF_NO_GRAD)
         if value and self.array.dtype.kind not in "fc":
             raise RuntimeError(
-                "Only Tensors of floating point and complex dtype can require gradients")
+                "only Tensors of floating point and complex dtype can require gradients")
+        if value and self._inference and not INFERENCE.get():
+            raise RuntimeError("Setting requires_grad=True on inference tensor outside "
+                               "InferenceMode is not allowed.")
         self._requires_grad = bool(value)
 
     def requires_grad_(self, requires_grad: bool = True) -> Tensor:
         if not isinstance(requires_grad, (bool, np.bool_)):
             raise TypeError("requires_grad_(): argument 'requires_grad' (position 1) must be "
                             f"bool, not {type(requires_grad).__name__}")
+        if requires_grad and self.array.dtype.kind not in "fc":  # (PyTorch's words, here)
+            raise RuntimeError("only Tensors of floating point dtype can require gradients")
         if not (requires_grad and self.grad_fn is not None):  # (a non-leaf already requires it)
             self.requires_grad = requires_grad
         return self
@@ -191,10 +206,14 @@ class Tensor(TensorInfo, TensorMethods):
         """`hook(grad) -> None | new grad`, called when this tensor's gradient is computed."""
         return hooks.add_tensor_hook(self, hook)
 
+    def register_post_accumulate_grad_hook(self, hook: Callable) -> hooks.RemovableHandle:
+        """`hook(self)`, called after each backward has added into this leaf's `.grad`."""
+        return hooks.add_post_accumulate_hook(self, hook)
+
     def backward(self, gradient: Tensor | None = None, retain_graph: bool | None = None,
                  create_graph: bool = False, inputs: Any = None) -> None:
         """Compute the gradient of this tensor w.r.t. the graph leaves (autograd.backward)."""
-        autograd.backward([self], None if gradient is None else [gradient],
+        autograd.backward([self], gradient,
                           retain_graph=retain_graph, create_graph=create_graph, inputs=inputs)
 
     @property
@@ -216,9 +235,20 @@ class Tensor(TensorInfo, TensorMethods):
 
     def detach(self) -> Tensor:
         """The same data, cut from the graph (shares memory and version counter)."""
-        return Tensor._make(self.array, None, 0, self._shared_version())
+        out = Tensor._make(self.array, None, 0, self._shared_version())
+        out._inference = self._inference
+        return out
+
+    def _leaf_requires_grad(self) -> None:
+        """`requires_grad=True` given to a factory: PyTorch's third wording for an integer."""
+        if self.array.dtype.kind not in "fc":
+            raise RuntimeError(
+                "Only Tensors of floating point and complex dtype can require gradients")
+        self.requires_grad = True
 
     def detach_(self) -> Tensor:
+        if self._base is not None:
+            raise RuntimeError(DETACH_VIEW)
         self._shared_version()  # (before leaving its node, which may have saved it)
         self.grad_fn, self._output_nr, self._requires_grad = None, 0, False
         return self

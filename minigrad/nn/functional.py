@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 
 from minigrad import ops
+from minigrad.autograd.grad_mode import is_grad_enabled
 from minigrad.autograd.tensor import Tensor
 from minigrad.ops import losses as L
 from minigrad.ops.bags import Trilinear
@@ -21,7 +22,7 @@ from minigrad.surface import dtypes, factories, meta
 
 __all__ = [
     "one_hot", "bilinear",
-    "linear", "relu", "tanh", "sigmoid", "softmax", "log_softmax", "dropout", "mse_loss",
+    "linear", "relu", "relu_", "tanh", "sigmoid", "softmax", "log_softmax", "dropout", "mse_loss",
     "cross_entropy", "nll_loss", "binary_cross_entropy", "binary_cross_entropy_with_logits",
 ]
 
@@ -58,6 +59,11 @@ def relu(input: Tensor, inplace: bool = False) -> Tensor:
     return ops.relu(input)
 
 
+def relu_(input: Tensor) -> Tensor:
+    """`relu(input, inplace=True)`: max(input, 0) written into input"""
+    return relu(input, inplace=True)
+
+
 def tanh(input: Tensor) -> Tensor:
     return ops.tanh(input)
 
@@ -90,16 +96,21 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool 
             ) -> Tensor:
     """In training, zero each element with probability p and scale the rest by 1/(1-p).
 
-    Recorded as `input * mask` (MulBackward0 with a constant mask), as in PyTorch; in
-    evaluation (training=False) the input is returned unchanged.
+    Recorded as `input * mask` (MulBackward0 with a constant mask), as in PyTorch, or with
+    `inplace=True` as `input.mul_(mask)` (a leaf that requires grad refuses, in PyTorch's
+    words); in evaluation (training=False) the input is returned unchanged.
     """
     if not 0.0 <= p <= 1.0:
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
-    if not training:
+    if not training or p == 0 or input.array.size == 0:  # (the input itself, as PyTorch)
         return input
-    keep = factories.generator().random(input.shape) >= p
-    scale = 0.0 if p == 1.0 else 1.0 / (1.0 - p)
-    return ops.mul(input, constant((keep * scale).astype(input.dtype)))
+    if p == 1:  # (all zeros, in the input's own dtype)
+        mask = constant(np.zeros(input.array.shape, input.array.dtype))
+    else:
+        dtypes.check_cast(np.dtype(np.float32), input.array.dtype)  # (an int or bool input)
+        keep = factories.generator().random(input.shape) >= p
+        mask = constant((keep / (1.0 - p)).astype(input.dtype))
+    return input.mul_(mask) if inplace else ops.mul(input, mask)
 
 
 def one_hot(input: Tensor, num_classes: int = -1) -> Tensor:
@@ -135,6 +146,7 @@ def mse_loss(input: Tensor, target: Any, size_average: bool | None = None,
     input, target = _losses.broadcast_pair(input, target)
     if weight is not None:
         return _losses.weighted((input - target).pow(2), weight, input, reduction)
+    input, target = _losses.promoted_pair(input, target, "mse_cpu")
     return L.MseLoss.apply(input, target, reduction=reduction)
 
 
@@ -230,13 +242,19 @@ def binary_cross_entropy(input: Tensor, target: Any, weight: Any = None,
     reduction = _losses.legacy_reduction(size_average, reduce, reduction)
     L.check_reduction(reduction)
     target = _losses.as_target(target, input)
-    if target.dtype != input.dtype:
-        raise RuntimeError(f"Found dtype {dtypes.TORCH_NAMES[target.array.dtype]} but expected "
-                           f"{dtypes.TORCH_NAMES[input.array.dtype]}")
     if target.shape != input.shape:
         raise ValueError(f"Using a target size ({target.shape}) that is different to the input "
                          f"size ({input.shape}) is deprecated. Please ensure they have the same "
                          "size.")
+    if target.dtype != input.dtype:
+        raise RuntimeError(f"Found dtype {dtypes.TORCH_NAMES[target.array.dtype]} but expected "
+                           f"{dtypes.TORCH_NAMES[input.array.dtype]}")
+    if input.array.dtype.kind != "f":
+        raise dtypes.kernel_error("binary_cross_entropy", input.array.dtype)
+    if isinstance(weight, Tensor) and weight.requires_grad and is_grad_enabled():
+        raise RuntimeError("The function 'binary_cross_entropy' is not differentiable with "
+                           "respect to argument 'weight'. This input cannot have requires_grad "
+                           "True.")
     return L.BinaryCrossEntropy.apply(input, target, weight=_array(weight), reduction=reduction)
 
 
@@ -249,14 +267,16 @@ def binary_cross_entropy_with_logits(input: Tensor, target: Any, weight: Any = N
     reduction = _losses.legacy_reduction(size_average, reduce, reduction)
     L.check_reduction(reduction)
     target = _losses.as_target(target, input)
-    if target.array.dtype.kind not in "fc":
-        raise RuntimeError(f"result type {dtypes.TORCH_NAMES[input.array.dtype]} can't be cast "
-                           f"to the desired output type {dtypes.TORCH_NAMES[target.array.dtype]}")
     if target.shape != input.shape:
         raise ValueError(f"Target size ({target.shape}) must be the same as input size "
                          f"({input.shape})")
-    return L.BinaryCrossEntropyWithLogits.apply(
-        input, target, weight=_array(weight), pos_weight=_array(pos_weight), reduction=reduction)
+    if input.array.dtype.kind != "f":
+        raise dtypes.kernel_error("log_sigmoid_cpu", input.array.dtype)
+    original, (input, target) = target, _losses.promoted_pair(input, target, "log_sigmoid_cpu",
+                                                             out="target")
+    return _losses.in_dtype(L.BinaryCrossEntropyWithLogits.apply(
+        input, target, weight=_array(weight), pos_weight=_array(pos_weight), reduction=reduction),
+        original)
 
 
 # -- convolution, pooling, normalisation, embedding: their own files, re-exported here --------

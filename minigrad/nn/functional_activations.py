@@ -28,8 +28,7 @@ SELU_SCALE = 1.0507009873554804934193349852946
 def _float_only(input: Tensor, kernel: str) -> None:
     """PyTorch's refusal of an integer or bool input (these ops have float kernels only)."""
     if input.array.dtype.kind != "f":
-        raise NotImplementedError(f'"{kernel}" not implemented for '
-                                  f"'{dtypes.TORCH_NAMES[input.array.dtype]}'")
+        raise dtypes.kernel_error(kernel, input.array.dtype)
 
 
 def _run(input: Tensor, inplace: bool, op: Callable[[Tensor], Tensor]) -> Tensor:

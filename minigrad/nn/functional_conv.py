@@ -14,6 +14,7 @@ from minigrad.autograd.tensor import Tensor
 from minigrad.ops.convolution import Convolution
 from minigrad.ops.unfolding import Col2Im, ConstantPadNd, Im2Col
 from minigrad.ops.windows import pairs
+from minigrad.surface.dtypes import C_NAMES, TORCH_NAMES
 
 __all__ = ["conv1d", "conv2d", "conv_transpose1d", "conv_transpose2d", "unfold", "fold", "pad"]
 
@@ -57,12 +58,57 @@ def _batch(input: Tensor, nd: int, name: str) -> tuple[Tensor, bool]:
     return (input if batched else ops.unsqueeze(input, 0)), batched
 
 
+def _check_geometry(kernel: tuple, stride: tuple, padding: tuple, dilation: tuple, groups: int,
+                    transposed: bool) -> None:
+    """PyTorch's errors for a stride, dilation, padding, groups or kernel it cannot use."""
+    if any(s <= 0 for s in stride):
+        raise RuntimeError("non-positive stride is not supported")
+    if any(d < 0 for d in dilation):
+        raise RuntimeError("dilation should be greater than zero")
+    if any(p < 0 for p in padding):
+        raise RuntimeError("negative padding is not supported")
+    if groups <= 0:
+        raise RuntimeError("non-positive groups is not supported")
+    kernel, dilation = (1,) * (2 - len(kernel)) + kernel, (1,) * (2 - len(dilation)) + dilation
+    if any(k <= 0 for k in kernel):
+        raise RuntimeError(f"kernel size should be greater than zero, but got kernel_height: "
+                           f"{kernel[0]} kernel_width: {kernel[1]}")
+    if any(d == 0 for d in dilation):
+        got = (f"dilation_height: {dilation[0]}, dilation_width: {dilation[1]}" if transposed
+               else str(list(dilation)))
+        raise RuntimeError(f"dilation should be greater than zero, but got {got}")
+
+
+def _check_bias_dtype(x: Tensor, bias: Any) -> None:
+    """A convolution checks its bias's dtype against the input's before anything else."""
+    if bias is not None and bias.array.dtype != x.array.dtype:
+        raise RuntimeError(f"Input type ({C_NAMES[x.array.dtype]}) and bias type "
+                           f"({C_NAMES[bias.array.dtype]}) should be the same")
+
+
+def _check_dtype(x: Tensor, weight: Tensor) -> tuple[Tensor, Tensor]:
+    """... and its weight's last (a transposed one, its bias's neither); an empty batch runs
+    no kernel and checks nothing: it is computed in the input's dtype, if a float, else in the
+    weight's (both returned, in that dtype)."""
+    if x.array.size == 0 and x.array.dtype != weight.array.dtype:
+        if x.array.dtype.kind == "f":
+            return x, weight.to(x.array.dtype)
+        return x.to(weight.array.dtype), weight
+    if x.array.dtype != weight.array.dtype:
+        raise RuntimeError(f"expected scalar type {TORCH_NAMES[x.array.dtype]} but found "
+                           f"{TORCH_NAMES[weight.array.dtype]}")
+    return x, weight
+
+
 def _check(x: Tensor, weight: Tensor, bias: Any, groups: int, transposed: bool) -> None:
     """PyTorch's errors for a weight that does not fit the input."""
     w, xs = list(weight.shape), list(x.shape)
     if len(w) != len(xs):
         raise RuntimeError(f"Expected {len(xs)}-dimensional weight for {len(xs)}-dimensional "
                            f"input {xs}, but got {len(w)}-dimensional weight of size {w} instead")
+    if w[0] == 0:
+        raise RuntimeError(f"Given groups={groups}, expected weight to be at least {groups} at "
+                           f"dimension 0, but got weight of size {w} instead")
     if w[0] % groups:
         raise RuntimeError(f"Given groups={groups}, expected weight to be divisible by {groups} "
                            f"at dimension 0, but got weight of size [{w}] instead")
@@ -75,16 +121,14 @@ def _check(x: Tensor, weight: Tensor, bias: Any, groups: int, transposed: bool) 
     if bias is not None and list(bias.shape) != [out]:
         raise RuntimeError(f"Given weight of size {w}, expected bias to be 1-dimensional with "
                            f"{out} elements, but got bias of size {list(bias.shape)} instead")
-    if x.dtype != weight.dtype:
-        raise RuntimeError(f"expected scalar type {_kind(x)} but found {_kind(weight)}")
-    if bias is not None and bias.dtype != x.dtype:
-        raise RuntimeError(f"Input type ({_kind(x).lower()}) and bias type "
-                           f"({_kind(bias).lower()}) should be the same")
 
 
-def _kind(t: Tensor) -> str:
-    return {"float32": "Float", "float64": "Double", "float16": "Half"}.get(
-        t.array.dtype.name, t.array.dtype.name)
+def _check_planes(x: Tensor, nd: int) -> None:
+    """PyTorch's refusal of an empty plane (an empty batch is computed, whatever its planes)."""
+    if x.shape[0] and 0 in x.shape[2:]:  # (a 1-D one is run as 2-D, of height 1, in PyTorch)
+        shown = [*x.shape[:2], 1, *x.shape[2:]] if nd == 1 else list(x.shape)
+        raise RuntimeError("Only zero batch or zero channel inputs are supported, but got input "
+                           f"shape: {shown}")
 
 
 def _check_fits(sizes: tuple, kernel: tuple, pads: tuple, dilation: tuple) -> None:
@@ -99,12 +143,17 @@ def _check_fits(sizes: tuple, kernel: tuple, pads: tuple, dilation: tuple) -> No
 
 def _conv(input: Tensor, weight: Tensor, bias: Any, stride: Any, padding: Any, dilation: Any,
           groups: int, nd: int) -> Tensor:
+    _check_bias_dtype(input, bias)
     x, batched = _batch(input, nd, f"conv{nd}d")
-    _check(x, weight, bias, groups, transposed=False)
     kernel = tuple(weight.shape[2:])
     stride, dilation = ntuple(stride, nd, "stride"), ntuple(dilation, nd, "dilation")
+    _check_geometry(kernel, stride, () if isinstance(padding, str) else ntuple(
+        padding, nd, "padding"), dilation, groups, transposed=False)
+    _check(x, weight, bias, groups, transposed=False)
     pads = _padding(padding, kernel, stride, dilation)
     _check_fits(x.shape[2:], kernel, pads, dilation)
+    _check_planes(x, nd)
+    x, weight = _check_dtype(x, weight)
     out = Convolution.apply(x, weight, bias, stride=stride, padding=pads, dilation=dilation,
                             groups=groups)
     return out if batched else ops.squeeze(out, 0)
@@ -126,10 +175,13 @@ def conv2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: An
 def _conv_transpose(input: Tensor, weight: Tensor, bias: Any, stride: Any, padding: Any,
                     output_padding: Any, groups: int, dilation: Any, nd: int) -> Tensor:
     x, batched = _batch(input, nd, f"conv_transpose{nd}d")
-    _check(x, weight, bias, groups, transposed=True)
     kernel = tuple(weight.shape[2:])
     stride, dilation = ntuple(stride, nd, "stride"), ntuple(dilation, nd, "dilation")
     padding, extra = ntuple(padding, nd, "padding"), ntuple(output_padding, nd, "output_padding")
+    _check_geometry(kernel, stride, padding, dilation, groups, transposed=True)
+    _check(x, weight, bias, groups, transposed=True)
+    _check_planes(x, nd)
+    x, weight = _check_dtype(x, weight)
     if any(e >= s for e, s in zip(extra, stride)):
         # (PyTorch also takes output_padding < dilation; minigrad only below the stride)
         raise RuntimeError("output padding must be smaller than either stride or dilation, but "
@@ -137,6 +189,12 @@ def _conv_transpose(input: Tensor, weight: Tensor, bias: Any, stride: Any, paddi
                            f"dilation={list(dilation)}")
     size = tuple((n - 1) * s - 2 * p + d * (k - 1) + e + 1 for n, s, p, d, k, e in zip(
         x.shape[2:], stride, padding, dilation, kernel, extra))
+    # (an empty batch is computed to an empty plane; a negative size PyTorch refuses in the
+    # words of the reshape that fails there, minigrad in these)
+    if any(n < 0 for n in size) or any(n == 0 for n in size) and x.shape[0]:
+        raise RuntimeError(f"Given input size per channel: ({' x '.join(map(str, x.shape[2:]))})"
+                           f". Calculated output size per channel: "
+                           f"({' x '.join(map(str, size))}). Output size is too small")
     out = Convolution.apply(x, weight, bias, stride=stride, padding=pairs(padding),
                             dilation=dilation, groups=groups, transposed=True, size=size)
     return out if batched else ops.squeeze(out, 0)

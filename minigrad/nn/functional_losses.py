@@ -19,7 +19,8 @@ from minigrad.autograd.broadcast import size_mismatch
 from minigrad.autograd.tensor import Tensor
 from minigrad.ops import loss_parts as P
 from minigrad.ops import losses as L
-from minigrad.ops.base import constant, is_tensor
+from minigrad.ops.base import constant, is_tensor, promote_tensors
+from minigrad.surface import dtypes
 
 __all__ = ["l1_loss", "smooth_l1_loss", "huber_loss", "kl_div"]
 
@@ -66,6 +67,26 @@ def broadcast_pair(input: Tensor, target: Any, stacklevel: int = 3) -> tuple[Ten
     return input, target
 
 
+def promoted_pair(input: Tensor, target: Tensor, kernel: str, out: str = "") -> tuple:
+    """(input, target) in their `torch.result_type` (PyTorch's losses compute in it), or
+    the kernel's NotImplementedError for an integer one. `out`: "input" or "target" when
+    the loss writes into that one's dtype (huber_loss, binary_cross_entropy_with_logits):
+    PyTorch's error when the result type cannot be cast to it."""
+    fixed = {"input": input, "target": target}.get(out)
+    if fixed is not None:
+        dtypes.check_cast(dtypes.result_type(input.array, target.array), fixed.array.dtype)
+    input, target = promote_tensors(input, target)
+    dtype = input.array.dtype
+    if dtype.kind != "f":
+        raise dtypes.kernel_error(kernel, dtype)
+    return input, target
+
+
+def in_dtype(loss: Tensor, like: Tensor) -> Tensor:
+    """The loss in `like`'s dtype (where PyTorch writes it into that dtype)."""
+    return loss if loss.array.dtype == like.array.dtype else loss.to(like.array.dtype)
+
+
 def _reduced(losses: Tensor, reduction: str) -> Tensor:
     if reduction == "none":
         return losses
@@ -108,7 +129,7 @@ def smooth_l1_loss(input: Tensor, target: Any, size_average: bool | None = None,
         raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
     if beta == 0.0:
         return l1_loss(input, target, reduction=reduction)
-    input, target = broadcast_pair(input, target)
+    input, target = promoted_pair(*broadcast_pair(input, target), "smooth_l1_cpu")
     beta = float(beta)
     return L.SmoothL1Loss.apply(input, target, reduction=reduction, delta=beta, scale=1 / beta)
 
@@ -119,12 +140,22 @@ def huber_loss(input: Tensor, target: Any, reduction: str = "mean", delta: float
     L.check_reduction(reduction)
     if delta <= 0:
         raise RuntimeError("huber_loss does not support non-positive values for delta.")
-    input, target = broadcast_pair(input, target)
-    if weight is None:
-        return L.HuberLoss.apply(input, target, reduction=reduction, delta=float(delta))
-    _check_weight(weight, input)
-    losses = L.HuberLoss.apply(input, target, reduction="none", delta=float(delta)) * weight
-    return _reduced(losses, reduction)
+    original, (input, target) = input, broadcast_pair(input, target)
+    if input.array.dtype.kind != "f" and input.array.dtype == target.array.dtype:
+        raise dtypes.kernel_error("huber_cpu", input.array.dtype)
+    mixed = target.array.dtype != input.array.dtype
+    refused = f"Found dtype {dtypes.TORCH_NAMES[target.array.dtype]} but expected " \
+        f"{dtypes.TORCH_NAMES[input.array.dtype]}"
+    input, target = promoted_pair(input, target, "huber_cpu", out="input")
+    if weight is not None:
+        _check_weight(weight, input)
+    losses = L.HuberLoss.apply(input, target, reduction="none" if weight is not None else
+                               reduction, delta=float(delta))
+    if mixed and losses.grad_fn is not None:  # (its forward computes; its backward refuses)
+        losses.grad_fn.refused = refused
+    if weight is not None:
+        losses = _reduced(losses * weight, reduction)
+    return in_dtype(losses, original)
 
 
 def kl_div(input: Tensor, target: Any, size_average: bool | None = None,

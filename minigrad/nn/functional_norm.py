@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -15,7 +16,7 @@ from minigrad.ops.base import pytorch_keeps_on
 from minigrad.ops.embedding import Embedding
 from minigrad.ops.normalization import NativeBatchNorm, NativeGroupNorm, NativeLayerNorm
 from minigrad.ops.out import write_out
-from minigrad.surface import meta
+from minigrad.surface import dtypes, meta
 from minigrad.surface.size import Size
 
 __all__ = ["batch_norm", "layer_norm", "group_norm", "embedding", "embedding_bag", "normalize"]
@@ -52,42 +53,78 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
 
 def check_batch_norm(input: Tensor, running_mean: Any, running_var: Any, weight: Any,
                      bias: Any, training: bool) -> None:
-    """PyTorch's errors for batch norm's arguments."""
+    """PyTorch's errors for batch norm's arguments (none for an empty input)."""
+    if input.array.size == 0:
+        return
     c = input.shape[1] if input.ndim > 1 else 0
     for name, t in (("running_mean", running_mean), ("running_var", running_var),
                     ("weight", weight), ("bias", bias)):
         if t is not None and t.array.size != c:
             raise RuntimeError(f"{name} should contain {c} elements not {t.array.size}")
-    if training and input.array.size // max(c, 1) <= 1:
+    if training and input.array.size // max(c, 1) == 1:  # (an empty batch is computed)
         raise ValueError(f"Expected more than 1 value per channel when training, got input "
                          f"size {input.shape}")
+    if input.array.dtype.kind != "f" and input.array.size:  # (an empty one runs no kernel)
+        raise dtypes.kernel_error("batch_norm", input.array.dtype)
+    check_same_dtype(input, running_mean, running_var, weight, bias)
     if not training and (running_mean is None or running_var is None):
         raise RuntimeError("running_mean and running_var must be defined in evaluation mode")
+
+
+def check_same_dtype(input: Tensor, *params: Any, kernel: str = "") -> None:
+    """PyTorch's error for a norm whose parameters or statistics are of another dtype than
+    its input (a float16 input may have float32 ones); then, with `kernel`, its error for an
+    input that is not a float."""
+    dtype = input.array.dtype
+    given = [t.array.dtype for t in params if t is not None]
+    if any(d != dtype and not (dtype == np.float16 and d == np.float32) for d in given):
+        raise RuntimeError("mixed dtype (CPU): " + (
+            "expect parameter to have scalar type of Float" if any(d != np.float32 for d in given)
+            else "all inputs must share same datatype."))
+    if kernel and dtype.kind != "f" and input.array.size:
+        raise dtypes.kernel_error(kernel, dtype)
 
 
 def layer_norm(input: Tensor, normalized_shape: Any, weight: Tensor | None = None,
                bias: Tensor | None = None, eps: float = 1e-5) -> Tensor:
     """Normalise each sample over its last dims, `normalized_shape` (NativeLayerNormBackward0)"""
     shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
+    check_same_dtype(input, weight, bias)  # (layer_norm checks the dtypes first)
     if tuple(input.shape[input.ndim - len(shape):]) != shape or len(shape) > input.ndim:
         raise RuntimeError(f"Given normalized_shape={list(shape)}, expected input with shape "
                            f"[*, {', '.join(map(str, shape))}], but got input of size"
-                           f"{input.shape}")
+                           f"{list(input.shape)}")
     for name, t in (("weight", weight), ("bias", bias)):
         if t is not None and tuple(t.shape) != shape:
             raise RuntimeError(f"Expected {name} to be of same shape as normalized_shape, but "
                                f"got {name} of shape {list(t.shape)} and normalized_shape = "
                                f"{list(shape)}")
+    if input.array.dtype.kind != "f":  # (even of an empty input)
+        raise dtypes.kernel_error("LayerNormKernelImpl", input.array.dtype)
     return NativeLayerNorm.apply(input, weight, bias, normalized_shape=shape, eps=eps)
 
 
 def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None,
                bias: Tensor | None = None, eps: float = 1e-5) -> Tensor:
     """Normalise each group of channels of each sample (NativeGroupNormBackward0)"""
-    if input.ndim < 2 or input.shape[1] % num_groups:
+    if input.ndim < 2:
+        raise RuntimeError(f"Expected at least 2 dimensions for input tensor but received "
+                           f"{input.ndim}")
+    shape = list(input.shape)
+    size = [shape[0] * shape[1] // num_groups, num_groups, *shape[2:]]  # (PyTorch's check)
+    if size[0] * math.prod(size[2:]) == 1:  # (train or eval)
+        raise ValueError(f"Expected more than 1 value per channel when training, got input "
+                         f"size {size}")
+    if shape[1] % num_groups:
         raise RuntimeError(f"Expected number of channels in input to be divisible by "
-                           f"num_groups, but got input of shape {input.shape} and "
+                           f"num_groups, but got input of shape {shape} and "
                            f"num_groups={num_groups}")
+    for name, t in (("weight", weight), ("bias", bias)):
+        if t is not None and (t.ndim != 1 or t.shape[0] != shape[1]):
+            raise RuntimeError(f"Expected {name} to be a vector of size equal to the number of "
+                               f"channels in input, but got {name} of shape {list(t.shape)} "
+                               f"and input of shape {shape}")
+    check_same_dtype(input, weight, bias, kernel="GroupNormKernelImpl")
     return NativeGroupNorm.apply(input, weight, bias, num_groups=num_groups, eps=eps)
 
 

@@ -21,15 +21,26 @@ from minigrad.ops.pooling import (
     MaxPool2d,
     pool_geometry,
 )
+from minigrad.surface import dtypes
 
 __all__ = ["max_pool1d", "max_pool2d", "avg_pool1d", "avg_pool2d", "adaptive_avg_pool2d",
            "adaptive_max_pool2d"]
 
 
-def _planes(input: Tensor) -> Tensor:
-    """A batched (N, C, H, W) or unbatched (C, H, W) input: the ops take both."""
-    if input.ndim not in (3, 4) or input.array.size == 0:
+def _planes(input: Tensor, name: str) -> Tensor:
+    """A batched (N, C, H, W) or unbatched (C, H, W) input, as the ops take both: PyTorch's
+    errors for other dims and for empty planes (an empty batch is computed)."""
+    shape = list(input.shape)
+    if name == "max_pool2d" and len(shape) not in (3, 4):
         raise RuntimeError("non-empty 3D or 4D (batch mode) tensor expected for input")
+    if len(shape) < 3:  # (avg_pool2d reads dim -3 first)
+        raise IndexError(f"Dimension out of range (expected to be in range of "
+                         f"[{-len(shape)}, {len(shape) - 1}], but got -3)")
+    if len(shape) not in (3, 4) or 0 in shape[-3:]:
+        raise RuntimeError("Expected 3D or 4D (batch mode) tensor with optional 0 dim batch "
+                           f"size for input, but got:{shape}")
+    if input.array.dtype.kind == "b":
+        raise dtypes.kernel_error(name, input.array.dtype)
     return input
 
 
@@ -40,6 +51,13 @@ def _geometry(x: Tensor, kernel_size: Any, stride: Any, padding: Any, dilation: 
     padding, dilation = ntuple(padding, 2, "padding"), ntuple(dilation, 2, "dilation")
     if 0 in stride:
         raise RuntimeError("stride should not be zero")
+    for what, short, values in (("kernel size", "k", kernel), ("stride", "d", stride),
+                                ("dilation", "dilation", dilation)):
+        if min(values) <= 0:
+            raise RuntimeError(f"{what} should be greater than zero, but got {short}H: "
+                               f"{values[0]} {short}W: {values[1]}")
+    if min(padding) < 0:
+        raise RuntimeError(f"pad must be non-negative, but got pad: {min(padding)}")
     for p, k, d in zip(padding, kernel, dilation):
         if p > (d * (k - 1) + 1) // 2:
             raise RuntimeError(f"pad should be at most half of effective kernel size, but got "
@@ -59,7 +77,7 @@ def max_pool2d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any
                dilation: Any = 1, ceil_mode: bool = False, return_indices: bool = False) -> Any:
     """The max of each window (MaxPool2DWithIndicesBackward0); with return_indices also each
     max's index into its (H*W) plane."""
-    x = _planes(input)
+    x = _planes(input, "max_pool2d")
     out, indices = MaxPool2d.apply(x, **_geometry(x, kernel_size, stride, padding, dilation,
                                                   ceil_mode))
     if stride is None:  # (PyTorch's node shows a stride not given as ())
@@ -72,9 +90,7 @@ def avg_pool2d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any
                ceil_mode: bool = False, count_include_pad: bool = True,
                divisor_override: int | None = None) -> Tensor:
     """The mean of each window (AvgPool2DBackward0)."""
-    if input.ndim not in (3, 4):
-        raise RuntimeError(f"avg_pool2d: Expected 3D or 4D tensor, but got {list(input.shape)}")
-    x = _planes(input)
+    x = _planes(input, "avg_pool2d")
     if divisor_override is not None and divisor_override == 0:
         raise RuntimeError("divisor must be not zero")
     geo = _geometry(x, kernel_size, stride, padding, 1, ceil_mode)
@@ -100,12 +116,40 @@ def _one_d(value: Any, default: Any = None) -> Any:
 def max_pool1d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0,
                dilation: Any = 1, ceil_mode: bool = False, return_indices: bool = False) -> Any:
     """max_pool2d on a height of 1 (unsqueeze, MaxPool2DWithIndicesBackward0, squeeze)"""
+    _check_max_pool1d(input, kernel_size, stride, padding, dilation, ceil_mode, return_indices)
     out = max_pool2d(_rows(input, "max_pool1d"), _one_d(kernel_size),
                      _one_d(stride, kernel_size), (0, ntuple(padding, 1, "padding")[0]),
                      (1, ntuple(dilation, 1, "dilation")[0]), ceil_mode, return_indices)
     if return_indices:
         return ops.squeeze(out[0], -2), ops.squeeze(out[1], -2)
     return ops.squeeze(out, -2)
+
+
+def _check_max_pool1d(input: Tensor, kernel_size: Any, stride: Any, padding: Any,
+                      dilation: Any, ceil_mode: bool, return_indices: bool) -> None:
+    """PyTorch's max_pool1d has checks (and words) of its own."""
+    shape = list(input.shape)
+    if len(shape) not in (2, 3) or 0 in shape[-2:]:
+        raise RuntimeError("max_pool1d: Expected 2D or 3D (batch mode) tensor with optional 0 "
+                           f"dim batch size for input, but got:{shape}")
+    k = ntuple(kernel_size, 1, "kernel_size")[0]
+    s = k if stride is None or stride == [] else ntuple(stride, 1, "stride")[0]
+    p, d = ntuple(padding, 1, "padding")[0], ntuple(dilation, 1, "dilation")[0]
+    for what, value in (("kernel_size", k), ("stride", s)):
+        if value <= 0:
+            raise RuntimeError(f"max_pool1d() {what} must be greater than zero, but got {value}")
+    if p < 0:
+        raise RuntimeError(f"max_pool1d() padding must be non-negative, but got {p}")
+    if p > k // 2:
+        raise RuntimeError(f"max_pool1d() padding should be at most half of kernel size, but "
+                           f"got padding={p} and kernel_size={k}")
+    if d <= 0:
+        raise RuntimeError(f"max_pool1d() dilation must be greater than zero, but got {d}")
+    out = pool_geometry(shape[-1], k, s, p, d, ceil_mode)[0]
+    if out < 1:
+        raise RuntimeError(f"max_pool1d() Invalid computed output size: {out}")
+    if input.array.dtype.kind != "f" and not return_indices:
+        raise dtypes.kernel_error("max_pool1d_impl", input.array.dtype)
 
 
 def avg_pool1d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0,
@@ -121,24 +165,44 @@ def avg_pool1d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any
     return ops.squeeze(out, -2)
 
 
-def _adaptive(input: Tensor, output_size: Any, name: str) -> tuple:
+def _output_size(input: Tensor, output_size: Any) -> tuple:
+    """The (h, w) asked for, None keeping the input's (PyTorch's `_list_with_default`)."""
+    if isinstance(output_size, int):
+        return output_size, output_size
+    wanted = tuple(output_size)
+    if input.ndim <= len(wanted):
+        raise ValueError(f"Input dimension should be at least {len(wanted) + 1}")
+    wanted = tuple(n if o is None else o for o, n in zip(wanted, input.shape[-len(wanted):]))
+    return ntuple(wanted, 2, "output_size")
+
+
+def _adaptive(input: Tensor, size: tuple, name: str) -> tuple:
     if input.ndim not in (3, 4):
         raise RuntimeError(f"{name}(): Expected 3D or 4D tensor, but got {list(input.shape)}")
-    size = ntuple(output_size, 2, "output_size")
-    size = tuple(n if o is None else o for o, n in zip(size, input.shape[-2:]))
     if min(size) < 0:
         raise RuntimeError(f"{name}(): elements of output_size must be greater than or equal "
                            f"to 0 but received {list(size)}")
+    shape = list(input.shape)
+    first = 1 if len(shape) == 3 or name == "adaptive_max_pool2d" else 2  # (channels may be 0)
+    for d in range(first, len(shape)):
+        if shape[d] == 0:
+            raise RuntimeError(f"{name}(): Expected input to have non-zero size for non-batch "
+                               f"dimensions, but input has sizes {shape} with dimension {d} "
+                               "being empty")
+    if input.array.dtype.kind != "f" and input.array.size:  # (nothing to compute: no kernel)
+        raise dtypes.kernel_error(name, input.array.dtype)
     return size
 
 
 def adaptive_avg_pool2d(input: Tensor, output_size: Any) -> Tensor:
     """Average over windows chosen to give an output of `output_size` (None: keep that dim).
-    For an output of 1x1 PyTorch records a mean (MeanBackward1), and so does minigrad."""
-    size = _adaptive(input, output_size, "adaptive_avg_pool2d")
+    For an output of 1x1 PyTorch takes the mean of the last two dims (MeanBackward1, of any
+    input of 2 dims or more), and so does minigrad."""
+    size = _output_size(input, output_size)
     if size == (1, 1):
         return ops.mean(input, (-2, -1), keepdim=True)
-    return AdaptiveAvgPool2d.apply(input, output_size=size)
+    return AdaptiveAvgPool2d.apply(input, output_size=_adaptive(input, size,
+                                                                "adaptive_avg_pool2d"))
 
 
 def adaptive_max_pool2d(input: Tensor, output_size: Any, return_indices: bool = False) -> Any:
@@ -147,6 +211,6 @@ def adaptive_max_pool2d(input: Tensor, output_size: Any, return_indices: bool = 
     if input.ndim not in (3, 4):
         raise RuntimeError(f"adaptive_max_pool2d(): Expected 3D or 4D tensor, but got: "
                            f"{list(input.shape)}")
-    size = _adaptive(input, output_size, "adaptive_max_pool2d")
+    size = _adaptive(input, _output_size(input, output_size), "adaptive_max_pool2d")
     out, indices = AdaptiveMaxPool2d.apply(input, output_size=size)
     return (out, indices) if return_indices else out

@@ -102,17 +102,14 @@ class RNNBase(Module):
         if isinstance(input, tuple) and hasattr(input, "batch_sizes"):  # a PackedSequence
             return rnn_packed.run(self, input, hx, cell_step)
         batched = input.ndim == 3
-        if input.ndim not in (2, 3):
-            raise ValueError(f"{type(self).__name__}: Expected input to be 2D or 3D, got "
-                             f"{input.ndim}D instead")
+        self._check_input(input, hx)
         if not batched:
             input = input.unsqueeze(1)
         elif self.batch_first:
             input = input.transpose(0, 1)
-        if input.shape[-1] != self.input_size:
-            raise RuntimeError(f"input.size(-1) must be equal to input_size. Expected "
-                               f"{self.input_size}, got {input.shape[-1]}")
         h0, c0 = self._initial_state(input.shape[1], input.dtype, hx, batched, input.device)
+        if input.shape[0] == 0:
+            raise RuntimeError("Expected sequence length to be larger than 0 in RNN")
         output, h_n, c_n = self._layers(input, h0, c0)
         if not batched:
             output, h_n = output.squeeze(1), h_n.squeeze(1)
@@ -120,6 +117,33 @@ class RNNBase(Module):
         elif self.batch_first:
             output = output.transpose(0, 1)
         return output, (h_n if c_n is None else (h_n, c_n))
+
+    def _check_input(self, input: Tensor, hx: Any) -> None:
+        """PyTorch's checks, in its order: the input's dims, the states' dims, the input's
+        dtype against the weights', its feature size (the states' shapes: _initial_state)."""
+        name = type(self).__name__
+        if input.ndim not in (2, 3):
+            raise ValueError(f"{name}: Expected input to be 2D or 3D, got {input.ndim}D "
+                             f"{'tensor ' if name == 'RNN' else ''}instead")
+        if hx is not None:
+            states = (hx[0], hx[1]) if self.mode == "LSTM" else (hx,)  # (PyTorch's errors)
+            want = input.ndim
+            if any(s.ndim != want for s in states):
+                kind = "batched 3-D" if input.ndim == 3 else "unbatched 2-D"
+                got = ", ".join(f"{s.ndim}-D" for s in states)
+                raise RuntimeError(f"For {kind} input, hx and cx should also be {want}-D but "
+                                   f"got ({got}) tensors" if self.mode == "LSTM" else
+                                   f"For {kind} input, hx should also be {want}-D but got "
+                                   f"{got} tensor")
+        weight = self._weights(0, 0)[0]
+        if input.array.dtype != weight.array.dtype:
+            ours, theirs = dtypes.name(input.dtype), dtypes.name(weight.dtype)
+            raise ValueError(f"RNN input dtype ({ours}) does not match weight dtype ({theirs}). "
+                             f"Convert input: input.to({theirs}), or convert model: "
+                             f"model.to({ours})")
+        if input.shape[-1] != self.input_size:
+            raise RuntimeError(f"input.size(-1) must be equal to input_size. Expected "
+                               f"{self.input_size}, got {input.shape[-1]}")
 
     def _initial_state(self, n: int, dtype: Any, hx: Any, batched: bool,
                        device: Any = None) -> tuple:
@@ -133,14 +157,14 @@ class RNNBase(Module):
             states = [zeros(*shape, dtype=dtype, device=device) for shape in shapes]
         else:
             states = list(hx) if self.mode == "LSTM" else [hx]
-            if self.mode == "LSTM" and len(states) != 2:
-                raise TypeError("LSTM: Expected hx to be a tuple (h_0, c_0)")
             if not batched:
                 states = [s.unsqueeze(1) for s in states]
             for k, (state, shape) in enumerate(zip(states, shapes)):
                 if tuple(state.shape) != shape:
                     which = f"hidden[{k}]" if self.mode == "LSTM" else "hidden"
                     raise RuntimeError(f"Expected {which} size {shape}, got {list(state.shape)}")
+            if len(states) != len(shapes):
+                raise RuntimeError("lstm expects two hidden states")
         return states[0], (states[1] if self.mode == "LSTM" else None)
 
     def _layers(self, input: Tensor, h0: Tensor, c0: Tensor | None, run: Any = None,

@@ -1,10 +1,11 @@
 """Every op as a function with PyTorch's signature: `minigrad.mul(a, b)`, `minigrad.sum(x, 1)`.
 
 The Tensor methods and operators call these. Each function lives beside its op class (the
-`Function` that records the node and holds the derivative): arithmetic (+ - * / **), floor_mod
-(// %), unary (exp, tanh, relu, ...), selection (maximum, where, clamp), reduce (sum, mean),
-extremes (max, amax, argmax, ...), products (mm, matmul, linear), views (view, reshape, t,
-...), index (x[key], cat, ...), softmaxes, losses, and in_place (add_, zero_, a[key] = v).
+`Function` that records the node and holds the derivative): arithmetic (+ - * /), powers
+(**), floor_mod (// %), unary (exp, tanh, relu, ...), selection (maximum, where, clamp),
+reduce (sum, mean), extremes (max, amax, argmax, ...), products (mm, matmul, linear), views
+(view, reshape, t, ...), index (x[key], cat, ...), softmaxes, losses, and in_place (add_,
+zero_, a[key] = v).
 This module only re-exports them: each module's `__all__` (its public functions, which
 `minigrad` re-exports too), then what Tensor's methods call besides. (No module is named
 like a function it holds: `minigrad.ops.matmul` is the function.)
@@ -20,6 +21,7 @@ from minigrad.ops import (
     index,
     linalg,
     logical,
+    powers,
     products,
     reduce,
     sampling,
@@ -60,6 +62,7 @@ from minigrad.ops.index import concatenate, getitem
 from minigrad.ops.linalg import *  # noqa: F403
 from minigrad.ops.logical import *  # noqa: F403
 from minigrad.ops.logical import compare
+from minigrad.ops.powers import *  # noqa: F403
 from minigrad.ops.products import *  # noqa: F403
 from minigrad.ops.products import linear
 from minigrad.ops.reduce import *  # noqa: F403
@@ -88,11 +91,11 @@ from minigrad.ops.views import (
 from minigrad.ops.weight_norms import *  # noqa: F403
 from minigrad.ops.weight_norms import _weight_norm  # noqa: F401
 
-__all__ = [*arithmetic.__all__, *index.__all__, *products.__all__, *reduce.__all__,
-           *extremes.__all__, *selection.__all__, *softmaxes.__all__, *unary.__all__,
-           *views.__all__, *elementwise.__all__, *statistics.__all__, *cumulative.__all__,
-           *logical.__all__, *shaping.__all__, *gathering.__all__, *sorting.__all__,
-           *stacking.__all__, *sampling.__all__, *contractions.__all__,
+__all__ = [*arithmetic.__all__, *powers.__all__, *index.__all__, *products.__all__,
+           *reduce.__all__, *extremes.__all__, *selection.__all__, *softmaxes.__all__,
+           *unary.__all__, *views.__all__, *elementwise.__all__, *statistics.__all__,
+           *cumulative.__all__, *logical.__all__, *shaping.__all__, *gathering.__all__,
+           *sorting.__all__, *stacking.__all__, *sampling.__all__, *contractions.__all__,
            *linalg.__all__, *weight_norms.__all__]
 
 # the layers' ops (their functions are in nn.functional): imported so that every op is defined

@@ -166,13 +166,15 @@ def normalize_dims(dim: Any, ndim: int) -> tuple[int, ...]:
         return (dim % ndim,)
     if dim is None:
         return tuple(range(ndim))
-    dims = (dim,) if isinstance(dim, int) else tuple(dim)
+    dims = (dim,) if isinstance(dim, int | np.integer) else tuple(dim)
     n = ndim if ndim else 1  # a 0-d tensor accepts dim 0 and -1, as in PyTorch
     out = []
     for d in dims:
         if not -n <= d < n:
             raise IndexError(f"Dimension out of range (expected to be in range of "
                              f"[{-n}, {n - 1}], but got {d})")
+        if d % n in out:
+            raise RuntimeError(f"dim {d % n} appears multiple times in the list of dims")
         out.append(d % n)
     return tuple(sorted(out))
 
@@ -187,12 +189,23 @@ def normalize_dim(dim: Any, ndim: int, name: str = "", where: str = "") -> int:
     return normalize_dims(int(dim), ndim)[0]
 
 
+def tensor_input(name: str, input: Any, arg: str = "input", position: int = 1) -> None:
+    """PyTorch's TypeError for a function given a number or a list where it takes a tensor
+    (`sin(1)`); numpy arrays and scalars pass (minigrad's own code hands them to ops)."""
+    if not isinstance(input, _tensor.Tensor | ndarray | np.generic):
+        raise TypeError(f"{name}(): argument '{arg}' (position {position}) must be Tensor, not "
+                        f"{type(input).__name__}")
+
+
 def keepdims_alias(fn: Any) -> Any:
     """Let a reduction take numpy's `keepdims=` for `keepdim=`, as PyTorch's do
-    (`A.sum(axis=1, keepdims=True)`, the spelling of d2l's linear-algebra chapter)."""
+    (`A.sum(axis=1, keepdims=True)`, the spelling of d2l's linear-algebra chapter), and check
+    that it is given a tensor."""
 
     @functools.wraps(fn)
     def reduction(*args: Any, keepdims: Any = None, **kwargs: Any) -> Any:
+        if args:
+            tensor_input(fn.__name__, args[0])
         if keepdims is not None:
             if "keepdim" in kwargs:
                 raise TypeError(f"{fn.__name__}() got multiple values for argument 'keepdim'")
@@ -210,6 +223,8 @@ def binary(op: type, name: str, a: Any, b: Any, promote: bool = False, **setting
     Tensor = _tensor.Tensor
     if not isinstance(a, Tensor):
         a = as_operand(a)
+        if not isinstance(a, Tensor) and not isinstance(b, Tensor | ndarray):
+            a = Tensor._make(dtypes.as_array(a), None, 0)  # (two numbers: PyTorch's 0-d tensor)
     if not isinstance(b, float) and not isinstance(b, Tensor):
         b = as_operand(b)
     try:

@@ -14,6 +14,8 @@ bias). Its backward is made of convolutions again (`Convolution` and `_ConvWeigh
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from minigrad.autograd.forward_ad import LEVELS
@@ -26,7 +28,7 @@ from minigrad.ops.windows import col2im, im2col, out_size
 
 def _grouped(w: np.ndarray, groups: int) -> np.ndarray:
     """A weight (A, B, *kernel) as one matrix per group: (groups, A/groups, B*K)."""
-    return w.reshape(groups, w.shape[0] // groups, -1)
+    return w.reshape(groups, w.shape[0] // groups, math.prod(w.shape[1:]))
 
 
 def conv_array(x: np.ndarray, w: np.ndarray, geometry: dict, cols: np.ndarray | None = None
@@ -35,8 +37,10 @@ def conv_array(x: np.ndarray, w: np.ndarray, geometry: dict, cols: np.ndarray | 
     kernel, groups = w.shape[2:], geometry["groups"]
     if cols is None:
         cols = im2col(x, kernel, geometry["stride"], geometry["padding"], geometry["dilation"])
+    # (sizes spelled out, never -1: a batch of 0 samples cannot infer one)
     n, length = x.shape[0], cols.shape[-1]
-    out = np.matmul(_grouped(w, groups), cols.reshape(n, groups, -1, length))  # (N, G, O/G, L)
+    out = np.matmul(_grouped(w, groups), cols.reshape(n, groups, cols.shape[1] // groups,
+                                                      length))  # (N, G, O/G, L)
     outs = tuple(out_size(s, k, st, p, d) for s, k, st, p, d in zip(
         x.shape[2:], kernel, geometry["stride"], geometry["padding"], geometry["dilation"]))
     return out.reshape((n, w.shape[0]) + outs), cols
@@ -47,18 +51,19 @@ def conv_transpose_array(x: np.ndarray, w: np.ndarray, geometry: dict, size: tup
     """x (N, C, *S) through the transpose of convolving with w (C, O/G, *K): output (N, O,
     *size). Each input value spreads over one window (weight^T @ x, then col2im)."""
     groups, n = geometry["groups"], x.shape[0]
+    length = math.prod(x.shape[2:])
     cols = np.matmul(_grouped(w, groups).transpose(0, 2, 1),
-                     x.reshape(n, groups, x.shape[1] // groups, -1))  # (N, G, O/G*K, L)
-    return col2im(cols.reshape(n, -1, cols.shape[-1]), size, w.shape[2:], geometry["stride"],
-                  geometry["padding"], geometry["dilation"])
+                     x.reshape(n, groups, x.shape[1] // groups, length))  # (N, G, O/G*K, L)
+    return col2im(cols.reshape(n, groups * cols.shape[2], length), size, w.shape[2:],
+                  geometry["stride"], geometry["padding"], geometry["dilation"])
 
 
 def weight_grad_array(cols: np.ndarray, g: np.ndarray, groups: int, shape: tuple) -> np.ndarray:
     """sum over the batch and windows of g (N, O, *out) times the columns (N, C*K, L): the
     gradient of a weight of `shape` (O, C/G, *K)."""
-    n = g.shape[0]
-    g4 = g.reshape(n, groups, g.shape[1] // groups, -1)
-    c4 = cols.reshape(n, groups, -1, cols.shape[-1])
+    n, length = g.shape[0], cols.shape[-1]
+    g4 = g.reshape(n, groups, g.shape[1] // groups, length)
+    c4 = cols.reshape(n, groups, cols.shape[1] // groups, length)
     return np.matmul(g4, c4.swapaxes(-1, -2)).sum(0).reshape(shape)  # (one product per sample)
 
 

@@ -23,12 +23,15 @@ class Embedding(Function, numpy_forward=True):
 
     @staticmethod
     def forward(ctx, weight, *, indices, padding_idx=None):
-        ctx.indices, ctx.padding_idx, ctx.rows = indices, padding_idx, weight.array.shape
+        # (the indices are saved as PyTorch saves them: freed by a backward, so a second one
+        # without retain_graph is refused)
+        ctx.save_for_backward(constant(indices))
+        ctx.padding_idx, ctx.rows = padding_idx, weight.array.shape
         return weight.array[indices]
 
     @staticmethod
     def backward(ctx, grad):
-        idx = ctx.indices.reshape(-1)
+        idx = ctx.unpack_saved()[0].array.reshape(-1)
         flat = grad.reshape(-1, ctx.rows[1])
         if ctx.padding_idx is not None:  # that row's lookups send no gradient
             flat = flat * constant((idx != ctx.padding_idx)[:, None].astype(grad.dtype))

@@ -27,7 +27,7 @@ class Remainder(Function, numpy_forward=True):
     def forward(ctx, a, b):
         if ctx.needs_input_grad:
             ctx.save_for_backward(a, b)
-        return integer_division(np.remainder, "remainder", unwrap(a), unwrap(b))
+        return integer_division(remainder_array, "remainder", unwrap(a), unwrap(b))
 
     @staticmethod
     def backward(ctx, grad):
@@ -54,7 +54,7 @@ class RemainderScalar(Remainder):
 
     @staticmethod
     def forward(ctx, a, c):
-        return integer_division(np.remainder, "remainder", unwrap(a), c)
+        return integer_division(remainder_array, "remainder", unwrap(a), c)
 
     @staticmethod
     def backward(ctx, grad):
@@ -123,7 +123,7 @@ class NumberRemainder(Function, numpy_forward=True):
 
     @staticmethod
     def forward(ctx, a, c):
-        return integer_division(np.remainder, "remainder", c, unwrap(a))
+        return integer_division(remainder_array, "remainder", c, unwrap(a))
 
     @staticmethod
     def backward(ctx, grad):
@@ -179,10 +179,20 @@ def div_rounded(input: Any, other: Any, rounding_mode: str) -> Any:
         return binary(DivRounded, "div", a, b, rounding_mode=rounding_mode)
 
 
+def remainder_array(x: Any, y: Any) -> Any:
+    """x mod y with the sign of y, as PyTorch computes it for floats: fmod, then y added where
+    the signs differ, so a zero keeps the sign of x (`-2. % 1.` is -0.; numpy's is +0.)."""
+    if np.result_type(x, y).kind != "f":
+        return np.remainder(x, y)
+    r = np.fmod(x, y)
+    return np.where((r != 0) & ((r < 0) != (np.asarray(y) < 0)), r + y, r)
+
+
 def integer_division(ufunc: np.ufunc, name: str, x, y):
     """`ufunc(x, y)` (operands of one dtype, see `promote`) with PyTorch's errors: none for
     bools, and integer division by zero raises (numpy would give 0 and warn)."""
     dtype = x.dtype if isinstance(x, np.ndarray) else np.result_type(y)
+    np.broadcast_shapes(np.shape(x), np.shape(y))  # (shapes first: `binary` words the error)
     if dtype.kind == "b":
         raise NotImplementedError(f'"{name}_cpu" not implemented for \'Bool\'')
     if dtype.kind in "iu" and np.any(np.asanyarray(y) == 0):

@@ -22,7 +22,7 @@ from minigrad.autograd.function import Function
 from minigrad.autograd.grad_mode import INFERENCE, no_grad, state
 from minigrad.ops import view_rebase
 from minigrad.ops.arithmetic import add, div, mul, sub
-from minigrad.ops.base import as_operand, constant, unwrap
+from minigrad.ops.base import as_operand, constant, promote, unwrap
 from minigrad.ops.reduce import sum_to_size
 from minigrad.ops.selection import clamp
 from minigrad.ops.tangent_rules import linear
@@ -150,7 +150,14 @@ def fill(input: Any, value: Any) -> Any:
 
 
 def copy(input: Any, src: Any) -> Any:
-    return Copy.apply(input, as_operand(src))
+    src = as_operand(src)
+    shape, other = input.array.shape, np.shape(unwrap(src))
+    if other != shape:
+        mismatch = broadcast.size_mismatch(shape, other)
+        if mismatch:
+            raise RuntimeError(mismatch)
+        _write_check(input, np.broadcast_shapes(shape, other))
+    return Copy.apply(input, src)
 
 
 def clamp_to(input: Any, bounds: tuple) -> Any:
@@ -201,8 +208,8 @@ def inplace(target: Any, op: Any, arg: Any) -> Any:
     recording, tensor_arg = False, isinstance(arg, _tensor.Tensor)
     if meta.in_use and tensor_arg and meta.is_meta(target.array) != meta.is_meta(arg.array):
         arg = _across_devices(target, op, arg)
-    if target._inference and not INFERENCE.get():
-        raise RuntimeError(INFERENCE_IN_PLACE)
+    if target._inference:
+        _check_inference(target)
     if state.grad_enabled:  # (under no_grad, an optimizer's update, there is nothing to check)
         recording = target._requires_grad or (tensor_arg and arg._requires_grad)
         _check_may_write(target, recording)
@@ -223,14 +230,19 @@ def inplace(target: Any, op: Any, arg: Any) -> Any:
         if target.grad_fn is None and target._requires_grad:
             old._grad_acc = target._accumulator()
         new = op(old, arg)
-        _write(target, new.array)
+        _write(target, new.array, op, arg)
         view_rebase.take_over(target, new)
         view_rebase.follow_base(target)  # its views read from the new node too
     elif ufunc is not None and (tensor_arg or isinstance(arg, (int, float))):
         # nothing to record: let numpy write straight into the tensor (an optimizer's update)
         value, data = arg.array if tensor_arg else arg, target.array
-        try:  # (out positionally; numpy's default casting is "same_kind")
-            ufunc(data, value, data)
+        if data.dtype.kind != "f" or tensor_arg and value.dtype is not data.dtype:
+            # PyTorch's promotion, then its rule for writing the result back: within or up a
+            # category only (`uint8.add_(int8)` wraps; `int.add_(float)` is refused)
+            x, value = promote(data, value, op.__name__)
+            dtypes.check_cast(x.dtype, data.dtype)
+        try:  # (out positionally; the result dtype is checked above)
+            ufunc(data, value, data, casting="unsafe")
         except ValueError:  # another shape, or a read-only target: numpy refuses before
             # writing anything; say it in PyTorch's words
             shape, other = data.shape, np.shape(value)
@@ -240,20 +252,28 @@ def inplace(target: Any, op: Any, arg: Any) -> Any:
                 raise RuntimeError(broadcast.broadcast_message(op.__name__, shape, other)) from None
             _write_check(target, result_shape)
             raise
-        except TypeError:  # numpy refuses (bool - bool, int += float): PyTorch's words
-            with no_grad():
-                new = op(target, arg)  # raises what PyTorch raises for this op, if anything
-            raise RuntimeError(f"result type {dtypes.TORCH_NAMES[new.array.dtype]} can't be "
-                               "cast to the desired output type "
-                               f"{dtypes.TORCH_NAMES[data.dtype]}") from None
     else:
         with no_grad():
             new = op(target, arg)
-        _write(target, new.array)
+        _write(target, new.array, op, arg)
         if dual:
             write_tangent(target, new)
     target._bump_version()
     return target
+
+
+def check_writable(target: Any) -> None:
+    """PyTorch's error for a tensor that no in-place change may write (an expanded or
+    read-only array, an inference tensor outside inference mode): what an optimizer step or
+    a clipping checks of every tensor before it changes the first."""
+    if target._inference:
+        _check_inference(target)
+    _write_check(target, target.array.shape)
+
+
+def _check_inference(target: Any) -> None:
+    if not INFERENCE.get():
+        raise RuntimeError(INFERENCE_IN_PLACE)
 
 
 def _check_may_write(target: Any, recording: bool) -> None:
@@ -277,8 +297,10 @@ UNPLACED_VIEW = ("minigrad cannot record this in-place operation on a view: the 
 _IN_PLACE_UFUNCS = {add: np.add, sub: np.subtract, mul: np.multiply, div: np.true_divide}
 
 
-def _write(target: Any, values: np.ndarray) -> None:
+def _write(target: Any, values: np.ndarray, op: Any = None, arg: Any = None) -> None:
     _write_check(target, values.shape)
+    dtypes.check_cast(values.dtype, target.array.dtype, c_name=op is clamp_to and not any(
+        isinstance(b, _tensor.Tensor) for b in arg))
     target.array[...] = values
 
 
@@ -291,6 +313,14 @@ def _write_check(target: Any, result_shape: tuple) -> None:
         raise RuntimeError("unsupported operation: more than one element of the written-to "
                            "tensor refers to a single memory location. "
                            "Please clone() the tensor before performing the operation.")
+
+
+def _a_view(key: Any) -> bool:
+    """Whether `a[key]` is a view of part of `a` (ints and slices), not all of it or a copy."""
+    parts = _keys(key)
+    basic = all(k is None or k is Ellipsis or isinstance(k, int | np.integer | slice)
+                and not isinstance(k, bool) for k in parts)
+    return basic and any(k is not Ellipsis and k != slice(None) for k in parts)
 
 
 def _keys(key: Any) -> tuple:
@@ -306,6 +336,11 @@ def setitem_(target: Any, key: Any, value: Any) -> None:
         raise NotImplementedError(meta.NO_DATA)  # (a meta value or index has no values)
     key = tuple(unwrap(k) for k in key) if isinstance(key, tuple) else unwrap(key)
     _check_index_put(target, key, value)
+    if state.grad_enabled and target._requires_grad and target.grad_fn is None and \
+            _a_view(key):  # (PyTorch writes through the view `a[key]`: it names that)
+        raise RuntimeError("a view of " + LEAF_INPLACE)
+    if target._inference:
+        _check_inference(target)
     value_needs_grad = isinstance(value, _tensor.Tensor) and value._requires_grad
     if state.grad_enabled and (target._requires_grad or value_needs_grad) or (
             LEVELS.visible and top_level((target, value)) >= 0):

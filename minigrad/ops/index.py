@@ -12,11 +12,11 @@ from typing import Any
 import numpy as np
 
 from minigrad.autograd.function import Function
-from minigrad.ops.base import as_operand, normalize_dims, unwrap
+from minigrad.ops.base import is_tensor, normalize_dims, unwrap
 from minigrad.ops.tangent_rules import linear
 from minigrad.ops.view_checks import narrow_start
 from minigrad.ops.views import unsqueeze
-from minigrad.surface import meta
+from minigrad.surface import dtypes, meta
 
 # the public functions: minigrad.cat, ... (re-exported by ops/ and minigrad/)
 __all__ = ["cat", "concat", "narrow", "select", "stack"]
@@ -116,15 +116,20 @@ class Cat(Function, numpy_forward=True):
 
     @staticmethod
     def forward(ctx, *tensors, dim=0):
-        ctx.dim = dim
-        ctx.sizes = [unwrap(t).shape[dim] for t in tensors]
-        return np.concatenate([unwrap(t) for t in tensors], axis=dim)
+        arrays = [unwrap(t) for t in tensors]
+        ctx.dim, ctx.dtypes = dim, [a.dtype for a in arrays]
+        ctx.sizes = [a.shape[dim] if a.ndim else 0 for a in arrays]
+        # (PyTorch skips a legacy empty 1-D tensor next to tensors of more dims)
+        kept = [a for a in arrays if a.shape != (0,)] or arrays
+        return np.concatenate(kept, axis=dim, dtype=dtypes.result_type(*arrays),
+                              casting="unsafe")
 
     @staticmethod
     def backward(ctx, grad):
         grads, start = [], 0
-        for size, needed in zip(ctx.sizes, ctx.needs_input_grad):
-            grads.append(grad.narrow(ctx.dim, start, size) if needed else None)
+        for size, needed, dtype in zip(ctx.sizes, ctx.needs_input_grad, ctx.dtypes):
+            grads.append(_as_dtype(grad.narrow(ctx.dim, start, size), dtype) if needed
+                         else None)
             start += size
         return tuple(grads)
 
@@ -141,13 +146,19 @@ class Stack(Function, numpy_forward=True):
 
     @staticmethod
     def forward(ctx, *tensors, dim=0):
-        ctx.dim = dim
-        return np.stack([unwrap(t) for t in tensors], axis=dim)
+        arrays = [unwrap(t) for t in tensors]
+        ctx.dim, ctx.dtypes = dim, [a.dtype for a in arrays]
+        return np.stack(arrays, axis=dim, dtype=dtypes.result_type(*arrays), casting="unsafe")
 
     @staticmethod
     def backward(ctx, grad):
-        return tuple(grad.select(ctx.dim, i) if needed else None
-                     for i, needed in enumerate(ctx.needs_input_grad))
+        return tuple(_as_dtype(grad.select(ctx.dim, i), dtype) if needed else None
+                     for i, (needed, dtype) in enumerate(zip(ctx.needs_input_grad, ctx.dtypes)))
+
+
+def _as_dtype(grad: Any, dtype: np.dtype) -> Any:
+    """A piece of the joined gradient in its input's dtype (PyTorch's engine casts it so)."""
+    return grad if grad.array.dtype == dtype else grad.to(dtype)
 
 
 def _basic_key(k: Any) -> bool:
@@ -196,10 +207,14 @@ def getitem(input: Any, key: Any) -> Any:
                 raise IndexError(f"index {k} is out of bounds for dimension {dim} with size "
                                  f"{size}")
             out = Select.apply(out, key=(slice(None),) * dim + (int(k),))
-    return out if out is not input else Slice.apply(input, key=(slice(None),))
+    # (nothing picked: a view of all of it; `s[...]` of a 0-d tensor too)
+    return out if out is not input else Slice.apply(input, key=(slice(None),) * builtins.min(
+        input.array.ndim, 1))
 
 
 def narrow(input: Any, dim: int, start: int, length: int) -> Any:
+    if input.array.ndim == 0:
+        raise RuntimeError("narrow() cannot be applied to a 0-dim tensor.")
     dim = normalize_dims(dim, input.array.ndim)[0]
     start = narrow_start(input.array.shape[dim], start, length)
     return Slice.apply(
@@ -216,25 +231,58 @@ def select(input: Any, dim: int, index: int) -> Any:
 
 
 def cat(tensors: Any, dim: int = 0) -> Any:
-    tensors = [as_operand(x) for x in tensors]
-    dim = normalize_dims(dim, unwrap(tensors[0]).ndim)[0]
-    try:
-        return Cat.apply(*tensors, dim=dim)
-    except ValueError:
-        shapes = ", ".join(str(tuple(unwrap(x).shape)) for x in tensors)
-        raise RuntimeError(f"cat: sizes of tensors must match except in dimension {dim}; got "
-                           f"{shapes}") from None
+    """The tensors joined along `dim`, in their `torch.result_type` (PyTorch's checks first:
+    no 0-d tensor, one number of dims, equal sizes but along `dim`)."""
+    tensors = _joined("cat", tensors)
+    shapes = [unwrap(t).shape for t in tensors]
+    for i, shape in enumerate(shapes):
+        if not shape:
+            raise RuntimeError(f"zero-dimensional tensor (at position {i}) cannot be "
+                               "concatenated")
+    sized = [(i, s) for i, s in enumerate(shapes) if s != (0,)] or list(enumerate(shapes))
+    first = sized[0][1]
+    dim = normalize_dims(dim, len(first))[0]
+    for i, shape in sized[1:]:
+        if len(shape) != len(first):
+            raise RuntimeError(f"Tensors must have same number of dimensions: got {len(first)} "
+                               f"and {len(shape)}")
+        for d, (want, got) in enumerate(zip(first, shape)):
+            if d != dim and want != got:
+                raise RuntimeError(f"Sizes of tensors must match except in dimension {dim}. "
+                                   f"Expected size {want} but got size {got} for tensor number "
+                                   f"{i} in the list.")
+    return Cat.apply(*tensors, dim=dim)
 
 
 concat = concatenate = cat
 
 
 def stack(tensors: Any, dim: int = 0) -> Any:
-    tensors = [as_operand(x) for x in tensors]
-    dim = normalize_dims(dim, unwrap(tensors[0]).ndim + 1)[0]
-    try:
-        return Stack.apply(*tensors, dim=dim)
-    except ValueError:
-        shapes = ", ".join(str(tuple(unwrap(x).shape)) for x in tensors)
-        raise RuntimeError(f"stack expects each tensor to be equal size, but got {shapes}"
-                           ) from None
+    """The tensors (all of one shape) joined along a new dim `dim`, in their result type."""
+    tensors = _joined("stack", tensors)
+    shapes = [unwrap(t).shape for t in tensors]
+    dim = normalize_dims(dim, len(shapes[0]) + 1)[0]
+    for i, shape in enumerate(shapes):
+        if shape != shapes[0]:
+            raise RuntimeError(f"stack expects each tensor to be equal size, but got "
+                               f"{list(shapes[0])} at entry 0 and {list(shape)} at entry {i}")
+    return Stack.apply(*tensors, dim=dim)
+
+
+def _joined(name: str, tensors: Any) -> list:
+    """The tensors given to cat/stack; PyTorch's errors for a single tensor, for anything
+    else (a number, a list, a numpy array) and for none."""
+    if is_tensor(tensors):
+        raise TypeError(f"{name}(): argument 'tensors' (position 1) must be tuple of Tensors, "
+                        "not Tensor")
+    tensors = list(tensors)
+    for i, x in enumerate(tensors):
+        if not is_tensor(x):
+            kind = type(x).__module__.replace("builtins", "") + "." + type(x).__name__
+            raise TypeError(f"expected Tensor as element {i} in argument 0, but got "
+                            f"{kind.lstrip('.')}")
+    if not tensors:
+        if name == "cat":
+            raise ValueError("torch.cat(): expected a non-empty list of Tensors")
+        raise RuntimeError("stack expects a non-empty TensorList")
+    return tensors

@@ -13,12 +13,7 @@ import numpy as np
 from minigrad.autograd import broadcast
 from minigrad.ops.base import unwrap
 from minigrad.surface import dtypes
-
-# the names PyTorch's C++ messages give dtypes ("... but got mask with dtype float")
-C_NAMES = {np.dtype(np.float32): "float", np.dtype(np.float64): "double",
-           np.dtype(np.float16): "c10::Half", np.dtype(np.int64): "long int",
-           np.dtype(np.int32): "int", np.dtype(np.int16): "short int",
-           np.dtype(np.int8): "signed char", np.dtype(np.uint8): "unsigned char"}
+from minigrad.surface.dtypes import C_NAMES
 
 
 def index_array(index: Any, message: str) -> np.ndarray:

@@ -105,7 +105,12 @@ def compare(np_fn: Any, a: Any, b: Any) -> Any:
     b = as_operand(b)
     if meta.in_use:  # (a meta tensor next to a CPU one: PyTorch's error)
         meta.check_inputs((a, b))
-    return constant(np_fn(unwrap(a), unwrap(b)))
+    x, y = unwrap(a), unwrap(b)
+    try:
+        return constant(np_fn(x, y))
+    except ValueError:  # (shapes that do not broadcast: PyTorch's words)
+        raise RuntimeError(broadcast.size_mismatch(np.shape(x), np.shape(y)) or "no broadcast"
+                           ) from None
 
 
 def isclose(input: Any, other: Any, rtol: float = 1e-05, atol: float = 1e-08,

@@ -204,10 +204,12 @@ class BinaryCrossEntropy(Function, numpy_forward=True):
     @staticmethod
     def forward(ctx, input, target, *, weight=None, reduction="mean"):
         x, t = input.array, target.array
-        if np.any((x < 0) | (x > 1)):
+        if not np.all((x >= 0) & (x <= 1)):  # (NaN too)
             raise RuntimeError("all elements of input should be between 0 and 1 "
                                "(binary_cross_entropy expects probabilities: apply sigmoid "
                                "first, or use binary_cross_entropy_with_logits)")
+        if not np.all((t >= 0) & (t <= 1)):
+            raise RuntimeError("all elements of target should be between 0 and 1")
         with np.errstate(divide="ignore"):
             log_x = np.maximum(np.log(x), -100)
             log_1mx = np.maximum(np.log(1 - x), -100)
@@ -242,7 +244,7 @@ def _softplus(x: Any) -> Any:
     """log(1 + e^x), computed without overflow (Tensor ops, so it can be differentiated)"""
     # maximum(x, 0) sends half the gradient at x == 0, so the kinks of the two terms cancel
     # and the derivative is sigmoid(0) = 0.5 there (relu would give 0)
-    return x.maximum(0) + ((-x.abs()).exp() + 1).log()
+    return x.maximum(constant(np.zeros((), x.array.dtype))) + ((-x.abs()).exp() + 1).log()
 
 
 class BinaryCrossEntropyWithLogits(Function, numpy_forward=True):
@@ -323,8 +325,12 @@ class HuberLoss(Function, numpy_forward=True):
             losses = losses * scale
         return _reduce(losses.astype(d.dtype, copy=False), reduction)
 
+    # (`ctx.refused`: huber_loss of two dtypes, whose backward PyTorch refuses, functional)
     @staticmethod
     def backward(ctx, grad):
+        refused = getattr(ctx, "refused", None)
+        if refused:
+            raise RuntimeError(refused)
         input, target = ctx.unpack_saved()
         d = _spread(ctx, grad) * (input - target).clamp(-ctx.delta, ctx.delta)
         d = d * ctx.scale if ctx.scale != 1.0 else d

@@ -10,6 +10,8 @@ its part along x_hat. Backwards are Tensor ops, so they can be differentiated ag
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from minigrad.autograd.function import Function
@@ -30,12 +32,17 @@ def input_grad(gh, xhat, invstd, dims: tuple):
 
 
 def _normalize_array(x: np.ndarray, dims: tuple, eps: float) -> tuple:
+    if x.size == 0:  # an empty batch: nothing to normalise, and no statistics of nothing
+        shape = tuple(1 if d in dims else n for d, n in enumerate(x.shape))
+        return x.copy(), np.zeros(shape, x.dtype), np.ones(shape, x.dtype)
     mean = x.mean(dims, keepdims=True)
     var = x.var(dims, keepdims=True)
     return (x - mean) / np.sqrt(var + eps), mean, var
 
 
 def _affine(xhat: np.ndarray, weight, bias, shape: tuple) -> np.ndarray:
+    if xhat.size == 0:  # (an empty batch: nothing to scale, whatever the weight's size)
+        return xhat
     out = xhat if weight is None else xhat * weight.array.reshape(shape)
     return out if bias is None else out + bias.array.reshape(shape)
 
@@ -70,6 +77,16 @@ class NativeBatchNorm(Function, numpy_forward=True):
         shape = (1, -1) + (1,) * (x.ndim - 2)
         ctx.dims, ctx.shape, ctx.eps = dims, shape, eps
         ctx.batch_stats = training or running_mean is None
+        if x.size == 0:  # (nothing to normalise: in the input's dtype if a float, else in the
+            # weight's; PyTorch's graph of an empty batch saves the weight alone, if any)
+            ctx.keep_as_pytorch(result1=np.empty(0, x.dtype), result2=np.empty(0, x.dtype))
+            ctx.empty = [None if t is None else (t.array.shape, t.array.dtype)
+                         for t in (input, weight, weight)]
+            if weight is not None:  # (so a second backward is refused, as PyTorch's)
+                ctx.save_for_backward(weight)
+            kept = x.dtype.kind == "f" or weight is None
+            return np.empty(x.shape, x.dtype if kept else weight.array.dtype)
+        ctx.save_for_backward(input, weight)
         if ctx.batch_stats:
             xhat, mean, var = _normalize_array(x, dims, eps)
             ctx.keep_as_pytorch(result1=mean.reshape(-1), result2=(1 / np.sqrt(var + eps)
@@ -85,11 +102,16 @@ class NativeBatchNorm(Function, numpy_forward=True):
             xhat = (x - mean) * invstd
             ctx.stats = mean, invstd
             ctx.keep_as_pytorch(result1=np.empty(0, x.dtype), result2=np.empty(0, x.dtype))
-        ctx.save_for_backward(input, weight)
         return _affine(xhat, weight, bias, shape).astype(x.dtype, copy=False)
 
     @staticmethod
     def backward(ctx, grad):
+        empty = getattr(ctx, "empty", None)
+        if empty is not None:  # (an empty batch: zero gradients, each of its input's shape)
+            if empty[1] is not None:  # (the weight was saved: freed by a first backward)
+                ctx.unpack_saved()
+            return tuple(constant(np.zeros(*kept)) if need and kept else None
+                         for kept, need in zip(empty, ctx.needs_input_grad))
         x, w = ctx.unpack_saved()
         need_x, need_w, need_b = ctx.needs_input_grad
         dims, shape = ctx.dims, ctx.shape
@@ -173,7 +195,7 @@ class NativeGroupNorm(Function, numpy_forward=True):
     @staticmethod
     def forward(ctx, input, weight, bias, *, num_groups, eps):
         x = input.array
-        grouped = x.reshape(x.shape[0], num_groups, -1)
+        grouped = x.reshape(x.shape[0], num_groups, math.prod(x.shape[1:]) // num_groups)
         xhat, mean, var = _normalize_array(grouped, (2,), eps)
         xhat = xhat.reshape(x.shape)
         ctx.keep_as_pytorch(result1=mean[..., 0], result2=1 / np.sqrt(var[..., 0] + eps))
@@ -186,7 +208,7 @@ class NativeGroupNorm(Function, numpy_forward=True):
     def backward(ctx, grad):
         x, w = ctx.unpack_saved()
         need_x, need_w, need_b = ctx.needs_input_grad
-        per_group = (x.shape[0], ctx.groups, -1)
+        per_group = (x.shape[0], ctx.groups, math.prod(x.shape[1:]) // ctx.groups)
         xhat, invstd = normalized(x.reshape(per_group), (2,), ctx.eps)
         gx = None
         if need_x:

@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from minigrad.autograd.function import Function
-from minigrad.ops.base import constant, no_dim_given, promote, pytorch_keeps_on
+from minigrad.ops.base import constant, no_dim_given, promote, promote_tensors, pytorch_keeps_on
 from minigrad.ops.reduce import _restore_dims as restore_dims
 from minigrad.ops.reduce import dim_or_axis, reduce_dims, summed
 from minigrad.ops.selection import choose
@@ -195,8 +195,9 @@ def norm(input: Any, p: Any = "fro", dim: Any = None, keepdim: bool = False,
 def dist(input: Any, other: Any, p: float = 2) -> Any:
     """the p-norm of input - other (broadcast)"""
     promote(input.array, other.array, "sub")  # (PyTorch's error for bools: it subtracts first)
-    for t in (input, other):
-        if t.array.dtype.kind != "f":
-            raise RuntimeError("norm(): input dtype should be either floating point or complex. "
-                               f"Got {TORCH_NAMES[t.array.dtype]} instead.")
+    input, other = promote_tensors(input, other)  # (the difference's dtype)
+    dtype = input.array.dtype
+    if dtype.kind != "f":
+        raise RuntimeError("norm(): input dtype should be either floating point or complex. "
+                           f"Got {TORCH_NAMES[dtype]} instead.")
     return Dist.apply(input, other, p=float(p))

@@ -13,7 +13,7 @@ from minigrad.autograd.function import Function
 from minigrad.ops.base import as_operand, binary, cast, is_tensor, promote_tensors, unwrap
 from minigrad.ops.selection import choose
 from minigrad.ops.unary import log
-from minigrad.surface.dtypes import TORCH_NAMES
+from minigrad.surface.dtypes import C_NAMES, kernel_error, result_type
 
 
 class Atan2(Function, numpy_forward=True):
@@ -125,6 +125,8 @@ class LerpTensor(Function, numpy_forward=True):
 
 def _xlogy_array(x: Any, y: Any) -> np.ndarray:
     """x * ln(y), 0 where x is 0 (unless y is NaN), as PyTorch."""
+    if isinstance(y, np.ndarray) and isinstance(x, np.ndarray) and x.dtype != y.dtype:
+        y = y.astype(np.result_type(x, y))  # (the log in the result's dtype, as PyTorch)
     with np.errstate(divide="ignore", invalid="ignore"):
         out = np.asanyarray(x * np.log(y))
     return np.where((np.asanyarray(x) == 0) & ~np.isnan(y), out.dtype.type(0), out)
@@ -241,17 +243,28 @@ def atan2(input: Any, other: Any) -> Any:
 
 
 def hypot(input: Any, other: Any) -> Any:
-    """sqrt(input^2 + other^2), without overflow"""
+    """sqrt(input^2 + other^2), without overflow (in the inputs' result type, a float one)"""
     _tensor_other("hypot", other)
-    _floats_only("hypot_cpu", input, other)
-    return binary(Hypot, "hypot", *_in_float(input, other))
+    a, b = promote_tensors(as_operand(input), other)
+    _floats_only("hypot_cpu", a)
+    return binary(Hypot, "hypot", a, b)
 
 
 def lerp(input: Any, end: Any, weight: Any) -> Any:
-    """input + weight * (end - input)"""
+    """input + weight * (end - input): start, end (and a weight tensor of dims) of one dtype,
+    as PyTorch requires; a 0-d weight tensor takes part in the result type as a number."""
+    start, end = as_operand(input), as_operand(end)
+    for name, other in (("end", end), ("weight", weight)):
+        if is_tensor(other) and (name == "end" or other.array.ndim) and \
+                other.array.dtype != start.array.dtype:
+            raise RuntimeError(f"expected dtype {C_NAMES[start.array.dtype]} for `{name}` but "
+                               f"got dtype {C_NAMES[other.array.dtype]}")
+    if is_tensor(weight) and weight.array.dtype != start.array.dtype:  # a 0-d weight
+        dtype = result_type(start.array, weight.array)
+        start, end, weight = (x if x.array.dtype == dtype else cast(x, dtype)
+                              for x in (start, end, weight))
     _floats_only("lerp_kernel_scalar" if not is_tensor(weight) else "lerp_kernel_tensor",
-                 input, end)
-    start, end = _in_float(input, end)
+                 start)
     if is_tensor(weight):
         return LerpTensor.apply(start, end, weight)
     return binary(Lerp, "lerp", start, end, weight=weight)
@@ -273,5 +286,5 @@ def _floats_only(kernel: str, *tensors: Any) -> None:
     for t in tensors:
         dtype = unwrap(t).dtype if is_tensor(t) else None
         if dtype is not None and dtype.kind != "f":
-            raise NotImplementedError(f'"{kernel}" not implemented for \'{TORCH_NAMES[dtype]}\'')
+            raise kernel_error(kernel, dtype)
 

@@ -108,7 +108,8 @@ def window_max(x: np.ndarray, kernel: tuple, stride: tuple, padding: tuple, dila
     """The max of each window, and which kernel offset (0 .. K-1) held it: one offset at a
     time, keeping the first max (a NaN wins, as in PyTorch)."""
     if any(p != (0, 0) for p in padding):
-        x = np.pad(x, ((0, 0), (0, 0), *padding), constant_values=-np.inf)
+        lowest = -np.inf if x.dtype.kind == "f" else np.iinfo(x.dtype).min  # (never the max)
+        x = np.pad(x, ((0, 0), (0, 0), *padding), constant_values=lowest)
     outs = tuple(out_size(n, k, s, (0, 0), d)
                  for n, k, s, d in zip(x.shape[2:], kernel, stride, dilation))
     best = arg = None
@@ -143,7 +144,7 @@ class AdaptiveMaxPool2d(_ToTheMax):
         hs, ws = (adaptive_bounds(n, o) for n, o in zip(x.shape[2:], output_size))
         for i, (h0, h1) in enumerate(hs):  # one window at a time: they differ in size
             for j, (w0, w1) in enumerate(ws):
-                region = x[:, :, h0:h1, w0:w1].reshape(x.shape[:2] + (-1,))
+                region = x[:, :, h0:h1, w0:w1].reshape(x.shape[:2] + ((h1 - h0) * (w1 - w0),))
                 out[:, :, i, j], arg = _first_max(region)
                 rows[:, :, i, j], cols[:, :, i, j] = h0 + arg // (w1 - w0), w0 + arg % (w1 - w0)
         return out.reshape(input.shape[:-2] + out.shape[-2:]), _indices(ctx, input.array, x,

@@ -15,17 +15,13 @@ import numpy as np
 
 from minigrad.autograd import tensor as _tensor  # resolved at call time (tensor.py imports the ops)
 from minigrad.autograd.function import Function
-from minigrad.ops.base import as_operand, is_tensor, shape_of, unwrap
+from minigrad.ops.base import as_operand, is_tensor, shape_of, tensor_input, unwrap
+from minigrad.ops.product_checks import check_linear, check_product, same_dtype
 from minigrad.ops.tangent_rules import bilinear, is_zero, plus
 from minigrad.ops.views import expand, reshape, squeeze_fresh, t, unsafe_view, unsqueeze, view
 
 # the public functions: minigrad.bmm, ... (re-exported by ops/ and minigrad/)
 __all__ = ["bmm", "dot", "matmul", "mm", "mv", "vdot"]
-
-
-def _check(op: str, a: Any, b: Any, ok: bool) -> None:
-    if not ok:
-        raise RuntimeError(f"{op}: shapes {shape_of(a)} and {shape_of(b)} cannot be multiplied")
 
 
 class Dot(Function, numpy_forward=True):
@@ -39,7 +35,8 @@ class Dot(Function, numpy_forward=True):
 
     @staticmethod
     def forward(ctx, a, b):
-        _check("dot", a, b, a.array.ndim == b.array.ndim == 1 and a.array.shape == b.array.shape)
+        check_product("dot", a, b,
+                      a.array.ndim == b.array.ndim == 1 and a.array.shape == b.array.shape)
         ctx.save_for_backward(a, b)
         return np.dot(a.array, b.array)
 
@@ -101,7 +98,7 @@ def mm_array(a: Any, b: Any) -> np.ndarray:
     """The product of two matrices (tensors); PyTorch's error for other shapes."""
     x, y = a.array, b.array
     if x.ndim != 2 or y.ndim != 2 or x.shape[1] != y.shape[0]:
-        _check("mm", a, b, False)
+        check_product("mm", a, b, False)
     return x @ y
 
 
@@ -144,8 +141,8 @@ class Mv(Function, numpy_forward=True):
 
     @staticmethod
     def forward(ctx, a, v):
-        _check("mv", a, v, a.array.ndim == 2 and v.array.ndim == 1
-               and a.array.shape[1] == v.array.shape[0])
+        check_product("mv", a, v, a.array.ndim == 2 and v.array.ndim == 1
+                      and a.array.shape[1] == v.array.shape[0])
         ctx.save_for_backward(a, v)
         return a.array @ v.array
 
@@ -173,7 +170,7 @@ class Bmm(Function, numpy_forward=True):
     @staticmethod
     def forward(ctx, a, b):
         sa, sb = a.array.shape, b.array.shape
-        _check("bmm", a, b, len(sa) == len(sb) == 3 and sa[0] == sb[0] and sa[2] == sb[1])
+        check_product("bmm", a, b, len(sa) == len(sb) == 3 and sa[0] == sb[0] and sa[2] == sb[1])
         ctx.save_for_backward(a, b)
         return a.array @ b.array
 
@@ -199,24 +196,30 @@ def matmul(input: Any, other: Any) -> Any:
     where PyTorch folds them into one mm/mv with transposes or squeezes chosen by strides and
     requires_grad: same gradients, different shape nodes (compare/graph.py KNOWN_DIFFERENCES).
     """
+    tensor_input("matmul", input)
+    tensor_input("matmul", other, "other", 2)
     a, b = as_operand(input), as_operand(other)
     da, db = unwrap(a).ndim, unwrap(b).ndim
     if da == 0 or db == 0:
         raise RuntimeError(f"both arguments to matmul need to be at least 1D, but they are "
                            f"{da}D and {db}D")
+    if da == db == 1:
+        same_dtype("dot", a, b)
     if da == 1 and db == 1:
         return Dot.apply(a, b)
     if da == 2 and db == 1:
-        return Mv.apply(a, b)
+        return mv(a, b)
     if da == 2 and db == 2:
-        return Mm.apply(a, b)
+        return mm(a, b)
     if da == 1 and db == 2:
-        return squeeze_fresh(Mm.apply(unsqueeze(a, 0), b), (0,))
+        return squeeze_fresh(mm(unsqueeze(a, 0), b), (0,))
     if db <= 2:
         # fold a's batch dims into rows: (..., n, k) -> (rows, k) @ b, mv for a vector b
         lead = unwrap(a).shape[:-1]
-        _check("matmul", a, b, unwrap(a).shape[-1] == unwrap(b).shape[0])
         rows = reshape(a, (-1, unwrap(a).shape[-1]))
+        check_product("mv" if db == 1 else "matmul", rows, b,
+                      unwrap(a).shape[-1] == unwrap(b).shape[0])
+        same_dtype("mv" if db == 1 else "mm", a, b)
         out = Mv.apply(rows, b) if db == 1 else Mm.apply(rows, b)
         return unsafe_view(out, lead + unwrap(b).shape[1:])
     return _batched(a, b)
@@ -226,7 +229,11 @@ def _batched(a: Any, b: Any) -> Any:
     a2 = unsqueeze(a, 0) if unwrap(a).ndim == 1 else a
     b2 = unsqueeze(b, -1) if unwrap(b).ndim == 1 else b
     sa, sb = unwrap(a2).shape, unwrap(b2).shape
-    _check("matmul", a, b, sa[-1] == sb[-2])
+    if sa[-1] != sb[-2]:
+        raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: "
+                           f"[{math.prod(sa[:-2]) or 1}, {sa[-1]}] but got: "
+                           f"[{math.prod(sb[:-2]) or 1}, {sb[-2]}].")
+    same_dtype("bmm", a, b)
     try:
         batch = np.broadcast_shapes(sa[:-2], sb[:-2])
     except ValueError:
@@ -256,18 +263,37 @@ def vdot(input: Any, other: Any) -> Any:
 
 
 def mm(input: Any, mat2: Any) -> Any:
+    tensor_input("mm", input)
+    tensor_input("mm", mat2, "mat2", 2)
+    sa, sb = shape_of(input), shape_of(mat2)
+    check_product("mm", input, mat2, len(sa) == len(sb) == 2 and sa[1] == sb[0])
+    same_dtype("mm", input, mat2)
     return Mm.apply(input, mat2)
 
 
 def mv(input: Any, vec: Any) -> Any:
+    tensor_input("mv", input)
+    tensor_input("mv", vec, "vec", 2)
+    sa, sb = shape_of(input), shape_of(vec)
+    check_product("mv", input, vec, len(sa) == 2 and len(sb) == 1 and sa[1] == sb[0])
+    same_dtype("mv", input, vec)
     return Mv.apply(input, vec)
 
 
 def dot(input: Any, tensor: Any) -> Any:
+    tensor_input("dot", input)
+    tensor_input("dot", tensor, "tensor", 2)
+    check_product("dot", input, tensor, len(shape_of(input)) == len(shape_of(tensor)) == 1)
+    same_dtype("dot", input, tensor)
     return Dot.apply(input, tensor)
 
 
 def bmm(input: Any, mat2: Any) -> Any:
+    tensor_input("bmm", input)
+    tensor_input("bmm", mat2, "mat2", 2)
+    sa, sb = shape_of(input), shape_of(mat2)
+    check_product("bmm", input, mat2, len(sa) == len(sb) == 3 and sa[0] == sb[0] and sa[2] == sb[1])
+    same_dtype("bmm", input, mat2)
     return Bmm.apply(input, mat2)
 
 
@@ -317,29 +343,6 @@ def addmm_array(b: Any, m1: np.ndarray, m2: np.ndarray) -> np.ndarray:
     return b + m1 @ m2
 
 
-def _dtype_name(dtype: np.dtype) -> str:
-    names = {"float64": "Double", "float32": "Float", "float16": "Half", "int64": "Long",
-             "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool"}
-    return names.get(np.dtype(dtype).name, np.dtype(dtype).name)
-
-
-def _check_linear(x: Any, weight: Any) -> None:
-    """PyTorch's errors for the two classic mistakes: wrong in_features, wrong dtype."""
-    xs, ws = x.array.shape, weight.array.shape
-    if len(ws) != 2 or not xs or xs[-1] != ws[1]:
-        rows, cols = math.prod(xs[:-1]), xs[-1] if xs else 1
-        raise RuntimeError(
-            f"mat1 and mat2 shapes cannot be multiplied ({rows}x{cols} and "
-            f"{ws[-1] if ws else 1}x{ws[0] if ws else 1}) (linear: input of shape {tuple(xs)}, "
-            f"weight of shape {tuple(ws)}; the input's last dim must be in_features="
-            f"{ws[1] if len(ws) == 2 else '?'})")
-    if x.array.dtype != weight.array.dtype:
-        raise RuntimeError(
-            f"mat1 and mat2 must have the same dtype, but got {_dtype_name(x.array.dtype)} and "
-            f"{_dtype_name(weight.array.dtype)} (convert the input with .float() or the model "
-            "with .double())")
-
-
 def linear(input: Any, weight: Any, bias: Any = None) -> Any:
     """`input @ weight.T + bias`, with the graph PyTorch records for `F.linear`."""
     Tensor = _tensor.Tensor
@@ -350,8 +353,9 @@ def linear(input: Any, weight: Any, bias: Any = None) -> Any:
                             f"{type(input).__name__}")
     x, w = input.array, weight.array
     xs, ws = x.shape, w.shape
-    if len(ws) != 2 or not xs or xs[-1] != ws[1] or x.dtype != w.dtype:
-        _check_linear(input, weight)  # raises PyTorch's error
+    if len(ws) != 2 or not xs or xs[-1] != ws[1] or x.dtype != w.dtype or (
+            bias is not None and unwrap(bias).dtype != x.dtype):
+        check_linear(input, weight, bias)  # raises PyTorch's error
     if bias is not None and len(xs) == 2:
         return Addmm.apply(bias, input, t(weight))
     if bias is not None and x.flags.c_contiguous:  # PyTorch views the input before weight.t()

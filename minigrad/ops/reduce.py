@@ -197,5 +197,8 @@ def sum_to_size(input: Any, *sizes: Any, size: Any = None) -> Any:
     shape = shape_arg(sizes, size, "sum_to_size", "size")
     if input.array.shape == shape:
         return input
+    have = input.array.shape
+    if len(shape) > len(have) or any(s not in (n, 1) for s, n in zip(shape[::-1], have[::-1])):
+        raise RuntimeError(f"size {{{list(shape)}}} is not expandable to size {{{list(have)}}}.")
     out = sum(input, broadcast.sum_to_dims(input.array.shape, shape), keepdim=True)
     return view(out, shape) if input.array.ndim != len(shape) else out

@@ -14,8 +14,16 @@ import numpy as np
 from minigrad.autograd import broadcast
 from minigrad.autograd import tensor as _tensor  # resolved at call time (tensor.py imports the ops)
 from minigrad.autograd.function import Function
-from minigrad.ops.base import as_operand, binary, cast, constant, promote_tensors, unwrap
-from minigrad.surface.dtypes import result_type
+from minigrad.ops.base import (
+    as_operand,
+    binary,
+    cast,
+    constant,
+    promote_tensors,
+    tensor_input,
+    unwrap,
+)
+from minigrad.surface.dtypes import TORCH_NAMES, result_type
 
 # the public functions: minigrad.clamp, ... (re-exported by ops/ and minigrad/)
 __all__ = ["clamp", "clamp_max", "clamp_min", "clip", "maximum", "minimum", "where"]
@@ -283,20 +291,35 @@ def where(condition: Any, input: Any = None, other: Any = None) -> Any:
     if input is None and other is None:
         c = np.atleast_1d(unwrap(condition))  # (a 0-d condition counts as one element)
         return tuple(constant(i.astype(np.int64)) for i in np.nonzero(c))
+    tensor_input("where", condition, "condition")
+    kind = np.asarray(unwrap(condition)).dtype
+    if kind != np.bool_ and kind != np.uint8:
+        raise RuntimeError("where expected condition to be a boolean tensor, but got a tensor "
+                           f"with dtype {TORCH_NAMES[kind]}")
+    shape = np.shape(unwrap(condition))  # (broadcast in PyTorch's order, for its words)
+    for x in (input, other):
+        if broadcast.size_mismatch(shape, np.shape(unwrap(x))):
+            raise RuntimeError(broadcast.broadcast_message("where", shape, np.shape(unwrap(x))))
+        shape = np.broadcast_shapes(shape, np.shape(unwrap(x)))
     return choose(condition, *promote_tensors(as_operand(input), as_operand(other)))
 
 
 def maximum(input: Any, other: Any) -> Any:
+    tensor_input("maximum", input)
+    tensor_input("maximum", other, "other", 2)
     return binary(Maximum, "maximum", input, other, promote=True)
 
 
 def minimum(input: Any, other: Any) -> Any:
+    tensor_input("minimum", input)
+    tensor_input("minimum", other, "other", 2)
     return binary(Minimum, "minimum", input, other, promote=True)
 
 
 def clamp(input: Any, min: Any = None, max: Any = None) -> Any:
     """input limited to [min, max]: numbers (ClampBackward1), or tensors that broadcast,
     which may require grad themselves (ClampBackward0); not one of each (as PyTorch)"""
+    tensor_input("clamp", input)
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
     if _is_tensor(min) or _is_tensor(max):
@@ -339,10 +362,10 @@ def _clamp_tensors(input: Any, min: Any, max: Any) -> Any:
         raise TypeError(f"clamp() received an invalid combination of arguments - got ({got}), "
                         "but expected one of:\n * (Tensor min = None, Tensor max = None)\n"
                         f"{why} * (Number min = None, Number max = None)\n{why}")
-    if input.array.dtype.kind == "b" and min is not None and max is not None:
-        raise NotImplementedError("\"clamp_cpu\" not implemented for 'Bool'")
     bounds = [b for b in (min, max) if b is not None]
     dtype = result_type(input.array, *[b.array for b in bounds])
+    if dtype.kind == "b" and len(bounds) == 2:
+        raise NotImplementedError("\"clamp_cpu\" not implemented for 'Bool'")
     input, min, max = (cast(t, dtype) if t is not None and t.array.dtype != dtype else t
                        for t in (input, min, max))
     try:

@@ -7,8 +7,9 @@ from typing import Any
 import numpy as np
 
 from minigrad.autograd.function import Function
-from minigrad.ops.base import normalize_dims
+from minigrad.ops.base import normalize_dims, tensor_input
 from minigrad.ops.reduce import sum_array
+from minigrad.surface.dtypes import kernel_error
 from minigrad.surface.summation import add_reduce
 
 # the public functions: minigrad.log_softmax, ... (re-exported by ops/ and minigrad/)
@@ -86,12 +87,25 @@ def log_softmax_array(x: np.ndarray, dim: int) -> np.ndarray:
     return shifted - np.log(add_reduce(np.exp(shifted), dim, True))
 
 
+def _float_dim(input: Any, dim: int, kernel: str) -> int:
+    """`dim` as an axis; PyTorch's error for an integer or bool input (its kernel's name says
+    whether dim is the last one)."""
+    axis = normalize_dims(dim, input.array.ndim)[0]
+    if input.array.dtype.kind != "f" and input.array.size:  # (an empty one runs no kernel)
+        last = axis == input.array.ndim - 1 or input.array.ndim == 0
+        raise kernel_error(f"{kernel}{'_lastdim' if last else ''}_kernel_impl",
+                           input.array.dtype)
+    return axis
+
+
 def softmax(input: Any, dim: int, dtype: Any = None) -> Any:
     """`dtype=`: the input cast to it first (ToCopyBackward0), as PyTorch does"""
+    tensor_input("softmax", input)
     input = input if dtype is None else input.to(dtype)
-    return Softmax.apply(input, dim=normalize_dims(dim, input.array.ndim)[0])
+    return Softmax.apply(input, dim=_float_dim(input, dim, "softmax"))
 
 
 def log_softmax(input: Any, dim: int, dtype: Any = None) -> Any:
+    tensor_input("log_softmax", input)
     input = input if dtype is None else input.to(dtype)
-    return LogSoftmax.apply(input, dim=normalize_dims(dim, input.array.ndim)[0])
+    return LogSoftmax.apply(input, dim=_float_dim(input, dim, "log_softmax"))

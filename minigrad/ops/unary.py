@@ -11,8 +11,9 @@ from typing import Any
 import numpy as np
 
 from minigrad.autograd.function import Function
-from minigrad.ops.base import cast, constant, float_array, unwrap
+from minigrad.ops.base import cast, constant, float_array, tensor_input, unwrap
 from minigrad.ops.selection import _keep_or_zero, choose
+from minigrad.surface.dtypes import kernel_error
 
 # the public functions: minigrad.abs, ... (re-exported by ops/ and minigrad/)
 __all__ = ["abs", "cos", "exp", "log", "reciprocal", "relu", "sigmoid", "sin", "sqrt", "tan",
@@ -358,6 +359,7 @@ def in_float(op: type, name: str) -> Any:
     an int or bool tensor is computed in float32 (numpy would give float64, or float16)."""
 
     def function(input: Any) -> Any:
+        tensor_input(name, input)
         if input.array.dtype.kind != "f":
             input = cast(input, np.float32)
         return op.apply(input)
@@ -379,8 +381,14 @@ tan = in_float(Tan, "tan")
 
 
 def abs(input: Any) -> Any:
+    tensor_input("abs", input)
+    if input.array.dtype.kind == "b":
+        raise kernel_error("abs_cpu", input.array.dtype)
     return Abs.apply(input)
 
 
 def relu(input: Any) -> Any:
+    tensor_input("relu", input)
+    if input.array.dtype.kind == "b":
+        raise RuntimeError("Boolean inputs not supported for relu")
     return Relu.apply(input)

@@ -14,6 +14,8 @@ from minigrad.surface import dtypes
 
 def expanded_shape(shape: tuple, sizes: tuple, dtype: np.dtype) -> tuple:
     """The shape `expand(*sizes)` makes of `shape` (-1 keeps a size); PyTorch's errors."""
+    if plainly_expands(shape, sizes):  # (the usual case, told fast)
+        return sizes
     lead = len(sizes) - len(shape)
     if lead < 0:
         kind = f"minigrad.{dtypes.TORCH_NAMES[np.dtype(dtype)]}Tensor"
@@ -21,7 +23,8 @@ def expanded_shape(shape: tuple, sizes: tuple, dtype: np.dtype) -> tuple:
                            f"sizes provided ({len(sizes)}) must be greater or equal to the number "
                            f"of dimensions in the tensor ({len(shape)})")
     full = []
-    for i, n in enumerate(sizes):
+    for i in reversed(range(len(sizes))):  # (from the last dim, as PyTorch checks them)
+        n = sizes[i]
         if i < lead:
             if n == -1:
                 raise RuntimeError(f"The expanded size of the tensor (-1) isn't allowed in a "
@@ -39,7 +42,7 @@ def expanded_shape(shape: tuple, sizes: tuple, dtype: np.dtype) -> tuple:
                 f"non-singleton dimension {i}.  Target sizes: {list(sizes)}.  Tensor sizes: "
                 f"{list(shape)}")
         full.append(n)
-    return tuple(full)
+    return tuple(reversed(full))
 
 
 def flatten_dims(ndim: int, start_dim: int, end_dim: int) -> tuple[int, int]:
@@ -88,6 +91,12 @@ def shape_arg(size: tuple, named: Any = None, op: str = "", name: str = "") -> t
 
 def infer(shape: tuple, numel: int, given: tuple) -> tuple:
     """`shape` with its -1 replaced by the size that makes `numel` elements."""
+    for i, n in enumerate(shape):
+        if n < -1:
+            raise RuntimeError(f"invalid shape dimension {n} at index {i} of shape "
+                               f"{list(given)}")
+    if shape.count(-1) > 1:
+        raise RuntimeError("only one dimension can be inferred")
     if -1 in shape:
         known = math.prod([n for n in shape if n != -1])
         if known == 0 or numel % known:
@@ -104,6 +113,8 @@ def plainly_expands(shape: tuple, full: tuple) -> bool:
     """Each size of `shape` is kept or is a 1 expanded, no size is negative: the usual case,
     told without numpy's broadcast_shapes (~2 us, more than the expand itself)."""
     lead = len(full) - len(shape)
+    if lead < 0:
+        return False
     for n in full[:lead]:
         if n < 0:
             return False
@@ -111,3 +122,15 @@ def plainly_expands(shape: tuple, full: tuple) -> bool:
         if n != m and (m != 1 or n < 0):
             return False
     return True
+
+
+def permute_axes(dims: tuple, ndim: int) -> tuple:
+    """The axes `permute(*dims)` asks for, each dim in range and none twice."""
+    if len(dims) != ndim:
+        raise RuntimeError(f"permute(sparse_coo): number of dimensions in the tensor input does "
+                           f"not match the length of the desired ordering of dimensions i.e. "
+                           f"input.dim() = {ndim} is not equal to len(dims) = {len(dims)}")
+    axes = tuple(normalize_dims(d, ndim)[0] for d in dims)
+    if len(set(axes)) != ndim:
+        raise RuntimeError("permute(): duplicate dims are not allowed.")
+    return axes

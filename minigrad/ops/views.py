@@ -12,9 +12,9 @@ from typing import Any
 import numpy as np
 
 from minigrad.autograd.function import Function
-from minigrad.ops.base import normalize_dims
+from minigrad.ops.base import normalize_dims, tensor_input
 from minigrad.ops.tangent_rules import linear
-from minigrad.ops.view_checks import expanded_shape, flatten_dims, infer, plainly_expands, shape_arg
+from minigrad.ops.view_checks import expanded_shape, flatten_dims, infer, permute_axes, shape_arg
 from minigrad.surface.layouts import check_memory_format
 
 # the public functions: minigrad.clone, ... (re-exported by ops/ and minigrad/)
@@ -115,7 +115,7 @@ class Transpose(Function, numpy_forward=True):
     @staticmethod
     def forward(ctx, a, d0, d1):
         ctx.d0, ctx.d1 = d0, d1
-        return a.array.swapaxes(d0, d1)
+        return a.array.swapaxes(d0, d1) if a.array.ndim else a.array.view()  # (0-d: itself)
 
     @staticmethod
     def backward(ctx, grad):
@@ -271,6 +271,7 @@ def unsafe_view(input: Any, shape: tuple) -> Any:
 
 def reshape(input: Any, *sizes: Any, shape: Any = None) -> Any:
     """view when the memory layout allows it, else clone then view (as PyTorch)"""
+    tensor_input("reshape", input)
     shape = shape_arg(sizes, shape, "reshape", "shape")
     shape = infer(shape, input.array.size, shape)
     probe = input.array.view()
@@ -284,14 +285,17 @@ def reshape(input: Any, *sizes: Any, shape: Any = None) -> Any:
 
 
 def view_as(input: Any, other: Any) -> Any:
+    tensor_input("view_as", other, "other")  # (a method: self is not counted)
     return view(input, other.array.shape)
 
 
 def reshape_as(input: Any, other: Any) -> Any:
+    tensor_input("reshape_as", other, "other")  # (a method: self is not counted)
     return reshape(input, other.array.shape)
 
 
 def flatten(input: Any, start_dim: int = 0, end_dim: int = -1) -> Any:
+    tensor_input("flatten", input)
     shape = input.array.shape
     start, end = flatten_dims(len(shape), start_dim, end_dim)
     if not shape:
@@ -303,6 +307,7 @@ def flatten(input: Any, start_dim: int = 0, end_dim: int = -1) -> Any:
 
 
 def t(input: Any) -> Any:
+    tensor_input("t", input)
     data = input.array
     if data.ndim > 2:
         raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is "
@@ -311,7 +316,9 @@ def t(input: Any) -> Any:
 
 
 def transpose(input: Any, dim0: int, dim1: int) -> Any:
-    normalize_dims((dim0, dim1), input.array.ndim)  # (PyTorch's error for a dim out of range)
+    tensor_input("transpose", input)
+    for d in (dim0, dim1):  # (PyTorch's error for a dim out of range)
+        normalize_dims(d, input.array.ndim)
     return Transpose.apply(input, d0=dim0, d1=dim1)
 
 
@@ -324,13 +331,9 @@ swapdims = transpose
 
 
 def permute(input: Any, *order: Any, dims: Any = None) -> Any:
+    tensor_input("permute", input)
     dims = shape_arg(order, dims, "permute", "dims")
-    if sorted(d % input.array.ndim for d in dims) != list(range(input.array.ndim)):
-        raise RuntimeError(f"permute(sparse_coo): number of dimensions in the tensor input does "
-                           f"not match the length of the desired ordering of dimensions i.e. "
-                           f"input.dim() = {input.array.ndim} is not equal to len(dims) = "
-                           f"{len(dims)}")
-    return Permute.apply(input, dims=tuple(d % input.array.ndim for d in dims))
+    return Permute.apply(input, dims=permute_axes(dims, input.array.ndim))
 
 
 def T_property(input: Any) -> Any:
@@ -339,6 +342,7 @@ def T_property(input: Any) -> Any:
 
 
 def unsqueeze(input: Any, dim: int) -> Any:
+    tensor_input("unsqueeze", input)
     n = input.array.ndim + 1  # the new dim may go anywhere from before the first to after the last
     if not -n <= dim < n:
         raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], "
@@ -348,6 +352,7 @@ def unsqueeze(input: Any, dim: int) -> Any:
 
 
 def squeeze(input: Any, dim: Any = None) -> Any:
+    tensor_input("squeeze", input)
     if dim is None:
         return _squeeze(Squeeze, input, tuple(range(input.array.ndim)))
     if isinstance(dim, int):
@@ -369,14 +374,15 @@ def _squeeze(op: Any, input: Any, dims: tuple) -> Any:
 
 
 def expand(input: Any, *sizes: Any, size: Any = None, implicit: bool = False) -> Any:
+    tensor_input("expand", input)
     sizes = shape_arg(sizes, size, "expand", "size")
     shape = input.array.shape
-    full = sizes if plainly_expands(shape, sizes) else \
-        expanded_shape(shape, sizes, input.array.dtype)
+    full = expanded_shape(shape, sizes, input.array.dtype)
     return Expand.apply(input, shape=full)
 
 
 def expand_as(input: Any, other: Any) -> Any:
+    tensor_input("expand_as", other, "other")  # (a method: self is not counted)
     return expand(input, other.array.shape)
 
 

@@ -43,7 +43,8 @@ def im2col(x: np.ndarray, kernel: tuple, stride: tuple, padding: tuple, dilation
     view = windows(x, kernel, stride, padding, dilation)  # (N, C, *out, *kernel)
     n, c = x.shape[:2]
     order = (0, 1, *range(2 + nd, 2 + 2 * nd), *range(2, 2 + nd))  # (N, C, *kernel, *out)
-    return np.ascontiguousarray(view.transpose(order)).reshape(n, c * math.prod(kernel), -1)
+    return np.ascontiguousarray(view.transpose(order)).reshape(
+        n, c * math.prod(kernel), math.prod(view.shape[2:2 + nd]))
 
 
 def col2im(cols: np.ndarray, size: tuple, kernel: tuple, stride: tuple, padding: tuple,

@@ -13,7 +13,6 @@ from minigrad.optim.optimizer import (
     state_tensor,
     step_tensor,
     subtract_,
-    will_change,
 )
 from minigrad.optim.rmsprop import check_non_negative
 
@@ -115,8 +114,7 @@ class ASGD(Optimizer):
             state["ax"] = state_tensor(np.zeros_like(p.array))
         t, lr, lambd = next_step(state), group["lr"], group["lambd"]
         eta, mu = float(state["eta"].array), float(state["mu"].array)
-        will_change(p)
-        p.array *= 1 - lambd * eta
+        p.array *= 1 - lambd * eta  # (listeners were told first: Optimizer.step)
         subtract_(p, eta * g)
         ax = state["ax"].array
         if mu != 1:

@@ -8,14 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from minigrad.optim.optimizer import (
-    Optimizer,
-    next_step,
-    state_tensor,
-    step_tensor,
-    subtract_,
-    will_change,
-)
+from minigrad.optim.optimizer import Optimizer, next_step, state_tensor, step_tensor, subtract_
 
 
 class Adam(Optimizer):
@@ -54,7 +47,6 @@ class Adam(Optimizer):
         if group["weight_decay"] == 0:
             return g
         if group["decoupled_weight_decay"]:
-            will_change(p)
             p.array *= 1 - group["lr"] * group["weight_decay"]
             return g
         return g + group["weight_decay"] * p.array

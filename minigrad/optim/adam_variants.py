@@ -15,7 +15,6 @@ from minigrad.optim.optimizer import (
     state_tensor,
     step_tensor,
     subtract_,
-    will_change,
 )
 from minigrad.optim.rmsprop import check_non_negative
 
@@ -36,8 +35,7 @@ def _grad(p: Any, group: dict, decoupled: bool = False) -> np.ndarray:
     wd = group["weight_decay"]
     if wd == 0:
         return g
-    if decoupled:
-        will_change(p)
+    if decoupled:  # (listeners were told before the step changed anything)
         p.array *= 1 - group["lr"] * wd
         return g
     return g + wd * p.array

@@ -18,15 +18,15 @@ from minigrad.autograd import events
 from minigrad.autograd.grad_mode import enable_grad, no_grad
 from minigrad.autograd.tensor import Tensor
 from minigrad.nn.module import _zero_grad
+from minigrad.ops.in_place import check_writable
 
 
 def subtract_(p: Tensor, update: np.ndarray) -> None:
     """p -= update, in place (the same array), counted as an in-place change of p.
 
     The version goes up as after PyTorch's `p.add_(...)`, so a graph that saved p's old value
-    refuses to backward through it.
+    refuses to backward through it. (Listeners were told before the step changed anything.)
     """
-    will_change(p)
     p.array -= update
     p._bump_version()
 
@@ -109,9 +109,11 @@ class Optimizer:
     def step(self, closure: Callable[[], Any] | None = None) -> Any:
         """Update every parameter that has a gradient (those with `.grad` None are skipped).
 
-        Every gradient is checked first, so a step that fails changes no parameter and no
-        state. (`_opt_called` tells a learning-rate scheduler that a step was taken; PyTorch
-        wraps `step` to set it, minigrad sets it here.)
+        Atomic: everything that can fail is done before any parameter or state changes.
+        Every gradient is checked, every parameter and state buffer must be writable, and
+        listeners (a trace) are told of every change first, so a listener that raises also
+        leaves all as it was. (`_opt_called` tells a learning-rate scheduler that a step was
+        taken; PyTorch wraps `step` to set it, minigrad sets it here.)
         """
         loss = self._closure(closure)
         self._opt_called = True
@@ -120,6 +122,12 @@ class Optimizer:
                     if p.grad is not None]
             for p, _ in todo:
                 _check_grad(p)
+                check_writable(p)
+                for value in self.state.get(p, {}).values():
+                    if isinstance(value, Tensor):
+                        check_writable(value)
+            for p, _ in todo:
+                will_change(p)
             for p, group in todo:
                 self._update(p, group)
         return loss

@@ -51,6 +51,10 @@ def save(obj: Any, f: Any, pickle_module: Any = None, pickle_protocol: int = 2,
             not _use_new_zipfile_serialization:
         raise ValueError("minigrad.save writes PyTorch's zip format with Python's pickle, "
                          "protocol 2, only")
+    if isinstance(f, (str, os.PathLike)):
+        folder = os.path.dirname(os.path.abspath(os.fspath(f)))
+        if not os.path.isdir(folder):
+            raise RuntimeError(f"Parent directory {folder} does not exist.")
     try:
         data, storages = Pickler().dump(obj)  # (first: a refused object leaves no file)
     except TypeError:

@@ -13,8 +13,6 @@ from __future__ import annotations
 from collections import Counter, OrderedDict
 from typing import Any
 
-import numpy as np
-
 from minigrad.serialization.formats import DTYPE_GLOBALS, DTYPES, OTHER_STORAGES
 from minigrad.serialization.rebuild import (
     StorageType,
@@ -23,6 +21,7 @@ from minigrad.serialization.rebuild import (
     rebuild_tensor_v3,
 )
 from minigrad.serialization.unpickler import check_key
+from minigrad.surface import devices, dtypes
 from minigrad.surface.size import Size
 
 
@@ -69,6 +68,13 @@ def _size(dims: Any = ()) -> Size:
     return _refuse("Size", dims)
 
 
+def _device(kind: Any, index: Any = None) -> devices.device:
+    """`torch.device` as pickle writes it: ("cpu",) or ("cuda", 0)."""
+    if type(kind) is not str or not (index is None or type(index) is int):
+        return _refuse("device", (kind, index))
+    return devices.device(kind) if index is None else devices.device(kind, index)
+
+
 def _items(items: Any) -> Any:
     return items if type(items) in (list, tuple) else _refuse("a constructor", items)
 
@@ -91,5 +97,6 @@ SAFE_GLOBALS: dict[str, Any] = {
     **{f"torch.{name}": StorageType(name) for name in (*DTYPES, *OTHER_STORAGES)},
     "torch.storage.UntypedStorage": StorageType("UntypedStorage"),
     "torch._utils._rebuild_tensor_v3": rebuild_tensor_v3,
-    **{f"torch.{name}": np.dtype(dtype) for name, dtype in DTYPE_GLOBALS.items()},
+    "torch.device": _device,
+    **{f"torch.{name}": dtypes.of(dtype) for name, dtype in DTYPE_GLOBALS.items()},
 }

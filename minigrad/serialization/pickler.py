@@ -17,7 +17,7 @@ import numpy as np
 
 from minigrad.autograd.tensor import Tensor
 from minigrad.serialization.formats import ORDERED_DICT, REBUILD_TENSOR, STORAGE_TYPES
-from minigrad.surface import meta
+from minigrad.surface import devices, dtypes, meta
 
 PROTO, STOP, MARK = b"\x80\x02", b".", b"("
 NONE, TRUE, FALSE = b"N", b"\x88", b"\x89"
@@ -61,6 +61,12 @@ class Pickler:
             self.save_container(obj)
         elif isinstance(obj, tuple) and not hasattr(obj, "_fields"):  # (not a namedtuple: its
             self.save_tuple(obj)  # class would be a global that weights_only refuses)
+        elif isinstance(obj, dtypes.dtype):  # torch.float32 & co, which torch.load allows
+            self.save_global("torch", str(obj).rsplit(".", 1)[-1])
+        elif isinstance(obj, devices.device):  # torch.device("cpu"), as torch pickles it
+            self.save_global("torch", "device")
+            self.save_tuple((obj.type,) if obj.index is None else (obj.type, obj.index))
+            self.out += REDUCE
         else:
             raise TypeError(
                 f"minigrad.save can save tensors, numpy arrays, dicts, OrderedDicts, lists, "

@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from minigrad.surface import python_data
 from minigrad.surface.devices import (  # (check_device: nn's too)
     check_device,  # noqa: F401
     device,
@@ -117,6 +118,13 @@ TORCH_NAMES = {np.dtype(k): v for k, v in (
     (np.int32, "Int"), (np.int16, "Short"), (np.int8, "Char"), (np.uint8, "Byte"),
     (np.bool_, "Bool"), (np.complex64, "ComplexFloat"), (np.complex128, "ComplexDouble"))}
 
+# ... and the C++ names some of its messages use ("expected m1 and m2 to have the same dtype,
+# but got: float != double")
+C_NAMES = {np.dtype(k): v for k, v in (
+    (np.float32, "float"), (np.float64, "double"), (np.float16, "c10::Half"),
+    (np.int64, "long int"), (np.int32, "int"), (np.int16, "short int"),
+    (np.int8, "signed char"), (np.uint8, "unsigned char"), (np.bool_, "bool"))}
+
 _default = [_F32]  # the default float dtype (set_default_dtype)
 
 
@@ -208,6 +216,26 @@ def result_type(*operands: Any) -> np.dtype:
     return _combine(dims, _combine(zero_dim, numbers))
 
 
+def can_cast(from_: np.dtype, to: np.dtype) -> bool:
+    """`torch.can_cast`: never down a category (float to integer, a number to bool, complex to
+    real); within one, or up, any size (int64 into int8, float64 into float16)."""
+    return _CATEGORY[from_.kind] <= _CATEGORY[to.kind]
+
+
+def check_cast(result: np.dtype, out: np.dtype, c_name: bool = False) -> None:
+    """PyTorch's error for an op whose result dtype cannot be written into `out`'s (in-place
+    ops, and ops whose output dtype is an input's); `c_name`: `out` as C++ names it (the
+    words of `clamp_` with numbers)."""
+    if not can_cast(result, out):
+        raise RuntimeError(f"result type {TORCH_NAMES[result]} can't be cast to the desired "
+                           f"output type {(C_NAMES if c_name else TORCH_NAMES)[out]}")
+
+
+def kernel_error(kernel: str, d: np.dtype) -> NotImplementedError:
+    """PyTorch's error for a kernel that has no version for dtype `d` ("mse_cpu" on ints)."""
+    return NotImplementedError(f'"{kernel}" not implemented for \'{TORCH_NAMES[d]}\'')
+
+
 def name(d: Any) -> str:
     """`minigrad.float32`: how PyTorch's messages and reprs spell a dtype."""
     return repr(of(numpy_dtype(d)))
@@ -217,23 +245,27 @@ def as_array(data: Any, dtype: Any = None) -> np.ndarray:
     """Turn Python/numpy data into an array with PyTorch's default dtypes.
 
     Python floats become the default dtype (float32) and Python ints int64 (as `torch.tensor`
-    does); a numpy array keeps its dtype, as `torch.from_numpy`/`torch.tensor(ndarray)` keep it.
+    does); a numpy array keeps its dtype, as `torch.from_numpy`/`torch.tensor(ndarray)` keep it;
+    lists and tuples are read as PyTorch reads them (python_data.py).
     """
-    if dtype is not None:
-        return np.array(data, dtype=numpy_dtype(dtype))
-    if isinstance(data, np.ndarray):
-        return data.copy()
-    if isinstance(data, np.generic):
-        return np.array(data)
-    array = np.array(data)
-    if array.dtype.kind == "f":
-        return array.astype(_default[0])
-    if array.dtype.kind in "iu":
-        return array.astype(_I64)
-    if array.dtype.kind == "O":
-        raise TypeError(f"can't convert {type(data).__name__} of mixed or nested objects to a "
-                        "Tensor")
-    return array
+    np_dtype = numpy_dtype(dtype)
+    if isinstance(data, np.ndarray | np.generic):
+        return np.array(data, dtype=np_dtype)  # (a copy; its own dtype if none is given)
+    if hasattr(data, "grad_fn") and hasattr(data, "array"):  # (a tensor: its values)
+        return data.array.astype(np_dtype or data.array.dtype)
+    return python_data.read(data, _inferred, np_dtype)
+
+
+def _inferred(found: list) -> np.dtype:
+    """The dtype `torch.tensor` infers from its items' types and dtypes, in the order met:
+    each promoted with the next; a Python float is the default dtype, an int int64, a complex
+    the default complex dtype; no item at all the default dtype (`[[], []]`)."""
+    python = {builtins.bool: _BOOL, builtins.int: _I64, builtins.float: _default[0],
+              builtins.complex: np.dtype(np.complex64 if _default[0] == _F32 else np.complex128)}
+    dtype = None
+    for d in dict.fromkeys(found):  # (each once)
+        dtype = promote_types(dtype, python.get(d, d))
+    return _default[0] if dtype is None else dtype
 
 
 def from_type_name(type_name: str) -> dtype:

@@ -44,7 +44,7 @@ def leaf(values: np.ndarray, requires_grad: bool = False, name: str | None = Non
     t = Tensor._make(values, None, 0)
     t.name = name
     if requires_grad:
-        t.requires_grad_(True)
+        t._leaf_requires_grad()
     if out is not None:  # (the values written into `out`, in its dtype, as PyTorch's)
         return write_out(t, out, op, factory=True)
     return t

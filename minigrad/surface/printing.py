@@ -35,7 +35,9 @@ def _float_format(values: np.ndarray) -> tuple[str, bool]:
 
 
 class _Formatter:
-    """Formats single elements of one array at one common width."""
+    """Formats single elements of one array at one common width. As in PyTorch, a tensor of
+    more than THRESHOLD elements is formatted from the corners it prints alone (so printing
+    `ones(1).expand(10**5, 10**5)` reads 36 elements, not 10**10)."""
 
     def __init__(self, values: np.ndarray) -> None:
         self.kind = values.dtype.kind
@@ -65,12 +67,13 @@ class _Formatter:
 
 
 def _summary(values: np.ndarray) -> np.ndarray:
-    """The edge items PyTorch shows of a summarised tensor, flattened (for widths)."""
+    """The elements PyTorch shows of a summarised tensor: along each dim longer than
+    2 * EDGE_ITEMS, its first and last EDGE_ITEMS. Only those are read (one fancy index)."""
     if values.ndim == 0:
         return values
-    if values.shape[0] > 2 * EDGE_ITEMS:
-        values = np.concatenate([values[:EDGE_ITEMS], values[-EDGE_ITEMS:]])
-    return np.stack([_summary(v) for v in values]) if values.ndim > 1 else values
+    picks = [np.r_[0:EDGE_ITEMS, n - EDGE_ITEMS:n] if n > 2 * EDGE_ITEMS else np.arange(n)
+             for n in values.shape]
+    return values[np.ix_(*picks)]
 
 
 def _rows(values: np.ndarray, fmt: _Formatter, indent: int, summarize: bool) -> str:

@@ -147,7 +147,9 @@ class TensorMethods:
         if devices.wants_meta(device) or device is None and self.is_meta:
             array = meta.like(array)
         t = self._make(array, None, 0)
-        return t.requires_grad_(True) if requires_grad else t
+        if requires_grad:
+            t._leaf_requires_grad()
+        return t
 
     # -- arithmetic: every operator and method is the op function of the same name --------
     __add__ = __radd__ = add = ops.add

@@ -7,10 +7,11 @@ spelled `minigrad.sum` or `torch.sum`) and Tensor methods (`x.sum(dim=0)`, `x.T`
 else (dunder attributes, imports, lambdas, comprehensions, strings, unknown names) is
 refused with an `ExpressionError` naming the offending piece, before anything runs.
 `evaluate(source, inputs)` then walks the checked tree itself: nothing is ever passed to
-`eval`, `exec` or `compile` beyond `ast.parse`. It is bounded too: no tensor of more than
-`MAX_ELEMENTS` elements is made (an elementwise or matmul result is sized before it is
-computed, anything else as soon as it exists, which for `expand` is before any memory is
-used), no list or tuple of more than `MAX_ITEMS`, no number beyond a float's range.
+`eval`, `exec` or `compile` beyond `ast.parse`. It is bounded too (expr_limits.py): no
+tensor of more than `MAX_ELEMENTS` elements is made (an elementwise, matmul or join result is
+sized before it is computed, anything else as soon as it exists, which for `expand` is before
+any memory is used), no list or tuple of more than `MAX_ITEMS`, no number beyond a float's
+range, and the whole expression keeps within a budget of elements, steps and seconds.
 
 Shared by `minigrad.trace("...")`, the command line and `compare/`.
 """
@@ -25,11 +26,11 @@ from typing import Any
 from minigrad.autograd.tensor import Tensor
 from minigrad.surface.return_types import ValuesIndices
 from minigrad.teach.expr_limits import (
-    MAX_ELEMENTS,
-    MAX_ITEMS,
+    Budget,
     binary_items,
     binary_size,
     call_size,
+    work,
 )
 from minigrad.teach.expr_words import EXPR_WORDS, KINDS
 from minigrad.teach.words import both
@@ -254,7 +255,7 @@ class _Evaluator:
     """Computes a checked tree: every call goes to minigrad.ops or a whitelisted method."""
 
     def __init__(self, inputs: dict[str, Any], source: str) -> None:
-        self.inputs, self.source = inputs, source
+        self.inputs, self.source, self.budget = inputs, source, Budget()
 
     def expr(self, node: ast.AST) -> Any:
         try:
@@ -274,16 +275,20 @@ class _Evaluator:
         if isinstance(node, ast.BinOp):
             left, right = self.expr(node.left), self.expr(node.right)
             if isinstance(node.op, ast.Pow) and not isinstance(left, Tensor) and \
-                    not isinstance(right, Tensor):
+                    not isinstance(right, Tensor) and not _small_int_power(left, right):
                 left = float(left)  # a float power overflows at once; an int one may run long
             self.check_items(node, binary_items(node.op, left, right))
-            self.check_size(node, binary_size(node.op, left, right))
+            name = "@" if isinstance(node.op, ast.MatMult) else ""
+            self.charge(node, binary_size(node.op, left, right), name, [left, right])
             return self.bounded(node, _BINARY[type(node.op)](left, right))
         if isinstance(node, ast.UnaryOp):
-            return _UNARY[type(node.op)](self.expr(node.operand))
+            value = self.expr(node.operand)
+            self.charge(node, binary_size(ast.Add(), value, 0), "", [value])
+            return self.bounded(node, _UNARY[type(node.op)](value))
         if isinstance(node, ast.Compare):
-            return _COMPARE[type(node.ops[0])](self.expr(node.left),
-                                               self.expr(node.comparators[0]))
+            left, right = self.expr(node.left), self.expr(node.comparators[0])
+            self.charge(node, binary_size(ast.Add(), left, right), "", [left, right])
+            return self.bounded(node, _COMPARE[type(node.ops[0])](left, right))
         if isinstance(node, ast.Tuple):
             return tuple(self.expr(item) for item in node.elts)
         if isinstance(node, ast.List):
@@ -297,38 +302,36 @@ class _Evaluator:
                                            attr=node.attr)
             return getattr(value, node.attr)
         if isinstance(node, ast.Subscript):
-            return self.tensor(node.value)[self.index(node.slice)]
+            return self.bounded(node, self.tensor(node.value, TypeError)[self.index(node.slice)])
         if isinstance(node, ast.Call):
             return self.call(node)
         # (parse() checked it: not reached)
         raise ExpressionError.said("refused_piece", _piece(self.source, node))
 
-    def check_size(self, node: ast.AST, size: int) -> None:
-        """Refuse, before computing it, a result that would be too big."""
-        if size > MAX_ELEMENTS:
-            raise ExpressionError.said("elements", _piece(self.source, node), size=size,
-                                       limit=MAX_ELEMENTS)
+    def charge(self, node: ast.AST, size: int, name: str, args: list) -> None:
+        """Refuse, before computing it, an op that would make too much or take too long."""
+        self.refuse_if(node, self.budget.before(size, work(name, args, size)))
+
+    def refuse_if(self, node: ast.AST, why: tuple[str, dict] | None) -> None:
+        """Refuse the expression at `node`, if the budget said `why` (expr_limits.Budget)."""
+        if why is not None:
+            raise ExpressionError.said(why[0], _piece(self.source, node), **why[1])
 
     def check_items(self, node: ast.AST, items: int) -> None:
-        if items > MAX_ITEMS:
-            raise ExpressionError.said("items", _piece(self.source, node), items=items,
-                                       limit=MAX_ITEMS)
+        self.refuse_if(node, self.budget.items(items))
 
     def bounded(self, node: ast.AST, value: Any) -> Any:
-        """`value`, if it is within the limits (a tensor's elements, a list's items)."""
-        if isinstance(value, Tensor):
-            self.check_size(node, value.array.size)
-        elif isinstance(value, list | tuple):
-            self.check_items(node, len(value))
-        elif isinstance(value, int) and not isinstance(value, bool) and abs(value) > 2 ** 64:
-            raise ExpressionError.said("too_large", _piece(self.source, node))
+        """`value`, if it is within the limits (a tensor's elements, a list's items, the
+        expression's whole budget)."""
+        self.refuse_if(node, self.budget.after(value))
         return value
 
-    def tensor(self, node: ast.AST) -> Tensor:
+    def tensor(self, node: ast.AST, python: type = AttributeError) -> Tensor:
+        """The tensor `node` computes; else a refusal caused by what Python would raise."""
         value = self.expr(node)
         if not isinstance(value, Tensor):
             raise ExpressionError.said("not_tensor", _piece(self.source, node),
-                                       type=type(value).__name__)
+                                       type=type(value).__name__) from python(type(value).__name__)
         return value
 
     def index(self, node: ast.AST) -> Any:
@@ -343,19 +346,22 @@ class _Evaluator:
     def call(self, node: ast.Call) -> Any:
         from minigrad import ops
 
-        args = [self.expr(a) for a in node.args]
-        kwargs = {kw.arg: self.expr(kw.value) for kw in node.keywords}
         func = node.func
-        if isinstance(func, ast.Name):
-            fn, name = getattr(ops, func.id), func.id
-        elif isinstance(func.value, ast.Name) and func.value.id in NAMESPACES and \
-                func.value.id not in self.inputs:
-            fn, name = getattr(ops, func.attr), func.attr
-        else:
-            receiver = self.tensor(func.value)
-            fn, name, args = getattr(receiver, func.attr), func.attr, [receiver, *args]
-            self.check_size(node, call_size(name, args))
-            return self.bounded(node, fn(*args[1:], **kwargs))
-        self.check_size(node, call_size(name, [*args, *kwargs.values()]))
-        return self.bounded(node, fn(*args, **kwargs))
+        named = isinstance(func, ast.Name) or isinstance(func.value, ast.Name) and \
+            func.value.id in NAMESPACES and func.value.id not in self.inputs
+        # (a method's tensor first, then its arguments, as Python evaluates them)
+        head = [] if named else [self.tensor(func.value)]
+        args = head + [self.expr(a) for a in node.args]
+        kwargs = {kw.arg: self.expr(kw.value) for kw in node.keywords}
+        name = func.id if isinstance(func, ast.Name) else func.attr
+        fn = getattr(ops, name) if named else getattr(head[0], name)
+        every = [*args, *kwargs.values()]
+        self.charge(node, call_size(name, every), name, every)
+        return self.bounded(node, fn(*args[len(head):], **kwargs))
 
+
+def _small_int_power(base: Any, exponent: Any) -> bool:
+    """`2**3` stays an int (`x.reshape(2**1, 2)`), as in Python, when small (a bigger or
+    negative power is a float, which overflows at once instead of running long)."""
+    return (isinstance(base, int) and isinstance(exponent, int) and exponent >= 0
+            and abs(base).bit_length() * exponent <= 64)

@@ -43,6 +43,12 @@ EXPR_WORDS: dict[str, dict[str, str]] = {
         "items": "`{piece}` would make a list of {items:,} items; at most {limit:,}",
         "too_large": "`{piece}` is a number too large for an expression",
         "not_tensor": "`{piece}` is a {type}, not a tensor",
+        "work": "`{piece}` takes the expression past {limit:,} steps (elements read and "
+                "written, multiply-adds); an expression may take at most that many",
+        "total": "`{piece}` takes the expression past {limit:,} elements made in all; an "
+                 "expression may make at most that many",
+        "seconds": "`{piece}` takes the expression past {limit:g} seconds; an expression may "
+                   "take at most that long",
     },
     "zh": {
         "not_string": "表达式必须是字符串，而不是 {type}",
@@ -77,6 +83,9 @@ EXPR_WORDS: dict[str, dict[str, str]] = {
         "items": "`{piece}` 会产生一个 {items:,} 项的列表；最多 {limit:,} 项",
         "too_large": "`{piece}` 这个数太大，不能用在表达式里",
         "not_tensor": "`{piece}` 是 {type}，而不是张量",
+        "work": "`{piece}` 会让整个表达式超过 {limit:,} 步计算（读写的元素和乘加），这是上限",
+        "total": "`{piece}` 会让整个表达式产生的元素超过 {limit:,} 个，这是上限",
+        "seconds": "`{piece}` 会让整个表达式的计算超过 {limit:g} 秒，这是上限",
     },
 }
 

@@ -51,7 +51,7 @@ def _pow_tangent(c: Call) -> str:
     return f"{c.tangent(0)} * {source(p)} * {c.args[0]} ** {source(p - 1)}"
 
 
-# (arithmetic.py's PowTensor.jvp: b's term is 0 where a == 0 and b >= 0, as in backward)
+# (powers.py's PowTensor.jvp: b's term is 0 where a == 0 and b >= 0, as in backward)
 _POW_TENSOR_TANGENT = ("{out}_tb = {t1} * {out} * np.log({0})\n"
                        "{out}_tb = np.where(({0} == 0) & ({1} >= 0), 0.0, {out}_tb)\n"
                        "{t0} * {1} * {0} ** ({1} - 1) + {out}_tb")

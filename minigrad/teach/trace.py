@@ -300,6 +300,8 @@ def trace(expr: Any = None, /, *, gradient: Any = None, retain_graph: bool | Non
         if not isinstance(out, Tensor):
             raise TypeError(f"trace(): the expression gave a {type(out).__name__}, not a Tensor")
         if backward:
+            if gradient is not None and not isinstance(gradient, Tensor):  # (numbers, lists)
+                gradient = Tensor(np.asarray(gradient, dtype=out.array.dtype))
             out.backward(gradient, retain_graph=retain_graph)
         else:
             recorder.add_roots([out])

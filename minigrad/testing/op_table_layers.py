@@ -21,10 +21,11 @@ def _layer(name: str, call: Callable, node: str, source: str, shapes: str, arity
                   domains=domains, in_expressions=False)
 
 
-def _running(F, values: list):
-    """Running statistics as the engine's tensors (eval-mode batch norm reads them)."""
+def _running(F, values: list, like):
+    """Running statistics as the engine's tensors, in the input's dtype (eval-mode batch norm
+    reads them; PyTorch refuses statistics of another dtype)."""
     lib = minigrad if F is MF else __import__("torch")
-    return lib.tensor(np.array(values, dtype=np.float64))
+    return lib.tensor(values, dtype=like.dtype)
 
 
 IDX = np.array([[0, 2, 1], [4, 1, 1]])
@@ -80,7 +81,7 @@ LAYERS: list[OpSpec] = [
            "NativeBatchNormBackward0", "F.batch_norm({0}, None, None, training=True)",
            "channels", domains=(DISTINCT,)),
     _layer("batch_norm_eval", lambda F, x, w, b: F.batch_norm(
-        x, _running(F, [0.3, -0.2]), _running(F, [1.5, 0.7]), w, b, training=False),
+        x, _running(F, [0.3, -0.2], x), _running(F, [1.5, 0.7], x), w, b, training=False),
         "NativeBatchNormBackward0", "F.batch_norm({0}, mean, var, {1}, {2})",
         "channels_affine", 3),
     _layer("layer_norm", lambda F, x, w, b: F.layer_norm(x, x.shape[-1:], w, b),

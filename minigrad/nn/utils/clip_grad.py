@@ -4,12 +4,13 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 import numpy as np
 
-from minigrad.autograd.grad_mode import no_grad
+from minigrad.autograd import events
 from minigrad.autograd.tensor import Tensor
+from minigrad.ops.in_place import check_writable
 
 __all__ = ["clip_grad_norm_", "clip_grad_value_"]
 
@@ -44,16 +45,27 @@ def clip_grad_norm_(parameters: Tensor | Iterable[Tensor], max_norm: float,
             "non-finite, so it cannot be clipped. To disable this error and scale the gradients "
             "by the non-finite norm anyway, set `error_if_nonfinite=False`")
     coef = min(max_norm / (total + 1e-6), 1.0)
-    with no_grad():
-        for g in grads:
-            g.mul_(coef)
+    _change_all(grads, lambda a: np.multiply(a, coef, out=a, casting="unsafe"))
     return Tensor(np.asanyarray(total, dtype=np.result_type(*[g.array for g in grads])))
+
+
+def _change_all(grads: list[Tensor], change: Callable[[np.ndarray], object]) -> None:
+    """`change` each gradient's array in place, all or none: every one must be writable, and
+    listeners are told of all the changes before the first is made (so a listener that raises
+    stops them all)."""
+    for g in grads:
+        check_writable(g)
+    if events.listening():
+        for g in grads:
+            events.emit(events.InPlaceChange(g))
+    for g in grads:
+        change(g.array)
+        g._bump_version()
 
 
 def clip_grad_value_(parameters: Tensor | Iterable[Tensor], clip_value: float,
                      foreach: bool | None = None) -> None:
     """Clamp every gradient entry into [-clip_value, clip_value], in place (`foreach`: as in
     clip_grad_norm_)."""
-    with no_grad():
-        for g in _grads(parameters):
-            g.clamp_(-clip_value, clip_value)
+    grads = _grads(parameters)
+    _change_all(grads, lambda a: np.clip(a, -clip_value, clip_value, out=a))

@@ -105,15 +105,21 @@ def collate_tensor_fn(batch: list, *, collate_fn_map: dict | None = None) -> Ten
 def collate_numpy_array_fn(batch: list, *, collate_fn_map: dict | None = None) -> Tensor:
     if np_str_obj_array_pattern.search(batch[0].dtype.str) is not None:
         raise TypeError(default_collate_err_msg_format.format(batch[0].dtype))
-    return collate([Tensor._make(b, None, 0) for b in batch], collate_fn_map=collate_fn_map)
+    # (torch.as_tensor of each: a number among arrays is a 0-d tensor, which stack refuses)
+    return collate([b if isinstance(b, Tensor) else Tensor._make(
+        b if isinstance(b, np.ndarray) else dtypes.as_array(b), None, 0) for b in batch],
+        collate_fn_map=collate_fn_map)
 
 
 def collate_numpy_scalar_fn(batch: list, *, collate_fn_map: dict | None = None) -> Tensor:
-    return Tensor._make(np.array(batch), None, 0)  # (numpy's dtype, as torch.as_tensor keeps)
+    # (their dtypes promoted as PyTorch's torch.as_tensor does: float16 and int32 is float16)
+    dtype = dtypes.result_type(*[b.array if isinstance(b, Tensor) else np.asarray(b)
+                                 for b in batch])
+    return Tensor._make(dtypes.as_array(batch, dtype), None, 0)
 
 
 def collate_float_fn(batch: list, *, collate_fn_map: dict | None = None) -> Tensor:
-    return Tensor._make(np.array(batch, dtype=np.float64), None, 0)
+    return Tensor._make(dtypes.as_array(batch, np.float64), None, 0)
 
 
 def collate_int_fn(batch: list, *, collate_fn_map: dict | None = None) -> Tensor:

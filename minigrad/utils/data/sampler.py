@@ -116,15 +116,20 @@ class WeightedRandomSampler(Sampler[int]):
 
     def __iter__(self) -> Iterator[int]:
         w, rng = self.weights, numpy_generator(self.generator)
+        if not self.replacement and self.num_samples > len(w):
+            raise RuntimeError("cannot sample n_sample > prob_dist.size(-1) samples without "
+                               "replacement")
         if not np.isfinite(w).all() or (w < 0).any():
-            raise RuntimeError("probability tensor contains either `inf`, `nan` or element < 0")
+            if not self.replacement or self.num_samples == 1:  # (PyTorch's two kernels)
+                raise RuntimeError("probability tensor contains either `inf`, `nan` or element "
+                                   "< 0")
+            first = w[~(np.isfinite(w) & (w >= 0))][0]  # (PyTorch words the first one it meets)
+            raise RuntimeError("invalid multinomial distribution (encountering probability entry "
+                               + ("< 0)" if not first >= 0 else "= infinity or NaN)"))
         if w.sum() <= 0:
             raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
         if self.replacement:
             return iter(rng.choice(len(w), self.num_samples, p=w / w.sum()).tolist())
-        if self.num_samples > len(w):
-            raise RuntimeError("cannot sample n_sample > prob_dist.size(-1) samples without "
-                               "replacement")
         # a weighted draw without replacement: the indices of the largest w / Exp(1) keys
         keys = w / rng.exponential(size=len(w))
         return iter(np.argsort(-keys, kind="stable")[:self.num_samples].tolist())
