@@ -17,7 +17,7 @@ import numpy as np
 def check(node: Any, grads: list) -> None:
     """PyTorch's check: the first output holding NaN names the node (inf is no anomaly)."""
     for i, g in enumerate(grads):
-        if g is not None and np.isnan(g.array).any():
+        if g is not None and np.isnan(getattr(g, "array", g)).any():  # (a Tensor, or an array)
             warn(node)
             raise RuntimeError(f"Function '{node.name()}' returned nan values in its {i}th "
                                "output.")

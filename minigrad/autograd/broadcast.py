@@ -22,12 +22,14 @@ from minigrad.surface.summation import add_reduce
 
 
 def fit(node: Any, i: int, g: Any, nxt: Any, nr: int, summed_dims: list | None) -> Any:
-    """Gradient `g` that `node` sends to its input i (output `nr` of node `nxt`), as a Tensor
-    of that input's shape; a shape that does not broadcast to it is PyTorch's error. The dims
-    summed over go to `summed_dims[i]` (None: nobody listens for them)."""
-    if not isinstance(g, _tensor.Tensor):  # a Function may return numpy arrays or numbers
-        g = _tensor.make(np.asanyarray(g), None, 0)
-    shape = g.array.shape
+    """Gradient `g` that `node` sends to its input i (output `nr` of node `nxt`), in that
+    input's shape; a shape that does not broadcast to it is PyTorch's error. The dims summed
+    over go to `summed_dims[i]` (None: nobody listens for them). A Tensor comes back a Tensor;
+    a numpy array (the engine's array pass), or a number a Function returned, an array."""
+    tensor = isinstance(g, _tensor.Tensor)
+    if not tensor and type(g) is not np.ndarray:  # a Function may return numbers
+        g = np.asanyarray(g)
+    shape = g.array.shape if tensor else g.shape
     # The shape the input had when the graph was recorded is always right. (This is also
     # why a leaf whose `.data` was replaced by a tensor of another shape still accumulates a
     # graph recorded before that as it is, as PyTorch does; `output_shape` reads the leaf's
@@ -38,7 +40,7 @@ def fit(node: Any, i: int, g: Any, nxt: Any, nr: int, summed_dims: list | None) 
     if shape == expected:
         return g
     try:
-        data, dims = sum_to_array(g.array, expected)
+        data, dims = sum_to_array(g.array if tensor else g, expected)
     except ValueError:  # g is not the input's shape, broadcast
         raise RuntimeError(
             f"Function {node.name()} returned an invalid gradient at index {i} - got "
@@ -47,8 +49,8 @@ def fit(node: Any, i: int, g: Any, nxt: Any, nr: int, summed_dims: list | None) 
         summed_dims[i] = dims
     if GRAD_ENABLED.get() or LEVELS.visible:  # create_graph: record it; forward mode: a
         # gradient may carry a tangent (forward-over-reverse), which the sum must carry too
-        return SumToSize.apply(g, shape=expected)
-    return _tensor.make(data, None, 0)
+        return SumToSize.apply(g if tensor else _tensor.make(g, None, 0), shape=expected)
+    return _tensor.make(data, None, 0) if tensor else data
 
 
 def fit_all(node: Any, grads: list, summed_dims: list | None) -> None:

@@ -8,6 +8,7 @@ place broadcasting is undone) and send it into the next node's buffer; a node wh
 gradient has arrived is ready. (3) An AccumulateGrad adds into its leaf's `.grad`. If anything
 fails, every `.grad` is put back. No recursion, so any depth works. `execute` is a generator
 of steps: `autograd.backward` drains it, `backward_steps` hands each to the user.
+A gradient is a Tensor, or in a pass nobody records or watches a numpy array (gradients.py).
 """
 
 from __future__ import annotations
@@ -16,10 +17,14 @@ import time
 from collections.abc import Iterator
 from typing import Any
 
+from numpy import ndarray
+
 from minigrad.autograd import anomaly_mode as anomaly
 from minigrad.autograd import broadcast, events, hooks
 from minigrad.autograd.events import BackwardBegin, BackwardEnd, BackwardStep
+from minigrad.autograd.forward_ad import LEVELS
 from minigrad.autograd.grad_mode import state
+from minigrad.autograd.gradients import as_tensor, tensors_of, total
 from minigrad.autograd.node import AccumulateGrad, Node, gradient_edge, owner_id
 from minigrad.autograd.ready_queue import ReadyQueue
 
@@ -34,6 +39,7 @@ def execute(roots: list, seeds: list, retain_graph: bool | None = None,
     (`backward(inputs=...)`). `needed`: the nodes on a path to a target (autograd.py)."""
     task = GraphTask(roots, seeds, create_graph, targets or {}, needed, capture)
     listening = yield_steps or events.listening()
+    task.arrays = not (create_graph or listening or LEVELS.visible)  # speed: gradients.py
     if listening:
         events.emit(BackwardBegin(tuple(roots), tuple(seeds)))
     caller_mode, state.grad_enabled = state.grad_enabled, create_graph
@@ -43,26 +49,27 @@ def execute(roots: list, seeds: list, retain_graph: bool | None = None,
             step_start = time.perf_counter() if listening else 0.0
             grads = task.buffers.pop(node)  # one gradient per output
             if node._hooked:  # tensor hooks, retain_grad, pre-hooks
-                grads = hooks.before(node, grads, task)
+                grads = hooks.before(node, tensors_of(grads), task)
             if task.targets:  # autograd.grad, backward(inputs=...): note what was asked
                 task.capture(node, grads)
             summed_dims = [None] * len(node._next_nodes) if listening else None
             if type(node) is AccumulateGrad:
                 if task.accumulates(node):
-                    node.accumulate(grads[0], task)  # leaf.grad += gradient
+                    node.accumulate(as_tensor(grads[0]), task)  # leaf.grad += gradient
                 grad_inputs: list = []
             else:
                 grad_inputs = node.call_backward(grads)  # one gradient per input
                 if node._post_hooks:  # they see, and may replace, the fitted gradients
                     broadcast.fit_all(node, grad_inputs, summed_dims)
-                    grad_inputs = hooks.after(node, grad_inputs, grads)
+                    grad_inputs = hooks.after(node, tensors_of(grad_inputs), tensors_of(grads))
                 for i, g in enumerate(grad_inputs):  # each fitted to its input, and sent on
                     grad_inputs[i] = task.send(node, i, g, summed_dims)
                 if state.anomaly_enabled and state.anomaly_check_nan:
                     anomaly.check(node, grad_inputs)  # NaN names the node
             task.executed.append(node)
             if listening:
-                step = task.step(node, grads, grad_inputs, summed_dims, step_start)
+                step = BackwardStep.of(len(task.executed), node, grads, grad_inputs,
+                                       summed_dims, step_start)
                 events.emit(step)
                 if yield_steps:
                     state.grad_enabled = caller_mode  # the caller's code runs in its mode
@@ -110,7 +117,7 @@ class GraphTask:
         buf = self.buffers.setdefault(node, [])
         if nr >= len(buf):
             buf.extend([None] * (nr + 1 - len(buf)))
-        buf[nr] = grad if buf[nr] is None else buf[nr] + grad
+        buf[nr] = grad if buf[nr] is None else total(buf[nr], grad)
 
     def send(self, node: Node, i: int, grad: Any, summed_dims: list | None) -> Any:
         """Fit gradient `i` of `node` to its input (broadcast.py) and add it to the next
@@ -118,13 +125,17 @@ class GraphTask:
         nxt, nr = node._next_nodes[i], node._next_nrs[i]
         if nxt is None:
             return None
-        if grad is not None:
-            grad = broadcast.fit(node, i, grad, nxt, nr, summed_dims)
+        if grad is not None:  # (an array of its input's shape, the usual case, needs no fit)
+            if not (type(grad) is ndarray and nr == 0 and grad.shape == nxt._shape):
+                grad = broadcast.fit(node, i, grad, nxt, nr, summed_dims)
+            grad = grad if self.arrays else as_tensor(grad)  # (gradients.py)
         waiting = self.deps.get(nxt)
         if waiting is None:  # a branch that autograd.grad does not need
             return grad
         self.deps[nxt] = waiting = waiting - 1
-        if grad is not None:
+        if grad is not None and nr == 0 and nxt not in self.buffers:  # (the first, usually)
+            self.buffers[nxt] = [grad]
+        elif grad is not None:
             self.add(nxt, nr, grad)
         if not waiting:
             if nxt in self.buffers:
@@ -150,30 +161,22 @@ class GraphTask:
 
     def capture(self, node: Node, grads: list) -> None:
         for nr, g in enumerate(grads):
-            slot = self.targets.get((node, nr))
-            if slot is not None:
-                self.captured[slot] = g
+            if (node, nr) in self.targets:
+                self.captured[self.targets[node, nr]] = as_tensor(g)
 
     def accumulates(self, node: AccumulateGrad) -> bool:
         """autograd.grad accumulates nothing; backward(inputs=...) only the leaves named."""
         return not self.capture_only and (not self.targets or (node, 0) in self.targets)
 
     def set_grad(self, tensor: Any, grad: Any, shared: Any = None, values: Any = None) -> None:
-        """`tensor.grad = grad`: the one way a backward pass changes a `.grad`. The old one is
+        """`tensor.grad = grad`, the one way a backward pass changes a `.grad`. The old one is
         noted first, with `values`, its values before the pass added into it in place (`grad`
-        is then the same tensor): `rollback` puts them back if the pass fails. `shared`, memory
-        the new `.grad` may share with others, is noted as handed out (a later `.grad` copies
-        it)."""
+        is then the same tensor): `rollback` puts them back if the pass fails. `shared`: memory
+        the new `.grad` may share with others, noted as handed out (a later `.grad` copies)."""
         self.journal.setdefault(id(tensor), (tensor, tensor._grad, values))
         if shared is not None:
             self.handed_out.add(owner_id(shared))
         tensor._grad = grad
-
-    def step(self, node: Node, grads: list, grad_inputs: list, summed_dims: list, started: float
-             ) -> BackwardStep:
-        padded = (*grads, *[None] * (node._num_outputs - len(grads)))
-        return BackwardStep(len(self.executed), node, padded, tuple(grad_inputs),
-                            time.perf_counter() - started, tuple(summed_dims))
 
     def rollback(self) -> None:
         for tensor, old, values in self.journal.values():  # every .grad as it was before
@@ -191,10 +194,7 @@ def count_dependencies(starts: list[Node], needed: set | None = None) -> dict[No
         for nxt in stack.pop()._next_nodes:
             if nxt is None or needed is not None and nxt not in needed:
                 continue
-            if nxt in deps:
-                deps[nxt] += 1
-            else:  # reached for the first time: walk on from it
-                deps[nxt] = 1
-                if nxt not in first:
-                    stack.append(nxt)
+            deps[nxt] = deps.get(nxt, 0) + 1
+            if deps[nxt] == 1 and nxt not in first:  # reached for the first time: walk on
+                stack.append(nxt)
     return deps

@@ -7,6 +7,7 @@ a cheap truth test of a list), so with no listener the cost of events is one `if
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -73,6 +74,15 @@ class BackwardStep:
     grad_inputs: tuple
     seconds: float
     summed_dims: tuple = ()
+
+    @classmethod
+    def of(cls, index: int, node: Any, grads: list, grad_inputs: list, summed_dims: list,
+           started: float) -> BackwardStep:
+        """The step of the engine's loop (engine.py) that ran `node`, begun at `started`: its
+        gradients in, one per output (None for an output nobody used), and out."""
+        padded = (*grads, *[None] * (node._num_outputs - len(grads)))
+        return cls(index, node, padded, tuple(grad_inputs), time.perf_counter() - started,
+                   tuple(summed_dims))
 
 
 @dataclass(frozen=True)

@@ -18,6 +18,7 @@ from minigrad.autograd import events, hooks, saved_names
 from minigrad.autograd import tensor as _tensor
 from minigrad.autograd.forward_ad import LEVELS
 from minigrad.autograd.grad_mode import GRAD_ENABLED, state
+from minigrad.autograd.gradients import arrays_of, as_tensor, tensors_of
 from minigrad.autograd.hooks import RemovableHandle
 from minigrad.autograd.saved_tensor_hooks import SAVED_TENSOR_HOOKS, pack, unpack
 from minigrad.autograd.saved_values import (
@@ -199,7 +200,8 @@ class Node(SavedValues):
         None, or zeros where the node asks for them (materialize_grads, floats only)."""
         grads = grads + [None] * (self._num_outputs - len(grads))
         if self._materialize_grads:  # (of a meta node: meta zeros, surface/meta.py)
-            on_meta = meta.in_use and any(g is not None and meta.is_meta(g.array) for g in grads)
+            on_meta = meta.in_use and any(g is not None and meta.is_meta(as_tensor(g).array)
+                                          for g in grads)
             zeros = meta.empty if on_meta else np.zeros
             grads = [_tensor.make(zeros(shape, dtype), None, 0)
                      if g is None and dtype.kind == "f" else g
@@ -228,7 +230,11 @@ class Node(SavedValues):
         if len(grad_outputs) != self._num_outputs:
             raise TypeError(f"expected {self._num_outputs} arguments, got {len(grad_outputs)} "
                             "instead")
-        return tuple(self.call_backward(list(grad_outputs)))
+        grad_inputs = self.call_backward(list(grad_outputs))
+        # (Tensors, as in PyTorch, also where the numpy backward ran; None for an input
+        # that needs no gradient, which PyTorch's nodes do not compute)
+        return tuple(None if nxt is None else as_tensor(g)
+                     for g, nxt in zip(grad_inputs, self._next_nodes))
 
     def __call__(self, *grad_outputs: Any) -> Any:
         """`grad_fn(grad)`, PyTorch's way: `apply`, but one gradient comes back alone."""
@@ -240,6 +246,8 @@ class Node(SavedValues):
 
         Without create_graph nothing is recorded, so an op's numpy-only `backward_arrays`
         (where it has one) gives the same gradients without making Tensors along the way.
+        `grads` may be numpy arrays there (the engine's array pass, engine.py); a `backward`
+        written with Tensor ops gets them as Tensors.
         """
         function = self._function
         if self._num_outputs > 1:
@@ -250,9 +258,9 @@ class Node(SavedValues):
         try:
             if function.backward_arrays is not None and not (GRAD_ENABLED.get()
                                                              or LEVELS.visible):
-                out = function.backward_arrays(self, *[g if g is None else g.array for g in grads])
+                out = function.backward_arrays(self, *arrays_of(grads))
             else:
-                out = function.backward(self, *grads)
+                out = function.backward(self, *tensors_of(grads))
         except Exception:
             if state.anomaly_enabled:
                 anomaly.warn(self)

@@ -45,6 +45,8 @@ class Add(Function, numpy_forward=True):
     def backward(ctx, grad):
         return grad, grad
 
+    backward_arrays = backward  # (the same in numpy: the gradient passes through)
+
     @staticmethod
     def jvp(ctx, ta, tb):
         return ta + tb
@@ -67,6 +69,8 @@ class Sub(Function, numpy_forward=True):
     @staticmethod
     def backward(ctx, grad):
         return grad, -grad if ctx.needs_input_grad[1] else None
+
+    backward_arrays = backward  # (the same in numpy: `-` on the array)
 
     @staticmethod
     def jvp(ctx, ta, tb):
@@ -136,6 +140,8 @@ class Rsub(Function, numpy_forward=True):
     def backward(ctx, grad):
         return -grad
 
+    backward_arrays = backward  # (the same in numpy: `-` on the array)
+
     @staticmethod
     def jvp(ctx, ta):
         return -ta
@@ -167,9 +173,22 @@ class Mul(Function, numpy_forward=True):
         return grad * b if need_a else None, grad * a if need_b else None
 
     @staticmethod
+    def backward_arrays(ctx, grad):
+        """The same gradients as `backward`, in numpy alone (used when nothing is recorded)."""
+        a, b = ctx.unpack_saved()
+        need_a, need_b = ctx.needs_input_grad
+        return product(grad, b) if need_a else None, product(grad, a) if need_b else None
+
+    @staticmethod
     def jvp(ctx, ta, tb):
         a, b = ctx.inputs
         return ta * b + a * tb
+
+
+def product(grad: Any, factor: Any) -> Any:
+    """`grad * factor` in numpy, promoted as the Tensor product is (ops.base.operands)."""
+    x, y = operands(grad, factor)
+    return x * y
 
 
 class Div(Function, numpy_forward=True):
@@ -217,6 +236,8 @@ class Neg(Function, numpy_forward=True):
     @staticmethod
     def backward(ctx, grad):
         return -grad
+
+    backward_arrays = backward  # (the same in numpy: `-` on the array)
 
     @staticmethod
     def jvp(ctx, ta):
