@@ -291,7 +291,7 @@ class Recorder:
         labels = self._labels(order, names)
         leaf_labels = {id(self.live[n].out): labels[n] for n in order if _is_leaf(n)}
         leaf_memory = {self.memory.key(self.live[n].out.array): labels[n] for n in order
-                       if _is_leaf(n)}
+                       if _is_leaf(n) and not self.live[n].recomputed}  # (not a block's copy)
         nodes, leaves, live_leaves = [], [], {}
         for node in order:
             live = self.live[node]
