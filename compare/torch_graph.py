@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from compare.torch_hooks import CHECKPOINT, checkpoint_rule, hook_names
+from compare.torch_memory import checkpoint_held
 from compare.torch_modules import Members
 from compare.torch_nodes import NodeFacts, read, saved_values, signed
 from compare.torch_recompute import RESHAPES, recompute
@@ -72,6 +73,8 @@ class TorchGraph:
         self.name: dict[Any, str] = {}
         self.facts: dict[Any, NodeFacts] = {}  # a leaf's at once, an op's in prepare()
         self.saved: dict[Any, dict[str, Any]] = {}  # op -> what it saved, read before backward
+        self.checkpointed: dict[Any, tuple] = {}  # op -> what a checkpoint holds of it
+        self.frames_counted: set[int] = set()  # the checkpoints whose inputs were counted
         self.calls: dict[Any, tuple] = {}  # op -> its recorded call (args, kwargs, func)
         self.value: dict[Any, np.ndarray] = {}
         self.out: dict[Any, Any] = {self.root: loss}
@@ -181,6 +184,7 @@ class TorchGraph:
                 self.facts[node] = NodeFacts(ACCUMULATE, {}, [], tuple(v.shape),
                                              np_dtype(v.dtype, self.torch))
             else:  # speed: only what the backward frees is read now (a Transformer: 12%)
+                self.checkpointed[node] = checkpoint_held(node)  # (first: see torch_memory)
                 self.saved[node] = saved_values(node)
         return found
 

@@ -8,8 +8,10 @@ may share. `memory_report(trace)` counts each piece of memory once:
 - each backward step frees what no node still needs once the nodes it released have let go
   (PyTorch releases a node's saved tensors as soon as it ran; minigrad every node's when the
   pass ends; with retain_graph=True nobody does), a leaf's memory staying with the leaf;
-- meanwhile the gradients wait in their buffers until the node they go to runs; the peak is
-  the largest sum of both, after some step.
+- meanwhile the gradients wait in their buffers until the node they go to runs;
+- a checkpoint's block, run again in backward, is no part of what the graph held before: what
+  its ops keep counts in the step that ran them (`recomputed`: memory the graph does not
+  already hold, a leaf's aside), and the peak is the largest sum of the three, after some step.
 Plain records in, plain numbers out: PyTorch's traces (`compare.trace_torch`) are counted the
 same way, from the storages PyTorch's nodes saved.
 """
@@ -51,10 +53,11 @@ class StepMemory:
     freed_names: list[str]
     held: int
     gradients: int
+    recomputed: int = 0  # what a checkpoint's block, run again in this step, kept meanwhile
 
     @property
     def total(self) -> int:
-        return self.held + self.gradients
+        return self.held + self.gradients + self.recomputed
 
 
 @dataclass
@@ -82,7 +85,7 @@ class MemoryReport:
 def memory_report(trace: Any) -> MemoryReport:
     """Count what `trace`'s graph keeps (see the module docstring)."""
     saved = [Saved(n.id, n.label, n.name, m.name, tuple(m.shape), m.nbytes, m.storage, m.leaf,
-                   kept=not m.freed) for n in trace.nodes for m in n.memory]
+                   kept=not m.freed) for n in trace.nodes if not n.recomputed for m in n.memory]
     for s in saved:
         _name_tensor(trace, s)
     by_storage: dict[str, list[Saved]] = {}
@@ -105,6 +108,7 @@ def memory_report(trace: Any) -> MemoryReport:
     peak, peak_step = total + waiting.bytes, None
     for step in trace.steps:
         waiting.ran(step)
+        again = _recomputed(trace, step, held)
         freed, names = 0, []
         for node_id in step.freed:
             for key in keys_of.get(node_id, ()):
@@ -117,11 +121,22 @@ def memory_report(trace: Any) -> MemoryReport:
                     if key not in leaf_owned:
                         freed += size[key]
                         names.append(_name(by_storage[key][0]))
-        now = StepMemory(step.index, step.node, freed, names, held_bytes, waiting.bytes)
+        now = StepMemory(step.index, step.node, freed, names, held_bytes, waiting.bytes, again)
         steps.append(now)
         if now.total > peak:
             peak, peak_step = now.total, step.index
     return MemoryReport(saved, total, sum(size[k] for k in leaf_owned), steps, peak, peak_step)
+
+
+def _recomputed(trace: Any, step: Any, held: set[str]) -> int:
+    """The bytes the ops a checkpoint ran again in `step` kept: each piece of memory once, but
+    not the graph's (still `held` as the step began) nor a leaf's."""
+    size: dict[str, int] = {}
+    for node_id in step.recomputed:
+        for m in trace.node(node_id).memory:
+            if m.storage not in held and not m.leaf:
+                size[m.storage] = max(size.get(m.storage, 0), m.nbytes)
+    return sum(size.values())
 
 
 def saved_name(node: Any, name: str) -> str:

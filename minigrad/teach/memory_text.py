@@ -11,6 +11,7 @@ PHRASES: dict[str, dict[str, str]] = {
         "label": "memory",
         "step": "frees {freed}; the graph holds {held}; gradients waiting {grads}",
         "nothing": "nothing",
+        "rerun": "; the block run again keeps {size} meanwhile",
         "names": " ({names})",
         "none": "Memory: the graph keeps no tensor for backward.",
         "summary": "Memory: the graph holds {total} in {n} saved tensor{s}{leaves}; the "
@@ -37,6 +38,7 @@ PHRASES: dict[str, dict[str, str]] = {
         "results": " 的输出",
         "step": "释放 {freed}；计算图仍占 {held}；等待中的梯度 {grads}",
         "nothing": "0 B",
+        "rerun": "；重算的块这时另占 {size}",
         "names": "（{names}）",
         "none": "内存：计算图没有为反向传播保存任何张量。",
         "summary": "内存：计算图保存了 {n} 个张量，共 {total}{leaves}；{rest}最大的是 {name}，"
@@ -71,8 +73,9 @@ def step_line(report: MemoryReport, index: int, lang: str = "en") -> str:
     step = next(s for s in report.steps if s.index == index)
     freed = p["nothing"] if not step.freed else size_text(step.freed) + p["names"].format(
         names=p["sep"].join(dict.fromkeys(_local(n, lang) for n in step.freed_names)))
+    rerun = p["rerun"].format(size=size_text(step.recomputed)) if step.recomputed else ""
     return f"{p['label']}  " + p["step"].format(freed=freed, held=size_text(step.held),
-                                                grads=size_text(step.gradients))
+                                                grads=size_text(step.gradients)) + rerun
 
 
 def _local(name: str, lang: str) -> str:

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+from minigrad.autograd.tensor import Tensor
 from minigrad.ops import calls
 from minigrad.teach.labels import constant_text
 from minigrad.teach.records import TraceAccumulation, TraceBackward, TraceStep
@@ -72,10 +73,12 @@ def recomputing() -> bool:
     return call is not None and call.kind == "recompute"
 
 
-def recomputed_input(accumulator: Any) -> bool:
-    """Is this leaf (its AccumulateGrad) the copy of an input the recomputation was given?"""
+def recomputed_input(accumulator: Any) -> int | None:
+    """Is this leaf (its AccumulateGrad) the copy of an input the recomputation was given:
+    which of its tensor inputs (None: none)?"""
     call = calls.innermost()
-    return call is not None and any(accumulator.variable is t for t in call.inputs)
+    tensors = [t for t in call.inputs if isinstance(t, Tensor)] if call is not None else []
+    return next((i for i, t in enumerate(tensors) if accumulator.variable is t), None)
 
 
 def forward_call() -> Any:

@@ -26,7 +26,8 @@ import numpy as np
 
 from minigrad.teach.numpy_rules import Call
 from minigrad.teach.numpy_rules_all import RULES
-from minigrad.teach.program_backward import COPIED, Backward, array_result, statements
+from minigrad.teach.program_backward import COPIED, REENTRANT, Backward, array_result, statements
+from minigrad.teach.program_checkpoint import Checkpoints
 from minigrad.teach.program_forward import TANGENT, ForwardMode
 from minigrad.teach.program_values import array_text, source
 
@@ -38,9 +39,9 @@ def to_python(trace: Any) -> str:
     return _Program(trace).text()
 
 
-class _Program(Backward, ForwardMode):
-    """One trace written out: names, the forward, the backward passes, the forward-mode
-    passes, the gradients and tangents."""
+class _Program(Backward, Checkpoints, ForwardMode):
+    """One trace written out: names, the forward, the backward passes (with what checkpoints
+    run again in them), the forward-mode passes, the gradients and tangents."""
 
     def __init__(self, trace: Any) -> None:
         self.trace = trace
@@ -56,6 +57,9 @@ class _Program(Backward, ForwardMode):
         self.values = {n.label: self.var[n.id] for n in trace.nodes}  # label -> variable
         self.outputs: dict[str, str] = {}  # the forward-mode passes' results: label -> tangent
         self.held: dict[str, Any] = {}  # forward mode: label -> the value its variable holds
+        self.defined: set[str] = set()  # the leaves written out so far (ids)
+        self.rerun: dict[str, str] = {}  # a checkpointed node -> its run again (checkpoints)
+        self.within = ""  # the step whose inner backward is being written ("6.")
 
     # -- names -----------------------------------------------------------------------------
     def name(self, label: str) -> str:
@@ -137,40 +141,60 @@ class _Program(Backward, ForwardMode):
             i in node.constants for i, src in enumerate(node.inputs) if src is None)
 
     def forward(self) -> None:
-        ops = [n for n in self.trace.nodes if not n.is_leaf]
+        ops = [n for n in self.trace.nodes if not (n.is_leaf or n.recomputed)]
         self.section(f"forward: {len(ops)} operation{'' if len(ops) == 1 else 's'}")
-        leaves = {leaf.node: leaf for leaf in self.trace.leaves}
         for node in self.trace.nodes:
-            var = self.var[node.id]
-            if node.is_leaf:
-                leaf = leaves.get(node.id)
-                kind = "a parameter" if leaf is not None and leaf.is_param else "a leaf"
-                value = node.value if node.value is not None else getattr(leaf, "value", None)
-                if value is None:
-                    self.emit(f"raise ValueError({self.unknown(node, 'value')!r})")
-                else:
-                    self.emit(f"{var} = {array_text(value, len(var) + 3)}",
-                              f"{kind}: requires grad")
+            if node.recomputed:  # (a checkpoint's block run again: in the step that ran it)
                 continue
-            if self.computes(node):
-                call = self.call(node, [])
-                text = call.text(RULES[node.name].forward)
-                *before, last = statements(text)
-                for line in before:
-                    self.emit(line)
-                self.emit(f"{var} = {array_result(last, node.shape)}",
-                          f"{node.name}   {node.label} = {node.source}")
-            elif node.value is not None:
-                self.copy(node, f"{node.name} ({node.label} = {node.source})")
-                self.emit(f"{var} = {array_text(node.value, len(var) + 3)}",
-                          f"{COPIED}: {node.name}")
-            else:
-                self.copy(node, f"{node.name} ({node.label} = {node.source})")
-                self.emit(f"raise NotImplementedError({self.unknown(node, 'output')!r})")
+            if node.is_leaf:
+                self.leaf_line(node)
+            elif node.name != REENTRANT or not self.block_forward(node):
+                self.op_line(node)
+
+    def leaf_line(self, node: Any) -> None:
+        """A leaf's value (once)."""
+        if node.id in self.defined:
+            return
+        self.defined.add(node.id)
+        var = self.var[node.id]
+        leaf = next((x for x in self.trace.leaves if x.node == node.id), None)
+        kind = "a parameter" if leaf is not None and leaf.is_param else "a leaf"
+        value = node.value if node.value is not None else getattr(leaf, "value", None)
+        if value is None:
+            self.emit(f"raise ValueError({self.unknown(node, 'value')!r})")
+        else:
+            self.emit(f"{var} = {array_text(value, len(var) + 3)}", f"{kind}: requires grad")
+
+    def op_line(self, node: Any) -> None:
+        """An op's forward: its numpy, or the value the trace recorded (COPIED); the leaves
+        it reads first, where they were not written yet (a block's parameters)."""
+        for src in node.inputs:
+            if src is not None and self.nodes[src].is_leaf and not self.nodes[src].recomputed:
+                self.leaf_line(self.nodes[src])
+        var = self.var[node.id]
+        if self.computes(node):
+            call = self.call(node, [])
+            text = call.text(RULES[node.name].forward)
+            *before, last = statements(text)
+            for line in before:
+                self.emit(line)
+            self.emit(f"{var} = {array_result(last, node.shape)}",
+                      f"{node.name}   {node.label} = {node.source}")
+        elif node.value is not None:
+            self.copy(node, f"{node.name} ({node.label} = {node.source})")
+            self.emit(f"{var} = {array_text(node.value, len(var) + 3)}",
+                      f"{COPIED}: {node.name}")
+        else:
+            self.copy(node, f"{node.name} ({node.label} = {node.source})")
+            self.emit(f"raise NotImplementedError({self.unknown(node, 'output')!r})")
 
     def copy(self, node: Any, what: str) -> None:
         rule = RULES.get(node.name)
-        if rule is None:
+        if node.name == REENTRANT:  # (a PyTorch trace: trace_torch cannot watch inside it)
+            self.copied.append(f"{node.name}: {self.trace.engine} ran the block again and a "
+                               "backward through it out of the trace's sight, so its values "
+                               "are copied (and its block's parameters get no gradient here)")
+        elif rule is None:
             self.copied.append(f"{node.name}: minigrad has no numpy text for it "
                                "(minigrad/teach/numpy_rules_*.py), so its values are copied")
         elif rule.covers is not None and not rule.covers(node.attrs):
@@ -197,17 +221,20 @@ class _Program(Backward, ForwardMode):
                              "a constant input (no gradient)")
 
     def call(self, node: Any, grads: list[str | None]) -> Call:
+        """The node as its rules see it; a checkpointed node whose block ran again reads
+        that run's values (`rerun`), as its saved-tensor hooks hand them back."""
         n = len(node.inputs)
         in_shapes = [self.shape_of(node, i) for i in range(n)]
         in_dtypes = [self.dtype_of(node, i) for i in range(n)]
-        args = [self.arg(node, i) for i in range(n)]
+        reads = self.nodes[self.rerun.get(node.id, node.id)]
+        args = [self.arg(reads, i) for i in range(n)]
         settings = {**node.attrs, **{k: v for k, v in node.constants.items()
                                      if isinstance(k, str)}}
         names = {key: self.constant(value, f"{self.var[node.id]}_{key}", f"{node.label}'s {key}")
                  for key, value in settings.items()  # an array setting: a variable of its own
                  if isinstance(value, np.ndarray) and value.ndim}
-        transposed = [src is not None and self.by_columns(src) for src in node.inputs]
-        return Call(args, self.var[node.id], grads, settings, node.shape,
+        transposed = [src is not None and self.by_columns(src) for src in reads.inputs]
+        return Call(args, self.var[reads.id], grads, settings, node.shape,
                     self.dtypes.get(node.id), in_shapes, in_dtypes, names, transposed)
 
     def by_columns(self, node_id: str) -> bool:

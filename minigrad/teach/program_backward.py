@@ -19,6 +19,8 @@ from minigrad.teach.numpy_rules import total
 from minigrad.teach.numpy_rules_all import RULES
 from minigrad.teach.program_values import array_text, dtype_text, source
 
+REENTRANT = "CheckpointFunctionBackward"  # a reentrant checkpoint's node
+
 COPIED = "COPIED"  # marks a line whose value is the trace's, not computed by the program
 
 
@@ -51,7 +53,7 @@ class Backward:
 
     def step(self, step: Any) -> None:
         node = self.nodes[step.node]
-        head = f"step {step.index}: {node.name}"
+        head = f"step {self.within}{step.index}: {node.name}"
         if node.is_leaf:
             self.lines.append(f"# {head}   {node.label}.grad")
         else:
@@ -64,8 +66,12 @@ class Backward:
                               + (f"   (backward reads the saved {', '.join(saved)})"
                                  if saved else ""))
         self.hooked(step, node, ("tensor", "prehook"))
+        self.run_again(step, node)  # (a checkpoint's block, run again: program_checkpoint)
         if node.is_leaf:
             self.accumulate(step, node)
+            return
+        if step.nested and node.name == REENTRANT:
+            self.inner_backward(step, node)
             return
         grads = [self.grad_var(node.id, j) if (node.id, j) in self.filled else None
                  for j in range(max(1, len(step.grad_outputs)))]
@@ -81,7 +87,7 @@ class Backward:
             if src is None or recorded is None:
                 continue
             text = call.text(rule.backward[i]) if call and i < len(rule.backward) else None
-            nr = _nr(node, i)
+            nr = output_nr(node, i)
             if text is None:
                 self.copy(node, node.name)
                 self.send(src, nr, array_text(np.asarray(recorded), 8), COPIED)
@@ -203,7 +209,8 @@ def statements(text: str) -> list[str]:
     return re.split(r"\n(?! )", text)
 
 
-def _nr(node: Any, i: int) -> int:
+def output_nr(node: Any, i: int) -> int:
+    """Which output of its node input i is (the `#1` of `t1#1`)."""
     text = node.args[i] if i < len(node.args) else ""
     tail = text.rsplit("#", 1)[-1] if "#" in text else ""
     return int(tail) if tail.isdigit() else 0

@@ -1,9 +1,9 @@
 """Recording: the engine's events in, Trace records out.
 
 `Recorder` is an events listener (`minigrad.events.listen(recorder)`). While ops run it keeps
-what the records will need and what the backward pass would free: each node's constant
-inputs, saved tensors, settings (`dims`, `p`, ...; see `settings`), output value and the
-user's source line; during backward each step's gradients, accumulations and hooks.
+what the records need and what backward would free: each node's constant inputs, saved
+tensors, settings (`dims`, `p`, ...), output value and the user's source line; during
+backward each step's gradients, accumulations and hooks (and what a checkpoint ran again).
 `build(names)` then orders the nodes (forward order, each leaf just before its first use),
 gives ids (`n1`, ...) and labels (tensor, parameter or variable name, `out`, `t1`, ...).
 
@@ -51,7 +51,7 @@ class _Live:
     """What is known of one node while recording (before backward frees its saved values)."""
 
     __slots__ = ("consts", "out", "value", "shape", "line", "attrs", "saved", "call", "made_by",
-                 "recomputed", "kept")
+                 "recomputed", "kept", "copy_of")
 
     def __init__(self) -> None:
         self.consts: dict[int, Any] = {}
@@ -65,6 +65,7 @@ class _Live:
         self.made_by: Any = None  # the composite call that made it (ops/calls.py), if any
         self.recomputed = False  # made in backward by a checkpoint's recomputation
         self.kept: list[tuple] = []  # what it keeps as memory (MemoryNotes.note)
+        self.copy_of: int | None = None  # a copy of the block's input: which (TraceNode)
 
 
 class Recorder:
@@ -82,9 +83,7 @@ class Recorder:
         self.live: dict[Any, _Live] = {}
         self.roots: dict[Any, Tensor] = {}  # root node -> the tensor backward started from
         self.passes = Passes()  # the backward passes, nested as they ran (passes.py)
-        self.depth = 0
-        self.hooks: list[TraceHook] = []
-        self.accumulations: list[tuple] = []
+        self.depth, self.hooks, self.accumulations = 0, [], []  # (TraceHook, tuple)
         self.copies = Copies()  # values as they were, one copy per tensor and version
         self.memory = MemoryNotes()  # the memory behind what each node saved
         self.lines: dict[tuple, str | None] = {}  # (code, line number) -> its source_line
@@ -163,7 +162,8 @@ class Recorder:
         the node was recorded before the recording began)."""
         live = self.live[node] = _Live()
         # (made while a checkpoint runs its block again: its ops, and its inputs' copies)
-        live.recomputed = recomputing() and (not _is_leaf(node) or recomputed_input(node))
+        live.copy_of = recomputed_input(node) if recomputing() and _is_leaf(node) else None
+        live.recomputed = recomputing() and (not _is_leaf(node) or live.copy_of is not None)
         if _is_leaf(node):
             v = node.variable
             live.value, live.shape, live.out = self.copies.of(v), v.array.shape, v
@@ -291,7 +291,7 @@ class Recorder:
         labels = self._labels(order, names)
         leaf_labels = {id(self.live[n].out): labels[n] for n in order if _is_leaf(n)}
         leaf_memory = {self.memory.key(self.live[n].out.array): labels[n] for n in order
-                       if _is_leaf(n)}
+                       if _is_leaf(n) and not self.live[n].recomputed}  # (not a block's copy)
         nodes, leaves, live_leaves = [], [], {}
         for node in order:
             live = self.live[node]
@@ -300,7 +300,7 @@ class Recorder:
                 nodes.append(TraceNode(ids[node], "AccumulateGrad", labels[node],
                                        formula=node.formula, shape=live.shape, value=live.value,
                                        module=owners.get(self.params.get(id(leaf)), ""),
-                                       recomputed=live.recomputed))
+                                       recomputed=live.recomputed, copy_of=live.copy_of))
                 if live.recomputed:  # (a block's input seen again: not the user's leaf)
                     continue
                 grad = leaf.grad

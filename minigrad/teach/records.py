@@ -87,6 +87,9 @@ class TraceNode:
     call_kind: str = ""
     call_number: int = 0
     recomputed: bool = False  # made in backward, by a checkpoint running its block again
+    # a leaf so made, the copy of an input of the block: which of its tensor inputs (a
+    # reentrant checkpoint's node has them as its inputs, in order); None for any other node
+    copy_of: int | None = None
     # what a program needs besides `attrs`: the values of the inputs without an edge (input
     # index -> array or number; an index missing: not known) and settings too large to show
     # (name -> array); and what the node keeps for its backward, as memory

@@ -112,3 +112,37 @@ def test_explain_torch_python_writes_pytorchs_backward_as_numpy(torch_mod, tmp_p
     for name, t in (("x", x), ("y", y)):
         values = np.array(printed[name].strip("[]").split(), dtype=np.float32)
         assert np.allclose(values, t.grad.numpy(), rtol=1e-6), (name, values, t.grad)
+
+
+@pytest.mark.parametrize("reentrant", [True, False])
+def test_a_checkpointed_block_counts_what_pytorch_keeps(torch_mod, reentrant) -> None:
+    # A non-reentrant checkpoint's hooks hold what the block's nodes save, and reading it
+    # runs the block again with new tensors: the count is what the hooks around the forward
+    # see, the block's input kept by the checkpoint instead of the block's activations.
+    torch = torch_mod
+    from torch.utils.checkpoint import checkpoint
+
+    torch.manual_seed(0)
+    net = torch.nn.Sequential(torch.nn.Linear(8, 16), torch.nn.Tanh(), torch.nn.Linear(16, 16),
+                              torch.nn.Tanh(), torch.nn.Linear(16, 16), torch.nn.Tanh(),
+                              torch.nn.Linear(16, 2))
+    x = torch.randn(4, 8)
+
+    def run(use_checkpoint=True):
+        h = net[0](x)
+        h = checkpoint(net[1:6], h, use_reentrant=reentrant) if use_checkpoint else net[1:6](h)
+        return net[6](h).square().sum()
+
+    _, counted = hooked_storages(torch, run)
+    _, whole = hooked_storages(torch, lambda: run(False))
+    t = compare.trace_torch(run, params=net)
+    assert t.memory.total == counted < whole, (t.memory.total, counted, whole)
+    kept = [s for s in t.memory.saved if "kept by the checkpoint" in s.name]
+    assert [(s.shape, s.nbytes) for s in kept] == ([] if reentrant else [((4, 16), 256)])
+    grads = {n: p.grad.clone() for n, p in net.named_parameters()}
+    net.zero_grad()
+    run().backward()  # (the trace left the gradients as a plain backward does)
+    assert all(torch.equal(grads[n], p.grad) for n, p in net.named_parameters())
+    net.zero_grad()
+    loss = run()  # the tensor form reads the same graph
+    assert compare.trace_torch(loss, params=net).memory.total == counted

@@ -104,6 +104,14 @@ CLAIMS: list[Claim] = [
         ('en/25-what-the-graph-keeps.md', '`backward()` frees what the nodes saved (PyTorch as soon as '),
     ), command="pytest tests/compare/test_trace_torch_memory.py (PyTorch's freeing watched with weakrefs)"),
     Claim((
+        *both(DIFF, "With `use_reentrant=False`, PyTorch's", "用 `use_reentrant=False` 时，PyTorch 的"),
+        *both("25-what-the-graph-keeps.md", "With `use_reentrant=False` minigrad keeps as much as",
+              "用 `use_reentrant=False` 时，minigrad 留下的和不用检查点一样多"),
+        *both("25-what-the-graph-keeps.md", "`checkpoint(block, h, use_reentrant=True)` keeps only",
+              "`checkpoint(block, h, use_reentrant=True)` 只留下这一段的输入"),
+    ), command="pytest tests/teach/test_tutorials.py -k 25 (its step 9 counts what PyTorch keeps "
+               "with either variant through saved-tensor hooks)"),
+    Claim((
         ('en/teachers.md', "| forward | 1 | the values, against minigrad's own op (itsel"),
         ('en/teachers.md', 'The maximum is the sum of your points: it does not depend on'),
         ('en/teachers.md', 'gets its own session and process group, and the zygote is th'),

@@ -14,6 +14,7 @@ import pytest
 import minigrad
 import minigrad.nn.functional as F
 from minigrad import nn
+from minigrad.autograd.graph import saved_tensors_hooks
 from minigrad.autograd.tensor import Tensor
 from minigrad.teach.memory import size_text
 from minigrad.teach.memory_records import owner
@@ -60,7 +61,27 @@ def shared_loss() -> Tensor:
     return (y * y).sum() + (x.t() * x).sum()  # x.t() is a view: x's memory, saved twice
 
 
-@pytest.mark.parametrize("make", [mlp_loss, cnn_loss, shared_loss])
+def checkpointed(reentrant: bool) -> tuple[nn.Module, Tensor]:
+    """An MLP whose hidden layers run in a checkpoint (its input, the first layer's output,
+    needs a gradient, as the reentrant variant wants), and its loss."""
+    from minigrad.utils.checkpoint import checkpoint
+
+    minigrad.manual_seed(0)
+    model = nn.Sequential(nn.Linear(4, 8), nn.Tanh(), nn.Linear(8, 8), nn.Tanh(), nn.Linear(8, 3))
+    hidden = checkpoint(model[1:4], model[0](minigrad.randn(5, 4)), use_reentrant=reentrant)
+    return model, F.cross_entropy(model[4](hidden), minigrad.tensor([0, 2, 1, 1, 0]))
+
+
+def checkpointed_loss() -> Tensor:
+    return checkpointed(reentrant=True)[1]
+
+
+def not_reentrant() -> Tensor:
+    return checkpointed(reentrant=False)[1]
+
+
+@pytest.mark.parametrize("make", [mlp_loss, cnn_loss, shared_loss, checkpointed_loss,
+                                  not_reentrant])
 def test_the_graph_holds_the_bytes_of_every_distinct_saved_array(make) -> None:
     loss = make()
     expected = saved_arrays(loss)
@@ -85,6 +106,51 @@ def test_minigrad_frees_every_saved_tensor_when_the_pass_ends() -> None:
     assert report.steps[-1].held == 0
     assert {s.freed_at for s in report.saved} == {last}
     assert report.peak == max([report.total] + [s.total for s in report.steps])
+
+
+@pytest.mark.parametrize("make", [checkpointed_loss, not_reentrant])
+def test_a_checkpoint_s_block_run_again_counts_in_its_step_only(make) -> None:
+    """The ops a checkpoint runs again in backward are no part of what the graph held before
+    it (their input copies are no leaves either); what they keep counts in the step that ran
+    them, and in the peak, and nothing is left once the pass ended."""
+    model, loss = checkpointed(reentrant=make is checkpointed_loss)
+    before = saved_arrays(loss)
+    seen: dict[int, np.ndarray] = {}
+
+    def pack(t: Tensor) -> Tensor:  # (a reentrant block's ops, run again, pack through it)
+        seen[id(owner(t.array))] = owner(t.array)
+        return t
+
+    with minigrad.trace() as t, saved_tensors_hooks(pack, lambda t: t):
+        loss.backward()
+    report = t.memory
+    assert report.total == sum(before.values())
+    params = {id(owner(p.array)) for p in model.parameters()}
+    assert report.leaves == sum(v for k, v in before.items() if k in params)
+    assert not any(t.node(s.node).recomputed for s in report.saved)
+    assert report.steps[-1].held == 0
+    rerun = [s for s in report.steps if s.recomputed]
+    step = next(s for s in t.steps if s.recomputed)
+    assert [s.index for s in rerun] == [step.index]
+    if make is checkpointed_loss:
+        again = {k: a.nbytes for k, a in seen.items() if k not in before and k not in params}
+        assert rerun[0].recomputed == sum(again.values()) > 0
+    else:  # (the block's own hooks keep what it saves again: read off its nodes)
+        again = {m.storage: m.nbytes for i in step.recomputed for m in t.node(i).memory
+                 if not m.leaf}
+        assert rerun[0].recomputed == sum(again.values()) > 0
+    assert rerun[0].total == rerun[0].held + rerun[0].gradients + rerun[0].recomputed
+    assert report.peak == max([report.total] + [s.total for s in report.steps])
+    size = size_text(rerun[0].recomputed)
+    assert f"the block run again keeps {size} meanwhile" in t.explanation(memory=True)
+    assert f"重算的块这时另占 {size}" in t.explanation(lang="zh", memory=True)
+
+
+def test_a_reentrant_checkpoint_keeps_only_the_block_s_inputs() -> None:
+    report = minigrad.trace(checkpointed_loss()).memory
+    kept = [s for s in report.saved if s.op == "CheckpointFunctionBackward"]
+    assert [(s.shape, s.leaf) for s in kept] == [((5, 8), None)]
+    assert not any(s.op == "TanhBackward0" for s in report.saved)
 
 
 def test_retain_graph_keeps_it_all_until_a_backward_that_does_not() -> None:

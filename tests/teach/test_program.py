@@ -9,6 +9,8 @@ lesson traces are checked in test_program_lessons.py.
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -140,3 +142,64 @@ def test_a_cast_keeps_each_dtype_as_minigrad_did() -> None:
     text = t.to_python()
     assert "t1 = x.astype(np.float64)" in text and "g_x = g_t1.astype(np.float32)" in text
     assert not differences(t, text)
+
+
+# -- checkpointing: the block run again, and (reentrant) the backward through it ---------------
+def checkpointed(reentrant: bool) -> tuple[minigrad.Trace, str]:
+    """A small MLP whose middle (tanh, Linear, tanh) is checkpointed; its trace and program."""
+    from minigrad import nn
+    from minigrad.utils.checkpoint import checkpoint
+
+    minigrad.manual_seed(0)
+    mlp = nn.Sequential(nn.Linear(3, 4), nn.Tanh(), nn.Linear(4, 4), nn.Tanh(), nn.Linear(4, 2))
+    x = minigrad.randn(5, 3, name="x")
+    t = minigrad.trace(lambda: mlp[4](checkpoint(mlp[1:4], mlp[0](x),
+                                                 use_reentrant=reentrant)).sum(), params=mlp)
+    return t, t.to_python()
+
+
+def step_lines(text: str, head: str) -> list[str]:
+    """The lines of the program from the one starting with `head` to the next outer step."""
+    lines = text.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith(head))
+    end = next((i for i in range(start + 1, len(lines)) if re.match(r"# step \d+:", lines[i])
+                or lines[i].startswith("# --")), len(lines))
+    return lines[start:end]
+
+
+def test_a_reentrant_checkpoints_step_runs_the_block_and_its_backward_again() -> None:
+    t, text = checkpointed(reentrant=True)
+    assert not differences(t, text), (text, differences(t, text))
+    assert {"2.weight", "2.bias"} <= set(run_program(text)["grads"])
+    step = next(s for s in t.steps if t.node(s.node).name == "CheckpointFunctionBackward")
+    lines = [line.split("#")[0].rstrip() or line for line in
+             step_lines(text, f"# step {step.index}: CheckpointFunctionBackward")]
+    again = [t.node(i).label for i in step.recomputed]  # t7 = tanh(t6') ... t10
+    copy = t.node(t.node(step.recomputed[0]).inputs[0]).label
+    assert f"{copy} = t2" in lines, text  # the block's input, as the checkpoint saved it
+    assert f"{again[0]} = np.tanh({copy})" in lines, text
+    inner = [line for line in lines if line.startswith(f"# step {step.index}.")]
+    assert [line.split()[3] for line in inner] == [
+        "TanhBackward0", "AddmmBackward0", "AccumulateGrad", "TBackward0", "AccumulateGrad",
+        "TanhBackward0", "AccumulateGrad"], text
+    assert f"g_{again[-1]} = g_t3" in lines, text  # the inner pass's seed: what the step got
+    assert f"g_t2 = {copy}_grad" in lines, text  # what it returns: the input copy's .grad
+    # the forward runs the block too (under no_grad): the same numpy on t2 itself
+    forward = text.split("# -- backward")[0].splitlines()
+    assert f"{again[0]} = np.tanh(t2)" in [line.split("#")[0].rstrip() for line in forward]
+    assert COPIED not in text
+
+
+def test_a_non_reentrant_checkpoint_reads_what_the_block_run_again_saved() -> None:
+    t, text = checkpointed(reentrant=False)
+    assert not differences(t, text), (text, differences(t, text))
+    step = next(s for s in t.steps if s.recomputed)
+    again = [t.node(i).label for i in step.recomputed]  # t10 = tanh(t9') ... t13
+    head = f"# step {step.index}: TanhBackward0"
+    lines = [line.split("#")[0].rstrip() for line in step_lines(text, head)]
+    assert f"{again[0]} = np.tanh(t9)" in lines and "t9 = t2" in lines, text
+    # the step reads the tanh output the block's run again gave, not the forward's
+    assert f"g_t5 = g_t6 * (1 - {again[-1]} * {again[-1]})" in lines, text
+    forward = text.split("# -- backward")[0]
+    assert f"{again[0]} =" not in forward  # (the run again is in backward only)
+    assert COPIED not in text
