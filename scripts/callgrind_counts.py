@@ -85,13 +85,9 @@ def mlp_part(data: object, part: str) -> Callable[[], object]:
     """The bench's minigrad MLP step, up to the end of `part` (`.grad = None` after backward,
     as the step's update does: so it counts in backward's part)."""
     import minigrad
+    from compare.bench_mlp import mlp_model
 
-    nn = minigrad.nn
-    minigrad.manual_seed(0)
-    layers: list = []
-    for W, _ in data.weights:
-        layers += [nn.Linear(W.shape[0], W.shape[1]), nn.ReLU()]
-    model = nn.Sequential(*layers[:-1])
+    model = mlp_model(minigrad, data)
     params = list(model.parameters())
     x, y = minigrad.tensor(data.x), minigrad.tensor(data.y)
 
@@ -99,7 +95,7 @@ def mlp_part(data: object, part: str) -> Callable[[], object]:
         out = model(x)
         if part == "forward":
             return
-        loss = nn.functional.cross_entropy(out, y)
+        loss = minigrad.nn.functional.cross_entropy(out, y)
         if part == "backward":
             loss.backward()
             for p in params:
