@@ -102,11 +102,7 @@ def mlp_loss(T: Any, d: MLPData, use_nn: bool) -> tuple[Callable[[], Any], list]
     batch = len(d.y)
     if use_nn:
         nn = importlib.import_module(T.__name__ + ".nn")
-        T.manual_seed(0)
-        layers: list = []
-        for W, _ in d.weights:
-            layers += [nn.Linear(W.shape[0], W.shape[1]), nn.ReLU()]
-        model = nn.Sequential(*layers[:-1])
+        model = mlp_model(T, d)
         params = list(model.parameters())
         y = T.tensor(d.y)
 
@@ -124,6 +120,16 @@ def mlp_loss(T: Any, d: MLPData, use_nn: bool) -> tuple[Callable[[], Any], list]
                     h = h.relu()
             return -(h.log_softmax(1) * onehot).sum() / batch
     return loss_of, params
+
+
+def mlp_model(T: Any, d: MLPData) -> Any:
+    """nn.Sequential(Linear, ReLU, ..., Linear) of the sizes of `d`'s weights (seed 0)."""
+    nn = importlib.import_module(T.__name__ + ".nn")
+    T.manual_seed(0)
+    layers: list = []
+    for W, _ in d.weights:
+        layers += [nn.Linear(W.shape[0], W.shape[1]), nn.ReLU()]
+    return nn.Sequential(*layers[:-1])
 
 
 def torchlike_step(T: Any, loss_of: Callable[[], Any], params: list) -> Callable[[], float]:

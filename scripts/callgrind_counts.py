@@ -11,7 +11,11 @@ made small: a chain of 200 small ops (per node), 5 MLP steps, 2 LeNet steps (per
 `chain-forward` is the chain's forward alone, `chain-nograd` the same under no_grad: the
 record's cost is their difference, the backward's the chain's less chain-forward. `deep` is
 one chain of 20,000 (what a long graph adds per node). `mlp-numpy` and `cnn-numpy` are the
-bench's numpy by hand, the 1.00x of its ratios. PYTHONHASHSEED=0 and one BLAS thread.
+bench's numpy by hand, the 1.00x of its ratios. `mlp-forward`, `mlp-loss` and `mlp-backward`
+run the MLP step up to the end of that part (the model's forward, then cross_entropy, then
+backward; `mlp` adds the update): a part's cost is the difference from the one before. The
+`-tiny` ones do the same on an MLP 8-8-8-4 of batch 4, whose BLAS calls cost next to nothing:
+what is left is the Python around them. PYTHONHASHSEED=0 and one BLAS thread.
 
 `--inner WORK N` is what valgrind runs (the work, N times); `--profile WORK` prints cProfile's
 top functions for it instead.
@@ -36,6 +40,11 @@ WORK = {"chain": (200, 20, "node"), "chain-forward": (200, 20, "node"),
         "chain-nograd": (200, 20, "node"), "deep": (20_000, 1, "node"),
         "mlp": (1, 5, "step"), "cnn": (1, 2, "step"),
         "mlp-numpy": (1, 5, "step"), "cnn-numpy": (1, 2, "step")}
+DEFAULT = tuple(WORK)  # (what runs without WORK named; the MLP's parts run when named)
+MLP_PARTS = ("forward", "loss", "backward")
+WORK.update({f"mlp-{part}": (1, 5, "step") for part in MLP_PARTS})
+WORK.update({f"mlp{part}-tiny": (1, 10, "step") for part in ("", "-numpy") + tuple(
+    f"-{p}" for p in MLP_PARTS)})
 CHAIN_N = 200
 
 
@@ -62,10 +71,37 @@ def work(name: str) -> Callable[[], object]:
                     y = y * peers.MUL if k == 0 else y + peers.ADD if k == 1 else y.tanh()
 
         return forward
-    engine = "numpy" if name.endswith("-numpy") else "minigrad"  # (numpy by hand: the 1.00x)
+    engine = "numpy" if "-numpy" in name else "minigrad"  # (numpy by hand: the 1.00x)
+    data = mlp_data((8, 8, 8, 4), 4) if name.endswith("-tiny") else mlp_data()
+    part = name.removesuffix("-tiny").removeprefix("mlp-")
+    if part in MLP_PARTS:
+        return mlp_part(data, part)
     if name.startswith("mlp"):
-        return mlp_case(engine, mlp_data(), True).prepare()
+        return mlp_case(engine, data, True).prepare()
     return cnn_case(engine, cnn_data()).prepare()
+
+
+def mlp_part(data: object, part: str) -> Callable[[], object]:
+    """The bench's minigrad MLP step, up to the end of `part` (`.grad = None` after backward,
+    as the step's update does: so it counts in backward's part)."""
+    import minigrad
+    from compare.bench_mlp import mlp_model
+
+    model = mlp_model(minigrad, data)
+    params = list(model.parameters())
+    x, y = minigrad.tensor(data.x), minigrad.tensor(data.y)
+
+    def run() -> None:
+        out = model(x)
+        if part == "forward":
+            return
+        loss = minigrad.nn.functional.cross_entropy(out, y)
+        if part == "backward":
+            loss.backward()
+            for p in params:
+                p.grad = None
+
+    return run
 
 
 def inner(name: str, runs: int) -> None:
@@ -95,7 +131,8 @@ def instructions(name: str, runs: int) -> int:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("work", nargs="*", help=f"any of {', '.join(WORK)} (default: all)")
+    parser.add_argument("work", nargs="*",
+                        help=f"any of {', '.join(WORK)} (default: {', '.join(DEFAULT)})")
     parser.add_argument("--runs", type=int, help="K: runs counted beyond the first")
     parser.add_argument("--inner", nargs=2, metavar=("WORK", "N"), help=argparse.SUPPRESS)
     parser.add_argument("--profile", metavar="WORK")
@@ -116,7 +153,7 @@ def main() -> int:
     unknown = [w for w in args.work if w not in WORK]
     if unknown:
         parser.error(f"unknown work {unknown}: choose from {list(WORK)}")
-    for name in args.work or WORK:
+    for name in args.work or DEFAULT:
         per, runs, unit = WORK[name]
         runs = args.runs or runs
         base, more = instructions(name, 1), instructions(name, 1 + runs)
