@@ -29,7 +29,8 @@ def fit(node: Any, i: int, g: Any, nxt: Any, nr: int, summed_dims: list | None) 
     tensor = isinstance(g, _tensor.Tensor)
     if not tensor and type(g) is not np.ndarray:  # a Function may return numbers
         g = np.asanyarray(g)
-    shape = g.array.shape if tensor else g.shape
+    data = g.array if tensor else g
+    shape = data.shape
     # The shape the input had when the graph was recorded is always right. (This is also
     # why a leaf whose `.data` was replaced by a tensor of another shape still accumulates a
     # graph recorded before that as it is, as PyTorch does; `output_shape` reads the leaf's
@@ -40,7 +41,7 @@ def fit(node: Any, i: int, g: Any, nxt: Any, nr: int, summed_dims: list | None) 
     if shape == expected:
         return g
     try:
-        data, dims = sum_to_array(g.array if tensor else g, expected)
+        data, dims = sum_to_array(data, expected)
     except ValueError:  # g is not the input's shape, broadcast
         raise RuntimeError(
             f"Function {node.name()} returned an invalid gradient at index {i} - got "

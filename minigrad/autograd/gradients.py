@@ -24,8 +24,13 @@ from minigrad.autograd import tensor as _tensor  # (read at call time: tensor.py
 
 
 def as_tensor(grad: Any) -> Any:
-    """A gradient as a Tensor (None, and a Tensor, stay as they are)."""
-    return _tensor.make(grad, None, 0) if isinstance(grad, ndarray) else grad
+    """A gradient as a Tensor (None, and a Tensor, stay as they are; a numpy scalar, which
+    numpy makes of a 0-d product, becomes a 0-d Tensor)."""
+    if isinstance(grad, ndarray):
+        return _tensor.make(grad, None, 0)
+    if isinstance(grad, np.generic):
+        return _tensor.make(np.asanyarray(grad), None, 0)
+    return grad
 
 
 def tensors_of(grads: list) -> list:
@@ -43,7 +48,9 @@ def arrays_of(grads: list) -> list:
 
 
 def total(a: Any, b: Any) -> Any:
-    """Two gradients for one output, summed: Tensors, or arrays (a 0-d sum stays an array,
-    where numpy would make it a scalar)."""
-    s = a + b
-    return s if isinstance(s, _tensor.Tensor | ndarray) else np.asanyarray(s)
+    """Two gradients for one output, summed: two arrays as an array (a 0-d sum stays one,
+    where numpy would make it a scalar), else as Tensors."""
+    if type(a) is ndarray and type(b) is ndarray:
+        s = a + b
+        return s if type(s) is ndarray else np.asanyarray(s)
+    return as_tensor(a) + as_tensor(b)

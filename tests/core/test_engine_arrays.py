@@ -103,3 +103,23 @@ def test_array_path_gives_the_tensor_paths_bits(dtype) -> None:
     plain, watched = grads(False), grads(True)
     assert plain.dtype == watched.dtype == dtype
     assert plain.tobytes() == watched.tobytes()
+
+
+def test_a_zero_dim_node_called_by_hand_gives_zero_dim_tensors(torch_mod) -> None:
+    """numpy makes a numpy scalar of a 0-d product; the node still gives a 0-d tensor."""
+    for T in (mg, torch_mod):
+        x, y = T.tensor(2.0, requires_grad=True), T.tensor(3.0, requires_grad=True)
+        node = (x * y).grad_fn
+        with T.no_grad():
+            gx, gy = node(T.tensor(1.0))
+        assert isinstance(gx, T.Tensor) and tuple(gx.shape) == () and float(gx) == 3.0
+        assert isinstance(gy, T.Tensor) and float(gy) == 2.0
+
+
+def test_fan_in_of_an_array_and_a_tensor_gradient() -> None:
+    """One path's backward has a numpy rule (an array), the other's a Tensor formula."""
+    x = mg.tensor([0.5, 1.5], requires_grad=True)
+    (x * 2.0 + x.sigmoid()).sum().backward()
+    s = 1 / (1 + np.exp(-np.array([0.5, 1.5], np.float32)))
+    np.testing.assert_allclose(x.grad.array, 2 + s * (1 - s), rtol=1e-6)
+    assert isinstance(x.grad, mg.Tensor)
