@@ -11,7 +11,10 @@ made small: a chain of 200 small ops (per node), 5 MLP steps, 2 LeNet steps (per
 `chain-forward` is the chain's forward alone, `chain-nograd` the same under no_grad: the
 record's cost is their difference, the backward's the chain's less chain-forward. `deep` is
 one chain of 20,000 (what a long graph adds per node). `mlp-numpy` and `cnn-numpy` are the
-bench's numpy by hand, the 1.00x of its ratios. PYTHONHASHSEED=0 and one BLAS thread.
+bench's numpy by hand, the 1.00x of its ratios. `mlp-traced` is the MLP step inside
+`with minigrad.trace():` (the bench's `trace` item); `explain` is `trace(y)` and
+`explanation()` of a chain of 1,000 small ops (the bench's `explain` item, made small: per
+node). PYTHONHASHSEED=0 and one BLAS thread.
 
 `--inner WORK N` is what valgrind runs (the work, N times); `--profile WORK` prints cProfile's
 top functions for it instead.
@@ -35,7 +38,8 @@ ROOT = Path(__file__).resolve().parents[1]
 WORK = {"chain": (200, 20, "node"), "chain-forward": (200, 20, "node"),
         "chain-nograd": (200, 20, "node"), "deep": (20_000, 1, "node"),
         "mlp": (1, 5, "step"), "cnn": (1, 2, "step"),
-        "mlp-numpy": (1, 5, "step"), "cnn-numpy": (1, 2, "step")}
+        "mlp-numpy": (1, 5, "step"), "cnn-numpy": (1, 2, "step"),
+        "mlp-traced": (1, 5, "step"), "explain": (1000, 2, "node")}
 CHAIN_N = 200
 
 
@@ -62,10 +66,42 @@ def work(name: str) -> Callable[[], object]:
                     y = y * peers.MUL if k == 0 else y + peers.ADD if k == 1 else y.tanh()
 
         return forward
+    if name == "mlp-traced":
+        return traced_mlp(mlp_case("minigrad", mlp_data(), True).prepare())
+    if name == "explain":
+        return explained_chain(WORK[name][0])
     engine = "numpy" if name.endswith("-numpy") else "minigrad"  # (numpy by hand: the 1.00x)
     if name.startswith("mlp"):
         return mlp_case(engine, mlp_data(), True).prepare()
     return cnn_case(engine, cnn_data()).prepare()
+
+
+def traced_mlp(step: Callable[[], object]) -> Callable[[], object]:
+    """`step` inside `with minigrad.trace():`, as the bench's `trace` item runs it."""
+    import minigrad
+
+    def run() -> None:
+        with minigrad.trace():
+            step()
+
+    return run
+
+
+def explained_chain(n: int) -> Callable[[], object]:
+    """`trace(y)` of a chain of `n` small ops, then its `explanation()` (the bench's `explain`
+    item; the chain's own forward, untimed there, is a small part of each run here)."""
+    import minigrad
+    from compare import bench_peers as peers
+
+    x0 = np.linspace(-1, 1, 16, dtype=np.float32)
+
+    def run() -> None:
+        y = minigrad.tensor(x0, requires_grad=True)
+        for i in range(n - 1):
+            y = y * peers.MUL if i % 3 == 0 else y + peers.ADD if i % 3 == 1 else y.tanh()
+        minigrad.trace(y.sum()).explanation()
+
+    return run
 
 
 def inner(name: str, runs: int) -> None:
