@@ -22,7 +22,6 @@ gradient it sends shown as a value without an expression.
 from __future__ import annotations
 
 import functools
-import re
 import string
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
@@ -99,36 +98,6 @@ PLACEHOLDERS: dict[str, Callable[[Attrs, Any, list[str]], str]] = {
 
 
 _FORMAT = string.Formatter()  # `{0}` from the inputs' labels, `{name}` from a _Values
-
-
-def _filled(text: str, args: list[str], values: Mapping) -> str:
-    """`_FORMAT.vformat(text, args, values)`: the fields checked and read in its order (an
-    input past `args`: IndexError; a name `values` lacks: KeyError), then filled by
-    `str.format`."""
-    # speed: string.Formatter parses the template in Python at every call; parsed once per
-    # template, the fill is str.format's (in C). trace(y) of a 10,000-node chain fills
-    # 10,000 source forms, and its explanation 10,000 gradient expressions: 1.03 s -> 0.60 s
-    # per 100,000 fills of `{g} * {1}` (timeit)
-    named = {}
-    for name in _field_names(text):
-        if name.isdigit():
-            if int(name) >= len(args):
-                raise IndexError(f"Replacement index {name} out of range")
-        elif name and name not in named:
-            named[name] = values[name]
-    return text.format(*args, **named)
-
-
-@functools.cache
-def _field_names(text: str) -> tuple[str, ...]:
-    """The names `text`'s fields read, in order (`{dims[0]}` reads `dims`; `{}`: "")."""
-    names: list[str] = []
-    for _, field, spec, _ in _FORMAT.parse(text):
-        if field is not None:
-            names.append(re.split(r"[.\[]", field, maxsplit=1)[0])
-        if spec:
-            names += _field_names(spec)
-    return tuple(names)
 
 
 class _Values(Mapping):
@@ -230,7 +199,7 @@ def source_form(name: str, args: list[str], attrs: Attrs | None = None,
     form, args, attrs = _text(name, "source"), list(args), attrs or {}
     try:
         if isinstance(form, str):
-            return _filled(form, args, _Values(attrs, shape, args))
+            return _FORMAT.vformat(form, args, _Values(attrs, shape, args))
         if callable(form):
             return form(args, attrs, shape)
     except (KeyError, IndexError, TypeError, ValueError):
@@ -258,7 +227,7 @@ def gradient_expression(name: str, index: int, args: list[str], g: str, out: str
     if index >= len(forms) or forms[index] is None:
         return None
     try:
-        return _filled(forms[index], args,
+        return _FORMAT.vformat(forms[index], args,
                                _Values(attrs or {}, None, args, {"g": g, "out": out, "n": n}))
     except (IndexError, KeyError, TypeError, ValueError):
         return None
@@ -270,7 +239,7 @@ def fill(text: str, args: list[str], attrs: Attrs | None, shape: Any, first: Att
     ... the inputs' labels, then `first`, the settings and PLACEHOLDERS; None if it does not
     fit (the narration shows a value alone then)."""
     try:
-        return _filled(text, args, _Values(attrs or {}, shape, args, first))
+        return _FORMAT.vformat(text, args, _Values(attrs or {}, shape, args, first))
     except (IndexError, KeyError, TypeError, ValueError):
         return None
 
