@@ -11,7 +11,6 @@ built, so that no other array can come to have its id meanwhile.
 
 from __future__ import annotations
 
-import functools
 from typing import Any
 
 import numpy as np
@@ -34,14 +33,6 @@ def constant_values(node: Any, consts: dict[int, Any], attrs: dict[str, Any], co
     if not isinstance(node, AccumulateGrad):
         values.update((k, v) for k, v in node.settings.items() if k not in attrs)
     return values
-
-
-@functools.cache
-def dtype_name(dtype: np.dtype) -> str:
-    """`dtype.name` ("float32"), worked out once per dtype."""
-    # speed: numpy works `dtype.name` out in Python at every call; a traced MLP step reads
-    # it for each saved tensor (see the commit that added this for the count)
-    return dtype.name
 
 
 def owner(array: np.ndarray) -> np.ndarray:
@@ -88,7 +79,7 @@ class MemoryNotes:
         for name, array, freed in kept:
             key = self.key(array)
             label = args[name] if isinstance(name, int) and name < len(args) else str(name)
-            out.append(TraceSaved(label, tuple(array.shape), dtype_name(array.dtype),
+            out.append(TraceSaved(label, tuple(array.shape), array.dtype.name,
                                   int(owner(array).nbytes), key, leaves.get(key), freed))
         return out
 
