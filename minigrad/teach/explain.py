@@ -23,7 +23,6 @@ from minigrad.teach import memory_text
 from minigrad.teach import op_words as op_text
 from minigrad.teach.collector import collector_paused
 from minigrad.teach.explain_forward import forward_only, forward_sections, transform_lines
-from minigrad.teach.explain_rules import rule_with_notes
 from minigrad.teach.memory import memory_report
 from minigrad.teach.phrases import PHRASES, Count
 from minigrad.teach.summary import summary_lines
@@ -80,8 +79,6 @@ class _Narrator:
         self.nodes = {n.id: n for n in trace.nodes}
         self._values: dict[int, str] = {}
         self._inline: dict[int, str | None] = {}
-        self._words: dict[str, str] = {}  # phrases without values (`word`)
-        self._rules: dict[tuple, str] = {}  # rule texts (`rule`)
         self.memory, self.memory_steps = None, False  # (what the graph keeps: memory.py)
 
     def say(self, key: str, **values: Any) -> str:
@@ -89,14 +86,6 @@ class _Narrator:
         English phrase can choose a word's ending by it (`{n} step{n:|s}`: phrases.py)."""
         return self.p[key].format(**{k: Count(v) if type(v) is int else v
                                      for k, v in values.items()})
-
-    def word(self, key: str) -> str:
-        """`say(key)` for a phrase without values (`incoming`, `rule`), said once."""
-        # speed: a 10,000-step explanation says each of these on every step
-        text = self._words.get(key)
-        if text is None:
-            text = self._words[key] = self.say(key)
-        return text
 
     # -- values ----------------------------------------------------------------------------
     def value(self, a: Any) -> str:
@@ -228,17 +217,18 @@ class _Narrator:
             out.append(indent + SUMMARY_PHRASES[self.lang]["at"].format(line=node.line))
         constant = [src is None for src in node.inputs]
         to = {i: self.say("to", label=node.args[i] if i < len(node.args) else "?")
-              for i, c in enumerate(constant) if not c}
-        col = max([self.left_width()] + [width(x) for x in to.values()]) + 2
+              for i, c in enumerate(constant) if not c}  # (each input's left-column words)
+        col = max([width(self.say(w)) for w in ("incoming", "rule")] + calls.labels(self)
+                  + [width(x) for x in to.values()]) + 2
         for j, g in enumerate(step.grad_outputs):
             if g is None and len(step.grad_outputs) > 1:
                 continue
             target = node.label + (f"[{j}]" if len(step.grad_outputs) > 1 else "")
             text = f"d {root}/d {target} = {self.value(g)}"
-            out.append(indent + pad(self.word("incoming"), col) + _hang(text, width(indent) + col))
+            out.append(indent + pad(self.say("incoming"), col) + _hang(text, width(indent) + col))
         n = _inputs_per_output(node, self.nodes)
         rule = self.rule(node, constant, n).replace("\n", "\n" + " " * (width(indent) + col))
-        out.append(indent + pad(self.word("rule"), col) + rule)
+        out.append(indent + pad(self.say("rule"), col) + rule)
         out += calls.redone(self, step, indent, col)
         incoming = step.grad_outputs[0] if step.grad_outputs else None
         g_text = self.inline(incoming) or "grad"
@@ -250,7 +240,7 @@ class _Narrator:
             label = node.args[i] if i < len(node.args) else "?"
             g_in = step.grad_inputs[i] if i < len(step.grad_inputs) else None
             if g_in is None:
-                text = self.word("none")
+                text = self.say("none")
             else:
                 expr = op_text.gradient_expression(node.name, i, node.args, g_text, node.label,
                                                    node.attrs, n)
@@ -266,22 +256,32 @@ class _Narrator:
         out += self.hooks(step, col, width(indent), ("hook",))
         return out[:1] + hooks_before + out[1:]
 
-    def left_width(self) -> int:
-        """The width of the widest fixed word of a step's left column (`incoming`, `rule`,
-        and those of calls' lines)."""
-        return max([width(self.word("incoming")), width(self.word("rule"))]
-                   + calls.labels(self))
-
     def rule(self, node: Any, constant: list[bool], n: int | None) -> str:
-        """The node's derivative rule, with notes (constants, `n`: `_inputs_per_output`)."""
-        # speed: said once per kind of step (a graph repeats its ops: a chain of 10,000
-        # nodes has 3 kinds of step)
-        key = (node.name, node.formula, tuple(constant), n, *(
-            node.args[i] if i < len(node.args) else None for i, c in enumerate(constant) if c))
-        text = self._rules.get(key)
-        if text is None:
-            text = self._rules[key] = rule_with_notes(self, node, constant, n)
-        return text
+        """The node's rule and its notes; `n`: `_inputs_per_output(node)`."""
+        if not node.formula:
+            if self.trace.engine != "minigrad":  # an op of the recording engine minigrad lacks
+                return self.say("engine_rule", engine=self.trace.engine, name=node.name)
+            return self.say("no_formula")
+        text = op_text.rule(node.name, node.formula, constant, self.lang)  # (a formula keeps
+        # its ASCII " ;  " between the inputs' parts in Chinese too: it is code, not prose)
+        notes = []
+        if node.name in op_text.TAKES_CONSTANTS and any(constant) and not all(constant):
+            uses_c = op_text.uses_c(node.name, constant)
+            for i, c in enumerate(constant):
+                if c:
+                    value = node.args[i] if i < len(node.args) else "c"
+                    notes.append(self.say("constant", c="c", value=value)
+                                 if uses_c and value != "c" else
+                                 self.say("constant_unknown", c=value))
+        remark = op_text.note(node.name, self.lang, n)
+        if remark:
+            notes.append(remark)
+        if not notes:
+            return text
+        remark = f"{self.p['open']}{self.p['sep'].join(notes)}{self.p['close']}"
+        if width(text) + width(remark) > 72:  # too long for one line: the remark goes below
+            return f"{text}\n{remark}"
+        return f"{text}   {remark}"
 
     def accumulated(self, step: Any, node: Any) -> str:
         incoming = step.grad_outputs[0] if step.grad_outputs else None
@@ -300,10 +300,8 @@ class _Narrator:
 
     def hooks(self, step: Any, col: int, indent: int, kinds: tuple) -> list[str]:
         """The hooks of `kinds` that ran in this step, with before/after when they changed."""
-        if not step.hooks:  # speed: (most steps run none)
-            return []
         out = []
-        start = " " * indent + pad(self.word("hook"), col)
+        start = " " * indent + pad(self.say("hook"), col)
         for hook in step.hooks:
             if hook.where not in kinds:
                 continue
