@@ -15,7 +15,10 @@ bench's numpy by hand, the 1.00x of its ratios. `mlp-forward`, `mlp-loss` and `m
 run the MLP step up to the end of that part (the model's forward, then cross_entropy, then
 backward; `mlp` adds the update): a part's cost is the difference from the one before. The
 `-tiny` ones do the same on an MLP 8-8-8-4 of batch 4, whose BLAS calls cost next to nothing:
-what is left is the Python around them. PYTHONHASHSEED=0 and one BLAS thread.
+what is left is the Python around them. `mlp-traced` is the MLP step inside
+`with minigrad.trace():` (the bench's `trace` item); `explain` is `trace(y)` and
+`explanation()` of a chain of 1,000 small ops (the bench's `explain` item, made small: per
+node). PYTHONHASHSEED=0 and one BLAS thread.
 
 `--inner WORK N` is what valgrind runs (the work, N times); `--profile WORK` prints cProfile's
 top functions for it instead.
@@ -39,7 +42,8 @@ ROOT = Path(__file__).resolve().parents[1]
 WORK = {"chain": (200, 20, "node"), "chain-forward": (200, 20, "node"),
         "chain-nograd": (200, 20, "node"), "deep": (20_000, 1, "node"),
         "mlp": (1, 5, "step"), "cnn": (1, 2, "step"),
-        "mlp-numpy": (1, 5, "step"), "cnn-numpy": (1, 2, "step")}
+        "mlp-numpy": (1, 5, "step"), "cnn-numpy": (1, 2, "step"),
+        "mlp-traced": (1, 5, "step"), "explain": (1000, 2, "node")}
 DEFAULT = tuple(WORK)  # (what runs without WORK named; the MLP's parts run when named)
 MLP_PARTS = ("forward", "loss", "backward")
 WORK.update({f"mlp-{part}": (1, 5, "step") for part in MLP_PARTS})
@@ -71,6 +75,10 @@ def work(name: str) -> Callable[[], object]:
                     y = y * peers.MUL if k == 0 else y + peers.ADD if k == 1 else y.tanh()
 
         return forward
+    if name == "mlp-traced":
+        return traced_mlp(mlp_case("minigrad", mlp_data(), True).prepare())
+    if name == "explain":
+        return explained_chain(WORK[name][0])
     engine = "numpy" if "-numpy" in name else "minigrad"  # (numpy by hand: the 1.00x)
     data = mlp_data((8, 8, 8, 4), 4) if name.endswith("-tiny") else mlp_data()
     part = name.removesuffix("-tiny").removeprefix("mlp-")
@@ -100,6 +108,34 @@ def mlp_part(data: object, part: str) -> Callable[[], object]:
             loss.backward()
             for p in params:
                 p.grad = None
+
+    return run
+
+
+def traced_mlp(step: Callable[[], object]) -> Callable[[], object]:
+    """`step` inside `with minigrad.trace():`, as the bench's `trace` item runs it."""
+    import minigrad
+
+    def run() -> None:
+        with minigrad.trace():
+            step()
+
+    return run
+
+
+def explained_chain(n: int) -> Callable[[], object]:
+    """`trace(y)` of a chain of `n` small ops, then its `explanation()` (the bench's `explain`
+    item; the chain's own forward, untimed there, is a small part of each run here)."""
+    import minigrad
+    from compare import bench_peers as peers
+
+    x0 = np.linspace(-1, 1, 16, dtype=np.float32)
+
+    def run() -> None:
+        y = minigrad.tensor(x0, requires_grad=True)
+        for i in range(n - 1):
+            y = y * peers.MUL if i % 3 == 0 else y + peers.ADD if i % 3 == 1 else y.tanh()
+        minigrad.trace(y.sum()).explanation()
 
     return run
 

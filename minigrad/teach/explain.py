@@ -21,6 +21,7 @@ import numpy as np
 from minigrad.teach import explain_calls as calls
 from minigrad.teach import memory_text
 from minigrad.teach import op_words as op_text
+from minigrad.teach.collector import collector_paused
 from minigrad.teach.explain_forward import forward_only, forward_sections, transform_lines
 from minigrad.teach.memory import memory_report
 from minigrad.teach.phrases import PHRASES, Count
@@ -59,9 +60,10 @@ def explain_trace(trace: Any, lang: str = "en", timing: bool = True, lines: bool
     if lines is None:
         lines = summary or any(n.line for n in trace.nodes)
     narrator = _Narrator(trace, lang, grouped=summary and bool(trace.modules))
-    if memory or memory is None and len(trace.steps) > SUMMARY_STEPS:
-        narrator.memory, narrator.memory_steps = memory_report(trace), bool(memory)
-    return narrator.text(timing, lines, summary)
+    with collector_paused():
+        if memory or memory is None and len(trace.steps) > SUMMARY_STEPS:
+            narrator.memory, narrator.memory_steps = memory_report(trace), bool(memory)
+        return narrator.text(timing, lines, summary)
 
 
 def number(v: float) -> str:
@@ -214,24 +216,24 @@ class _Narrator:
         if self.lines and node.line:
             out.append(indent + SUMMARY_PHRASES[self.lang]["at"].format(line=node.line))
         constant = [src is None for src in node.inputs]
-        labels = [self.say("to", label=node.args[i] if i < len(node.args) else "?")
-                  for i, c in enumerate(constant) if not c]
+        to = {i: self.say("to", label=node.args[i] if i < len(node.args) else "?")
+              for i, c in enumerate(constant) if not c}  # (each input's left-column words)
         col = max([width(self.say(w)) for w in ("incoming", "rule")] + calls.labels(self)
-                  + [width(x) for x in labels]) + 2
+                  + [width(x) for x in to.values()]) + 2
         for j, g in enumerate(step.grad_outputs):
             if g is None and len(step.grad_outputs) > 1:
                 continue
             target = node.label + (f"[{j}]" if len(step.grad_outputs) > 1 else "")
             text = f"d {root}/d {target} = {self.value(g)}"
             out.append(indent + pad(self.say("incoming"), col) + _hang(text, width(indent) + col))
-        rule = self.rule(node, constant).replace("\n", "\n" + " " * (width(indent) + col))
+        n = _inputs_per_output(node, self.nodes)
+        rule = self.rule(node, constant, n).replace("\n", "\n" + " " * (width(indent) + col))
         out.append(indent + pad(self.say("rule"), col) + rule)
         out += calls.redone(self, step, indent, col)
         incoming = step.grad_outputs[0] if step.grad_outputs else None
         g_text = self.inline(incoming) or "grad"
         column = width(indent) + col
         hooks_before = self.hooks(step, col, width(indent), ("tensor", "prehook"))
-        n = _inputs_per_output(node, self.nodes)
         for i, src in enumerate(node.inputs):
             if src is None:
                 continue
@@ -244,7 +246,7 @@ class _Narrator:
                                                    node.attrs, n)
                 value = self.value(g_in)
                 text = value if expr is None or expr == g_text else f"{expr} = {value}"
-            out.append(indent + pad(self.say("to", label=label), col) + _hang(text, column))
+            out.append(indent + pad(to[i], col) + _hang(text, column))
             dims = step.summed_dims[i] if i < len(step.summed_dims) else None
             if dims:
                 shape = self.nodes[src].shape
@@ -254,7 +256,8 @@ class _Narrator:
         out += self.hooks(step, col, width(indent), ("hook",))
         return out[:1] + hooks_before + out[1:]
 
-    def rule(self, node: Any, constant: list[bool]) -> str:
+    def rule(self, node: Any, constant: list[bool], n: int | None) -> str:
+        """The node's rule and its notes; `n`: `_inputs_per_output(node)`."""
         if not node.formula:
             if self.trace.engine != "minigrad":  # an op of the recording engine minigrad lacks
                 return self.say("engine_rule", engine=self.trace.engine, name=node.name)
@@ -270,7 +273,7 @@ class _Narrator:
                     notes.append(self.say("constant", c="c", value=value)
                                  if uses_c and value != "c" else
                                  self.say("constant_unknown", c=value))
-        remark = op_text.note(node.name, self.lang, _inputs_per_output(node, self.nodes))
+        remark = op_text.note(node.name, self.lang, n)
         if remark:
             notes.append(remark)
         if not notes:

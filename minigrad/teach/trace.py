@@ -26,6 +26,7 @@ from minigrad.autograd import events
 from minigrad.autograd.tensor import Tensor
 from minigrad.teach import expr as expressions
 from minigrad.teach import player, program, viz
+from minigrad.teach.collector import collector_paused
 from minigrad.teach.display import Drawing, PlayerPage
 from minigrad.teach.explain import explain_trace
 from minigrad.teach.focus import focus as focus_on
@@ -249,7 +250,9 @@ class Trace(TraceRecords):
 
     def __exit__(self, *exc: Any) -> None:
         self._listening.__exit__(*exc)
-        self._load(self._recorder.build(frame_names(sys._getframe(1))))
+        names = frame_names(sys._getframe(1))
+        with collector_paused():
+            self._load(self._recorder.build(names))
 
 
 def trace(expr: Any = None, /, *, gradient: Any = None, retain_graph: bool | None = None,
@@ -284,7 +287,6 @@ def trace(expr: Any = None, /, *, gradient: Any = None, retain_graph: bool | Non
     with events.listen(recorder):
         if isinstance(expr, Tensor):
             out = expr
-            recorder.add_roots([out])
         elif isinstance(expr, str):
             tensors = _as_inputs(inputs)
             names.update((id(t), k) for k, t in tensors.items())
@@ -299,13 +301,15 @@ def trace(expr: Any = None, /, *, gradient: Any = None, retain_graph: bool | Non
                             f"{type(expr).__name__}")
         if not isinstance(out, Tensor):
             raise TypeError(f"trace(): the expression gave a {type(out).__name__}, not a Tensor")
-        if backward:
-            if gradient is not None and not isinstance(gradient, Tensor):  # (numbers, lists)
-                gradient = Tensor(np.asarray(gradient, dtype=out.array.dtype))
-            out.backward(gradient, retain_graph=retain_graph)
-        else:
-            recorder.add_roots([out])
-    made._load(recorder.build(names))
+        with collector_paused():  # (the user's callable above runs with the collector on)
+            if out is expr or not backward:
+                recorder.add_roots([out])
+            if backward:
+                if gradient is not None and not isinstance(gradient, Tensor):  # numbers, lists
+                    gradient = Tensor(np.asarray(gradient, dtype=out.array.dtype))
+                out.backward(gradient, retain_graph=retain_graph)
+    with collector_paused():
+        made._load(recorder.build(names))
     made.output = out
     return made
 
