@@ -48,9 +48,6 @@ KNOWN = {
     ("uint8", "a % -2"): "a negative Python int with uint8: PyTorch wraps, numpy refuses",
     ("uint8", "-7 % a"): "a negative Python int with uint8: PyTorch wraps, numpy refuses",
     ("bool", "bool", "M.add(a, b, alpha=2)"): "alpha with bools: PyTorch gives bool",
-    "i.sub_(a)": "int -= bool in place: as b.sub_(a)",
-    "b.sub_(a)": "float -= bool in place: the no-grad fast path (an optimizer's) has no "
-                 "dtype check, so numpy subtracts where PyTorch refuses",
 }
 
 
