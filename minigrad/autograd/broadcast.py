@@ -18,6 +18,7 @@ from minigrad.autograd import tensor as _tensor
 from minigrad.autograd.forward_ad import LEVELS
 from minigrad.autograd.function import Function
 from minigrad.autograd.grad_mode import GRAD_ENABLED
+from minigrad.autograd.gradients import array_of, as_tensor
 from minigrad.surface.summation import add_reduce
 
 
@@ -29,7 +30,7 @@ def fit(node: Any, i: int, g: Any, nxt: Any, nr: int, summed_dims: list | None) 
     tensor = isinstance(g, _tensor.Tensor)
     if not tensor and type(g) is not np.ndarray:  # a Function may return numbers
         g = np.asanyarray(g)
-    data = g.array if tensor else g
+    data = array_of(g)
     shape = data.shape
     # The shape the input had when the graph was recorded is always right. (This is also
     # why a leaf whose `.data` was replaced by a tensor of another shape still accumulates a
@@ -50,7 +51,7 @@ def fit(node: Any, i: int, g: Any, nxt: Any, nr: int, summed_dims: list | None) 
         summed_dims[i] = dims
     if GRAD_ENABLED.get() or LEVELS.visible:  # create_graph: record it; forward mode: a
         # gradient may carry a tangent (forward-over-reverse), which the sum must carry too
-        return SumToSize.apply(g if tensor else _tensor.make(g, None, 0), shape=expected)
+        return SumToSize.apply(as_tensor(g), shape=expected)
     return _tensor.make(data, None, 0) if tensor else data
 
 

@@ -194,7 +194,7 @@ def count_dependencies(starts: list[Node], needed: set | None = None) -> dict[No
         for nxt in stack.pop()._next_nodes:
             if nxt is None or needed is not None and nxt not in needed:
                 continue
-            deps[nxt] = deps.get(nxt, 0) + 1
-            if deps[nxt] == 1 and nxt not in first:  # reached for the first time: walk on
+            n = deps[nxt] = deps.get(nxt, 0) + 1
+            if n == 1 and nxt not in first:  # reached for the first time: walk on
                 stack.append(nxt)
     return deps

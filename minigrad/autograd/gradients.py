@@ -40,11 +40,16 @@ def tensors_of(grads: list) -> list:
     return [as_tensor(g) for g in grads]
 
 
+def array_of(grad: Any) -> Any:
+    """A gradient's numpy array (a Tensor's `.array`; an array or None as it is)."""
+    return grad.array if isinstance(grad, _tensor.Tensor) else grad
+
+
 def arrays_of(grads: list) -> list:
     """Gradients as numpy arrays (None stays None), for an op's `backward_arrays`."""
     if len(grads) == 1 and type(grads[0]) is ndarray:  # (one array, the usual case: no loop)
         return grads
-    return [g.array if isinstance(g, _tensor.Tensor) else g for g in grads]
+    return [array_of(g) for g in grads]
 
 
 def total(a: Any, b: Any) -> Any:

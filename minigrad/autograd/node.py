@@ -18,7 +18,7 @@ from minigrad.autograd import events, hooks, saved_names
 from minigrad.autograd import tensor as _tensor
 from minigrad.autograd.forward_ad import LEVELS
 from minigrad.autograd.grad_mode import GRAD_ENABLED, state
-from minigrad.autograd.gradients import arrays_of, as_tensor, tensors_of
+from minigrad.autograd.gradients import array_of, arrays_of, as_tensor, tensors_of
 from minigrad.autograd.hooks import RemovableHandle
 from minigrad.autograd.saved_tensor_hooks import SAVED_TENSOR_HOOKS, pack, unpack
 from minigrad.autograd.saved_values import (
@@ -200,8 +200,7 @@ class Node(SavedValues):
         None, or zeros where the node asks for them (materialize_grads, floats only)."""
         grads = grads + [None] * (self._num_outputs - len(grads))
         if self._materialize_grads:  # (of a meta node: meta zeros, surface/meta.py)
-            on_meta = meta.in_use and any(g is not None and meta.is_meta(as_tensor(g).array)
-                                          for g in grads)
+            on_meta = meta.in_use and any(meta.is_meta(array_of(g)) for g in grads)
             zeros = meta.empty if on_meta else np.zeros
             grads = [_tensor.make(zeros(shape, dtype), None, 0)
                      if g is None and dtype.kind == "f" else g
