@@ -18,6 +18,7 @@ import numpy as np
 
 from minigrad.autograd import engine, forward_ad, graph
 from minigrad.autograd import tensor as _tensor
+from minigrad.autograd.collector import collector_paused
 from minigrad.autograd.events import BackwardStep
 from minigrad.autograd.function import Function
 from minigrad.autograd.grad_mode import enable_grad, no_grad, set_grad_enabled, state
@@ -180,12 +181,17 @@ def backward_steps(tensor: Any, gradient: Any = None, retain_graph: bool | None 
 
 
 def drain(steps: Iterator[BackwardStep]) -> Any:
-    """Run an `execute` generator to the end; return what it returned (captured grads)."""
-    try:
-        while True:
-            next(steps)
-    except StopIteration as stop:
-        return stop.value
+    """Run an `execute` generator to the end; return what it returned (captured grads).
+
+    The cycle collector is paused meanwhile (collector.py): a backward pass makes no garbage
+    cycles of its own, and in a long graph a full collection walks every node to free nothing.
+    (`backward_steps` hands each step to your code: there it stays on.)"""
+    with collector_paused():
+        try:
+            while True:
+                next(steps)
+        except StopIteration as stop:
+            return stop.value
 
 
 def prepare_roots(tensors: Any, grad_tensors: Any) -> tuple[list, list]:

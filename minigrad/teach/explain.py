@@ -18,10 +18,10 @@ from typing import Any
 
 import numpy as np
 
+from minigrad.autograd.collector import collector_paused
 from minigrad.teach import explain_calls as calls
 from minigrad.teach import memory_text
 from minigrad.teach import op_words as op_text
-from minigrad.teach.collector import collector_paused
 from minigrad.teach.explain_forward import forward_only, forward_sections, transform_lines
 from minigrad.teach.memory import memory_report
 from minigrad.teach.phrases import PHRASES, Count

@@ -23,10 +23,10 @@ from typing import Any
 import numpy as np
 
 from minigrad.autograd import events
+from minigrad.autograd.collector import collector_paused
 from minigrad.autograd.tensor import Tensor
 from minigrad.teach import expr as expressions
 from minigrad.teach import player, program, viz
-from minigrad.teach.collector import collector_paused
 from minigrad.teach.display import Drawing, PlayerPage
 from minigrad.teach.explain import explain_trace
 from minigrad.teach.focus import focus as focus_on
