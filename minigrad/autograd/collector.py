@@ -25,11 +25,14 @@ def collector_paused() -> Iterator[None]:
     three full collections of about 0.25 s each are gone); `compare bench --only explain`,
     main and this interleaved: trace(y) 2.55, 2.49 s -> 1.44, 0.90 s (load 10). (Under
     callgrind_counts.py, which freezes the objects alive before its runs, a collection is
-    cheap: there it buys no instructions.) Around a backward pass (autograd.drain): the
-    100,000-deep chain with torch imported, forward and backward, 11.04 -> 10.13 us/node
-    (-8%, medians of 10 interleaved runs, CPU time, loaded machine); in 8 runs without it 3
-    full collections came in the backward, 0.15 s each. Used only around the teaching
-    tools' own work and a backward pass, never around the user's forward code.
+    cheap: there it buys no instructions.) Around a backward pass (autograd.drain):
+    `compare bench --only deep`, the 1,000,000-deep chain 9.32, 9.87, 10.39 -> 8.85, 9.00,
+    8.76 us/node (-10%, three runs each, alternating; load 1.9); the 100,000-deep line, whose
+    bench freezes the objects alive before each run, moves within its noise. In a process
+    that freezes nothing (torch imported), forward and backward of the 100,000-deep chain
+    11.04 -> 10.13 us/node (-8%, medians of 10 interleaved runs, CPU time). Used only
+    around the teaching tools' own work and a backward pass, never around the user's
+    forward code.
     """
     was_on = gc.isenabled()
     gc.disable()
