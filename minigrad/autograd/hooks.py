@@ -143,7 +143,7 @@ def _checked(hook: Callable, new: Any, old: Any) -> list:
     """A node hook's replacement gradients: a tuple with one per slot, each of the size and
     dtype it replaces, as PyTorch checks (in its words)."""
     if not isinstance(new, tuple):
-        raise TypeError(f"expected tuple, but hook returned '{_type_name(new)}'")
+        raise TypeError(f"expected tuple, but hook returned '{torch_type_name(new)}'")
     if len(new) != len(old):
         raise RuntimeError(f"hook '{_hook_name(hook)}' has returned an incorrect number of "
                            f"values (got {len(new)}, but expected {len(old)})")
@@ -153,7 +153,7 @@ def _checked(hook: Callable, new: Any, old: Any) -> list:
 def _checked_value(hook: Callable, new: Any, old: Any) -> Any:
     """A hook's replacement for one gradient: a tensor of the old one's size and dtype."""
     if not isinstance(new, _tensor.Tensor):
-        raise TypeError(f"expected Variable, but hook returned '{_type_name(new)}'")
+        raise TypeError(f"expected Variable, but hook returned '{torch_type_name(new)}'")
     if old is not None:
         if new.array.shape != old.array.shape:
             raise RuntimeError(f"hook '{_hook_name(hook)}' has changed the size of value")
@@ -167,8 +167,9 @@ def _hook_name(hook: Callable) -> str:
     return getattr(hook, "__name__", repr(hook))
 
 
-def _type_name(value: Any) -> str:
-    """`float`, `numpy.ndarray`, `Tensor`: how PyTorch names what a hook returned."""
+def torch_type_name(value: Any) -> str:
+    """`float`, `numpy.ndarray`, `Tensor`: how PyTorch names the type of a value it refuses
+    (what a hook returned, a loss's input)."""
     kind = type(value)
     if kind.__module__ in ("builtins",) or kind.__module__.startswith("minigrad"):
         return kind.__name__

@@ -13,6 +13,7 @@ import numpy as np
 
 from minigrad import ops
 from minigrad.autograd.grad_mode import is_grad_enabled
+from minigrad.autograd.hooks import torch_type_name
 from minigrad.autograd.tensor import Tensor
 from minigrad.ops import losses as L
 from minigrad.ops.bags import Trilinear
@@ -155,9 +156,18 @@ def nll_loss(input: Tensor, target: Any, weight: Any = None, size_average: bool 
              ) -> Tensor:
     """-input[n, target[n]] averaged over the batch: input holds log-probabilities
     (NllLossBackward0; NllLoss2DBackward0 for inputs (N, C, d1, ...))"""
+    _loss_input("nll_loss_nd", input)
     reduction = _losses.legacy_reduction(size_average, reduce, reduction)
     labels = target.array if isinstance(target, Tensor) else np.asanyarray(target)
     return _nll_loss(input, labels, weight, ignore_index, reduction)
+
+
+def _loss_input(name: str, input: Any) -> None:
+    """PyTorch's TypeError for a loss given an array, a list or a number as its input
+    (`cross_entropy_loss(): argument 'input' (position 1) must be Tensor, not list`)."""
+    if not isinstance(input, Tensor):
+        raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not "
+                        f"{torch_type_name(input)}")
 
 
 def _nll_loss(input: Tensor, labels: np.ndarray, weight: Any, ignore_index: int,
@@ -213,6 +223,7 @@ def cross_entropy(input: Tensor, target: Any, weight: Any = None,
     mixes the target with the uniform distribution (both as PyTorch composes them, see
     functional_losses.py).
     """
+    _loss_input("cross_entropy_loss", input)
     reduction = _losses.legacy_reduction(size_average, reduce, reduction)
     L.check_reduction(reduction)
     _losses.check_label_smoothing(label_smoothing)

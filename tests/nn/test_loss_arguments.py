@@ -52,6 +52,16 @@ CASES = {
     "binary_cross_entropy_with_logits, a float64 target": lambda lib, F, x:
         F.binary_cross_entropy_with_logits(x, lib.zeros(4, 3, dtype=lib.float64)),
     "a reduction that does not exist": lambda lib, F, x: F.mse_loss(x, x, reduction="avg"),
+    "cross_entropy, a numpy input": lambda lib, F, x: F.cross_entropy(
+        x.detach().numpy(), lib.zeros(4, dtype=lib.long)),
+    "cross_entropy, a list input": lambda lib, F, x: F.cross_entropy(
+        x.tolist(), lib.zeros(4, dtype=lib.long)),
+    "cross_entropy, a number input": lambda lib, F, x: F.cross_entropy(
+        1.0, lib.zeros(4, dtype=lib.long)),
+    "nll_loss, a numpy input": lambda lib, F, x: F.nll_loss(
+        x.detach().numpy(), lib.zeros(4, dtype=lib.long)),
+    "nll_loss, a list input": lambda lib, F, x: F.nll_loss(
+        x.tolist(), lib.zeros(4, dtype=lib.long)),
 }
 
 
