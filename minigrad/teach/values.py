@@ -21,21 +21,30 @@ def fast_repr(a: np.ndarray, inline: bool = False) -> str:
         return body if inline else tensor_repr(a, [])
     values = a.tolist()
     items = values if isinstance(values, list) else [values]
-    finite = [v for v in items if math.isfinite(v)]
-    nonzero = [abs(v) for v in finite if v != 0]
+    # speed: map and filter over C functions, no Python frame per value. With the phrases
+    # that take no values said once (explain.py `say`): trace and explanation of a chain,
+    # 725,545 -> 670,556 instructions per node (-7.6%, scripts/callgrind_counts.py explain)
+    finite = list(filter(math.isfinite, items))
+    nonzero = list(map(abs, filter(None, finite)))
     if not nonzero:
         fmt = "{:.0f}."
     else:
         lo, hi = min(nonzero), max(nonzero)
-        if all(math.ceil(v) == v for v in finite):
+        if all(map(float.is_integer, finite)):
             fmt = "{:.4e}" if hi / lo > 1000.0 or hi > 1.0e8 else "{:.0f}."
         else:
             fmt = "{:.4e}" if hi / lo > 1000.0 or hi > 1.0e8 or lo < 1.0e-4 else "{:.4f}"
-    raw = [fmt.format(v) if math.isfinite(v) else
-           ("nan" if math.isnan(v) else "inf" if v > 0 else "-inf") for v in items]
+    if len(finite) == len(items):
+        raw = list(map(fmt.format, items))
+    else:
+        raw = [fmt.format(v) if math.isfinite(v) else
+               ("nan" if math.isnan(v) else "inf" if v > 0 else "-inf") for v in items]
     if a.ndim == 0:
         return raw[0] if inline else f"tensor({raw[0]})"
-    cell = max((len(r) for r, v in zip(raw, items) if v and math.isfinite(v)), default=1)
+    if len(nonzero) == len(items):  # (every value finite and nonzero sets the width)
+        cell = max(map(len, raw))
+    else:
+        cell = max((len(r) for r, v in zip(raw, items) if v and math.isfinite(v)), default=1)
     raw = [r.rjust(cell) for r in raw]  # (as printing: nonzero finite values set the width)
     if inline:
         return "[" + ", ".join(raw) + "]"
