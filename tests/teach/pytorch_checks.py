@@ -403,3 +403,17 @@ def norm_except_dim_of_everything_fails_in_forward_mode(torch: Any, tmp: Path) -
         dual = fw_mg.make_dual(minigrad.tensor(v), minigrad.ones(1, 2, 3, dtype=minigrad.float64))
         tangent = fw_mg.unpack_dual(minigrad.norm_except_dim(dual, 2, -1)).tangent
     assert abs(tangent.item() - v.sum() / np.sqrt((v ** 2).sum())) < 1e-12
+
+
+def a_loss_takes_a_list_of_labels_where_pytorch_refuses(torch: Any, tmp: Path) -> None:
+    with pytest.raises(TypeError, match=r"cross_entropy_loss\(\): argument 'target' \(position "
+                                        r"2\) must be Tensor, not list"):
+        torch.nn.functional.cross_entropy(torch.zeros(2, 3), [0, 2])
+    loss = minigrad.nn.functional.cross_entropy(minigrad.zeros(2, 3), [0, 2])
+    assert abs(loss.item() - np.log(3)) < 1e-6
+    with pytest.raises(TypeError, match=r"cross_entropy_loss\(\): argument 'input' \(position "
+                                        r"1\) must be Tensor, not list"):
+        torch.nn.functional.cross_entropy([[0.0, 0.0, 0.0]], torch.tensor([0]))
+    with pytest.raises(TypeError, match=r"cross_entropy_loss\(\): argument 'input' \(position "
+                                        r"1\) must be Tensor, not list"):
+        minigrad.nn.functional.cross_entropy([[0.0, 0.0, 0.0]], minigrad.tensor([0]))

@@ -38,6 +38,9 @@ def both(page: str, en: str, zh: str) -> tuple[tuple[str, str], tuple[str, str]]
 TESTS = "says how the tests keep the lessons true of PyTorch, not what PyTorch does"
 
 CLAIMS: list[Claim] = [
+    Claim(both(DIFF, "A loss's class labels may be a numpy array or a list",
+               "损失函数的类别标签在 minigrad 里可以是 numpy 数组或列表"),
+          check=check.a_loss_takes_a_list_of_labels_where_pytorch_refuses),
     Claim(both(DIFF, "`torch.norm_except_dim(v, 2, -1)` (the norm of the whole tensor) gets",
                "`torch.norm_except_dim(v, 2, -1)`（整个张量的范数）在 minigrad 里能算出切向量"),
           check=check.norm_except_dim_of_everything_fails_in_forward_mode),
