@@ -41,7 +41,8 @@ def tensors_of(grads: list) -> list:
 
 
 def array_of(grad: Any) -> Any:
-    """A gradient's numpy array (a Tensor's `.array`; an array or None as it is)."""
+    """A gradient's numpy array (a Tensor's `.array`; an array, a number or None as it is).
+    The ops use it too, as `ops.base.unwrap`, for any operand."""
     return grad.array if isinstance(grad, _tensor.Tensor) else grad
 
 

@@ -12,6 +12,7 @@ from numpy import ndarray  # (np.ndarray is a slow lookup: numpy's module has __
 from minigrad.autograd import broadcast  # (its names are read at call time: it imports tensor)
 from minigrad.autograd import tensor as _tensor  # resolved at call time (tensor.py imports the ops)
 from minigrad.autograd.function import Function
+from minigrad.autograd.gradients import array_of
 from minigrad.ops.tangent_rules import linear
 from minigrad.surface import dtypes, meta
 
@@ -20,9 +21,7 @@ def is_tensor(x: Any) -> bool:
     return isinstance(x, _tensor.Tensor)
 
 
-def unwrap(x: Any) -> Any:
-    """The numpy array of a Tensor; numbers and arrays pass through."""
-    return x.array if isinstance(x, _tensor.Tensor) else x
+unwrap = array_of  # the numpy array of a Tensor; numbers, arrays and None pass through
 
 
 def operands(a: Any, b: Any, op: str = "") -> tuple:
